@@ -1,0 +1,7 @@
+// Every migration, in order. Imported as text so `bun build --compile` embeds them in the binary.
+// Add a line per new file; never edit or reorder a landed one.
+import m0001 from "./0001_init.sql" with { type: "text" };
+
+export const migrations: { version: number; name: string; sql: string }[] = [
+  { version: 1, name: "0001_init", sql: m0001 },
+];

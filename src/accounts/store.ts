@@ -1,0 +1,81 @@
+// The only SQL for users and sessions.
+import type { Db } from "../db/open";
+import { nowIso } from "../shared/time";
+
+export type UserRow = {
+  id: number;
+  username: string;
+  password_hash: string;
+  email: string;
+  subscription_type: "free" | "premium";
+  subscription_expires_at: string | null;
+  created_at: string;
+  updated_at: string;
+};
+
+export type SessionUser = UserRow & { session_id: string; session_expires_at: string };
+
+export function accountsStore(db: Db) {
+  const q = {
+    insertUser: db.prepare(
+      `INSERT INTO users (username, password_hash, email, created_at, updated_at)
+       VALUES ($username, $hash, $email, $now, $now) RETURNING *`,
+    ),
+    byUsername: db.prepare(`SELECT * FROM users WHERE username = ?`),
+    byId: db.prepare(`SELECT * FROM users WHERE id = ?`),
+    taken: db.prepare(
+      `SELECT (SELECT 1 FROM users WHERE username = $username) AS username,
+              (SELECT 1 FROM users WHERE email = $email) AS email`,
+    ),
+    firstUser: db.prepare(`SELECT id FROM users ORDER BY id LIMIT 1`),
+    setPlan: db.prepare(
+      `UPDATE users SET subscription_type = $type, subscription_expires_at = $expires, updated_at = $now
+       WHERE id = $id RETURNING *`,
+    ),
+    setPassword: db.prepare(`UPDATE users SET password_hash = $hash, updated_at = $now WHERE id = $id`),
+    insertSession: db.prepare(
+      `INSERT INTO sessions (id, user_id, created_at, expires_at) VALUES ($id, $userId, $now, $expires)`,
+    ),
+    sessionUser: db.prepare(
+      `SELECT u.*, s.id AS session_id, s.expires_at AS session_expires_at
+       FROM sessions s JOIN users u ON u.id = s.user_id
+       WHERE s.id = $id AND s.expires_at > $now`,
+    ),
+    extendSession: db.prepare(`UPDATE sessions SET expires_at = $expires WHERE id = $id`),
+    deleteSession: db.prepare(`DELETE FROM sessions WHERE id = ?`),
+    deleteUserSessions: db.prepare(`DELETE FROM sessions WHERE user_id = ?`),
+    deleteExpired: db.prepare(`DELETE FROM sessions WHERE expires_at <= ?`),
+  };
+
+  return {
+    createUser(username: string, hash: string, email: string) {
+      return q.insertUser.get({ username, hash, email, now: nowIso() }) as UserRow;
+    },
+    findByUsername: (username: string) => q.byUsername.get(username) as UserRow | null,
+    findById: (id: number) => q.byId.get(id) as UserRow | null,
+    taken(username: string, email: string) {
+      const r = q.taken.get({ username, email }) as { username: 1 | null; email: 1 | null };
+      return { username: !!r.username, email: !!r.email };
+    },
+    firstUserId: () => (q.firstUser.get() as { id: number } | null)?.id ?? null,
+    setPlan(id: number, type: "free" | "premium", expires: string | null) {
+      return q.setPlan.get({ id, type, expires, now: nowIso() }) as UserRow | null;
+    },
+    setPassword(id: number, hash: string) {
+      db.transaction(() => {
+        q.setPassword.run({ id, hash, now: nowIso() });
+        // A new password ends every existing session.
+        q.deleteUserSessions.run(id);
+      })();
+    },
+    createSession(id: string, userId: number, expires: string) {
+      q.insertSession.run({ id, userId, expires, now: nowIso() });
+    },
+    sessionUser: (id: string) => q.sessionUser.get({ id, now: nowIso() }) as SessionUser | null,
+    extendSession: (id: string, expires: string) => q.extendSession.run({ id, expires }),
+    deleteSession: (id: string) => q.deleteSession.run(id),
+    deleteExpiredSessions: () => q.deleteExpired.run(nowIso()).changes,
+  };
+}
+
+export type AccountsStore = ReturnType<typeof accountsStore>;

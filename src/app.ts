@@ -1,0 +1,35 @@
+import { Elysia } from "elysia";
+import type { Config } from "./config";
+import type { Db } from "./db/open";
+import { createContext, type AppContext } from "./context";
+import { errorHandler, notFound } from "./http/errors";
+import { originGuard, securityHeaders } from "./http/security";
+import { authPlugin } from "./http/auth";
+import { spaPlugin } from "./http/spa";
+import { accountRoutes } from "./accounts/routes";
+import { healthRoutes } from "./health/routes";
+
+const apiNotFound = () => {
+  throw notFound("No such API route");
+};
+
+/** Builds the whole HTTP app: /api features first, redirects next, the web app last. */
+export async function createApp({ db, config }: { db: Db; config: Config }) {
+  const ctx: AppContext = createContext(db, config);
+  const auth = authPlugin(ctx);
+  const app = new Elysia()
+    .use(errorHandler)
+    .use(securityHeaders(ctx))
+    .use(originGuard(ctx))
+    .use(healthRoutes(ctx))
+    .use(accountRoutes(ctx, auth))
+    // Feature routes are mounted above this line.
+    // GET is listed apart because the router prefers a method match over ALL, and the web
+    // app's GET /* would otherwise answer unknown API paths with HTML.
+    .get("/api/*", apiNotFound)
+    .all("/api/*", apiNotFound)
+    .use(await spaPlugin());
+  return { app, ctx };
+}
+
+export type App = Awaited<ReturnType<typeof createApp>>["app"];

@@ -1,0 +1,32 @@
+import type { Config } from "../config";
+import { openDb } from "../db/open";
+import { migrate } from "../db/migrate";
+import { createApp } from "../app";
+import { log } from "../http/log";
+import { VERSION } from "../version";
+
+export async function serve(config: Config) {
+  const db = openDb(config.dataDir);
+  const { applied } = migrate(db);
+  if (applied.length) log.info("migrations applied", { applied });
+  const { app, ctx } = await createApp({ db, config });
+  app.listen({ port: config.port, hostname: config.host });
+  log.info("listening", { version: VERSION, url: `http://${config.host}:${config.port}`, publicUrl: config.publicUrl, dataDir: config.dataDir });
+
+  const sweep = setInterval(() => ctx.accounts.deleteExpiredSessions(), 3_600_000);
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info("shutting down", { signal });
+    clearInterval(sweep);
+    // Stop accepting; in-flight requests finish before the promise resolves.
+    await app.server?.stop(false);
+    for (const hook of ctx.shutdownHooks) await hook();
+    db.close();
+    log.info("stopped");
+    process.exit(0);
+  };
+  process.on("SIGTERM", () => void shutdown("SIGTERM"));
+  process.on("SIGINT", () => void shutdown("SIGINT"));
+}

@@ -1,0 +1,67 @@
+import type { Config } from "../config";
+import { openDb } from "../db/open";
+import { migrate } from "../db/migrate";
+import { accountsStore } from "../accounts/store";
+import * as v from "valibot";
+import { Email, Password, Username } from "../accounts/schema";
+import { DAY_MS } from "../shared/time";
+
+async function readPassword(): Promise<string> {
+  if (process.env.THREADLINK_PASSWORD) return process.env.THREADLINK_PASSWORD;
+  if (process.stdin.isTTY) return prompt("Password:") ?? "";
+  const text = await new Response(Bun.stdin.stream()).text();
+  return text.split(/\r?\n/)[0] ?? "";
+}
+
+function check<T>(schema: v.GenericSchema<unknown, T>, value: unknown): T {
+  const r = v.safeParse(schema, value);
+  if (!r.success) throw new Error(r.issues[0].message);
+  return r.output;
+}
+
+/** threadlink user create|set-plan|reset-password … — for closed-registration instances and support. */
+export async function userCommand(config: Config, args: string[]) {
+  const [sub, ...rest] = args;
+  const db = openDb(config.dataDir);
+  migrate(db);
+  const accounts = accountsStore(db);
+  try {
+    switch (sub) {
+      case "create": {
+        const [name, mail] = rest;
+        const username = check(Username, name ?? "");
+        const email = check(Email, mail ?? "");
+        const taken = accounts.taken(username, email);
+        if (taken.username) throw new Error("That username is already taken");
+        if (taken.email) throw new Error("An account with that email already exists");
+        const password = check(Password, await readPassword());
+        const hash = await Bun.password.hash(password, { algorithm: "argon2id" });
+        const u = accounts.createUser(username, hash, email);
+        return `Created user ${u.username} (id ${u.id})`;
+      }
+      case "set-plan": {
+        const [name, plan, daysArg] = rest;
+        const u = accounts.findByUsername((name ?? "").toLowerCase());
+        if (!u) throw new Error(`No user named ${name}`);
+        if (plan !== "free" && plan !== "premium") throw new Error("Plan must be free or premium");
+        const days = daysArg === undefined ? null : Number(daysArg);
+        if (days !== null && (!Number.isInteger(days) || days < 1)) throw new Error("Days must be a whole number of at least 1");
+        const expires = plan === "premium" && days ? new Date(Date.now() + days * DAY_MS).toISOString() : null;
+        accounts.setPlan(u.id, plan, expires);
+        return `${u.username} is now on the ${plan} plan${expires ? ` until ${expires}` : ""}`;
+      }
+      case "reset-password": {
+        const [name] = rest;
+        const u = accounts.findByUsername((name ?? "").toLowerCase());
+        if (!u) throw new Error(`No user named ${name}`);
+        const password = check(Password, await readPassword());
+        accounts.setPassword(u.id, await Bun.password.hash(password, { algorithm: "argon2id" }));
+        return `Password changed for ${u.username}; their sessions were signed out`;
+      }
+      default:
+        throw new Error("Usage: threadlink user create USERNAME EMAIL | set-plan USERNAME free|premium [DAYS] | reset-password USERNAME");
+    }
+  } finally {
+    db.close();
+  }
+}

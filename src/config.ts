@@ -1,0 +1,123 @@
+// The only reader of the environment. Every setting is parsed and validated once at boot;
+// a bad value stops the process with a message naming every bad variable.
+import * as v from "valibot";
+import { readFileSync } from "node:fs";
+
+const url = (name: string) =>
+  v.pipe(
+    v.string(),
+    v.check((s) => {
+      try {
+        const u = new URL(s);
+        return u.protocol === "http:" || u.protocol === "https:";
+      } catch {
+        return false;
+      }
+    }, `${name} must be an absolute http(s) URL`),
+  );
+const host = (name: string) =>
+  v.pipe(v.string(), v.regex(/^[A-Za-z0-9.-]+(:\d{1,5})?$/, `${name} must be a host name, optionally with :port`));
+const int = (name: string, min: number, max: number) =>
+  v.pipe(
+    v.string(),
+    v.regex(/^\d+$/, `${name} must be a whole number`),
+    v.transform(Number),
+    v.number(),
+    v.minValue(min, `${name} must be at least ${min}`),
+    v.maxValue(max, `${name} must be at most ${max}`),
+  );
+const bool = (name: string) =>
+  v.pipe(
+    v.picklist(["true", "false", "1", "0", "yes", "no"], `${name} must be true or false`),
+    v.transform((s) => s === "true" || s === "1" || s === "yes"),
+  );
+
+// Names, defaults and meaning are documented in README.md's configuration table.
+const Env = v.object({
+  PORT: v.optional(int("PORT", 1, 65535), "3000"),
+  HOST: v.optional(v.pipe(v.string(), v.nonEmpty("HOST must not be empty")), "0.0.0.0"),
+  DATA_DIR: v.optional(v.pipe(v.string(), v.nonEmpty("DATA_DIR must not be empty")), "./data"),
+  PUBLIC_URL: v.optional(url("PUBLIC_URL"), "http://localhost:3000"),
+  SHORT_DOMAIN: v.optional(host("SHORT_DOMAIN")),
+  BRAND_DOMAIN: v.optional(host("BRAND_DOMAIN")),
+  APP_NAME: v.optional(v.pipe(v.string(), v.nonEmpty(), v.maxLength(60, "APP_NAME must be at most 60 characters")), "Threadlink"),
+  BRAND_NAME: v.optional(v.pipe(v.string(), v.nonEmpty(), v.maxLength(60, "BRAND_NAME must be at most 60 characters")), "Pic Drift"),
+  ROOT_REDIRECT_URL: v.optional(url("ROOT_REDIRECT_URL")),
+  OWNER_USERNAME: v.optional(v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]{3,32}$/, "OWNER_USERNAME must be a valid username"))),
+  REGISTRATION: v.optional(v.picklist(["open", "closed"], "REGISTRATION must be open or closed"), "open"),
+  FREE_TOPIC_LIMIT: v.optional(int("FREE_TOPIC_LIMIT", 0, 100000), "5"),
+  ALLOW_SELF_UPGRADE: v.optional(bool("ALLOW_SELF_UPGRADE"), "true"),
+  PHONE_PREFIX: v.optional(v.pipe(v.string(), v.regex(/^\+\d{1,8}$/, "PHONE_PREFIX must look like +1555")), "+1555"),
+  IP_STORAGE: v.optional(v.picklist(["truncated", "full", "none"], "IP_STORAGE must be truncated, full or none"), "truncated"),
+  TRUSTED_PROXIES: v.optional(v.string(), "127.0.0.1,::1"),
+  GEOIP_DB: v.optional(v.string()),
+  OPERATOR_NAME: v.optional(v.string(), "The operator of this Threadlink instance"),
+  OPERATOR_ADDRESS: v.optional(v.string(), "Address not configured (set OPERATOR_ADDRESS)"),
+  LOG_LEVEL: v.optional(v.picklist(["debug", "info", "warn", "error"], "LOG_LEVEL must be debug, info, warn or error"), "info"),
+});
+
+export type Config = ReturnType<typeof loadConfig>;
+
+export class ConfigError extends Error {
+  constructor(public problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join("\n")}`);
+  }
+}
+
+/** env → NAME_FILE (a secret mounted as a file) → default. */
+function readRaw(env: Record<string, string | undefined>, problems: string[]) {
+  const raw: Record<string, string> = {};
+  for (const name of Object.keys(Env.entries)) {
+    const direct = env[name];
+    const file = env[`${name}_FILE`];
+    if (direct !== undefined && direct !== "") raw[name] = direct;
+    else if (file) {
+      try {
+        raw[name] = readFileSync(file, "utf8").trim();
+      } catch {
+        problems.push(`${name}_FILE: cannot read ${file}`);
+      }
+    }
+  }
+  return raw;
+}
+
+export function loadConfig(env: Record<string, string | undefined> = process.env) {
+  const problems: string[] = [];
+  const raw = readRaw(env, problems);
+  const result = v.safeParse(Env, raw);
+  if (!result.success) {
+    for (const issue of result.issues) {
+      const key = issue.path?.map((p) => String(p.key)).join(".") ?? "?";
+      problems.push(`${key}: ${issue.message}`);
+    }
+  }
+  if (problems.length || !result.success) throw new ConfigError(problems);
+  const e = result.output;
+  const publicUrl = new URL(e.PUBLIC_URL);
+  const appHost = publicUrl.host.toLowerCase();
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    dataDir: e.DATA_DIR,
+    publicUrl: publicUrl.origin,
+    appHost,
+    secureCookies: publicUrl.protocol === "https:",
+    shortDomain: (e.SHORT_DOMAIN ?? appHost).toLowerCase(),
+    brandDomain: (e.BRAND_DOMAIN ?? appHost).toLowerCase(),
+    appName: e.APP_NAME,
+    brandName: e.BRAND_NAME,
+    rootRedirectUrl: e.ROOT_REDIRECT_URL ?? publicUrl.origin + "/",
+    ownerUsername: e.OWNER_USERNAME?.toLowerCase() ?? null,
+    registration: e.REGISTRATION,
+    freeTopicLimit: e.FREE_TOPIC_LIMIT,
+    allowSelfUpgrade: e.ALLOW_SELF_UPGRADE,
+    phonePrefix: e.PHONE_PREFIX,
+    ipStorage: e.IP_STORAGE,
+    trustedProxies: e.TRUSTED_PROXIES.split(",").map((s) => s.trim()).filter(Boolean),
+    geoipDb: e.GEOIP_DB ?? null,
+    operatorName: e.OPERATOR_NAME,
+    operatorAddress: e.OPERATOR_ADDRESS,
+    logLevel: e.LOG_LEVEL,
+  };
+}

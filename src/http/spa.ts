@@ -1,0 +1,70 @@
+import { Elysia } from "elysia";
+import { fileURLToPath } from "node:url";
+import index from "../../web/index.html";
+import { log } from "./log";
+
+type Entry = { body: Uint8Array; gz: Uint8Array | null; headers: Record<string, string> };
+type BundleFile = { path: string; loader: string; headers: Record<string, string> };
+type Bundle = { index: string; files?: BundleFile[] };
+
+const IMMUTABLE = "public, max-age=31536000, immutable";
+const TEXT = /^(text\/|application\/(javascript|json)|image\/svg)/;
+
+function entry(body: Uint8Array, headers: Record<string, string>, cache: string): Entry {
+  const gz = TEXT.test(headers["content-type"] ?? "") ? Bun.gzipSync(body) : null;
+  return { body, gz, headers: { ...headers, "cache-control": cache } };
+}
+
+/** The built web app: embedded in the compiled binary, or built once at start from source. */
+async function loadWebApp(): Promise<{ html: Entry; assets: Map<string, Entry> }> {
+  const assets = new Map<string, Entry>();
+  const bundle = index as unknown as Bundle;
+  let html: Entry | null = null;
+  if (bundle.files?.length) {
+    for (const f of bundle.files) {
+      const body = new Uint8Array(await Bun.file(f.path).arrayBuffer());
+      if (f.path === bundle.index) html = entry(body, f.headers, "no-cache");
+      else assets.set("/" + f.path.split("/").pop(), entry(body, f.headers, IMMUTABLE));
+    }
+  } else {
+    // Running from source: build the same production bundle the binary embeds.
+    const started = performance.now();
+    const result = await Bun.build({
+      entrypoints: [fileURLToPath(new URL("../../web/index.html", import.meta.url))],
+      minify: true,
+      publicPath: "/",
+      define: { "process.env.NODE_ENV": '"production"' },
+    });
+    if (!result.success) throw new Error(`Web build failed:\n${result.logs.join("\n")}`);
+    for (const out of result.outputs) {
+      const body = new Uint8Array(await out.arrayBuffer());
+      const name = out.path.replace(/^\.\//, "");
+      const headers = { "content-type": out.type };
+      if (name.endsWith(".html")) html = entry(body, headers, "no-cache");
+      else assets.set("/" + name, entry(body, headers, IMMUTABLE));
+    }
+    log.debug("web app built", { ms: Math.round(performance.now() - started) });
+  }
+  if (!html) throw new Error("The web bundle has no index.html");
+  return { html, assets };
+}
+
+export function send(e: Entry, request: Request, status = 200) {
+  const gzip = e.gz && (request.headers.get("accept-encoding") ?? "").includes("gzip");
+  return new Response(gzip ? e.gz : e.body, {
+    status,
+    headers: { ...e.headers, vary: "accept-encoding", ...(gzip ? { "content-encoding": "gzip" } : {}) },
+  });
+}
+
+/**
+ * Serves the React app: hashed chunks with year-long caching and gzip, the HTML for every
+ * other path (the client router shows its own 'Page Not Found').
+ */
+export async function spaPlugin() {
+  const { html, assets } = await loadWebApp();
+  const app = new Elysia({ name: "spa" });
+  for (const [path, e] of assets) app.get(path, ({ request }) => send(e, request));
+  const page = ({ request }: { request: Request }) => send(html, request);
+  return app.get("/", page).get("/*", page);
+}

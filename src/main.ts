@@ -1,0 +1,55 @@
+// Entry point: parse CLI → load config → open db → migrate → createApp → listen.
+import { ConfigError, loadConfig } from "./config";
+import { setLogLevel } from "./http/log";
+import { VERSION } from "./version";
+import { serve } from "./cli/serve";
+import { backup } from "./cli/backup";
+import { userCommand } from "./cli/user";
+import { openDb } from "./db/open";
+import { migrate } from "./db/migrate";
+
+const HELP = `Threadlink ${VERSION} — short links, analytics, QR codes and message topics
+
+Usage: threadlink [command]
+
+Commands:
+  serve                         Run the server (default)
+  migrate                       Apply pending database migrations and exit
+  backup FILE                   Write a consistent copy of the database to FILE (safe while serving)
+  user create USERNAME EMAIL    Create an account (password from stdin or THREADLINK_PASSWORD)
+  user set-plan USERNAME free|premium [DAYS]
+  user reset-password USERNAME  (password from stdin or THREADLINK_PASSWORD)
+  --help, -h                    Show this help
+  --version, -v                 Show the version
+
+Configuration comes from environment variables; see README.md.`;
+
+async function main(argv: string[]) {
+  const [cmd = "serve", ...rest] = argv;
+  if (cmd === "--help" || cmd === "-h" || cmd === "help") return console.log(HELP);
+  if (cmd === "--version" || cmd === "-v") return console.log(VERSION);
+  const config = loadConfig();
+  setLogLevel(config.logLevel);
+  switch (cmd) {
+    case "serve":
+      return serve(config);
+    case "migrate": {
+      const db = openDb(config.dataDir);
+      const r = migrate(db);
+      db.close();
+      return console.log(r.applied.length ? `Applied: ${r.applied.join(", ")}` : `Up to date (schema version ${r.version})`);
+    }
+    case "backup":
+      return console.log(`Backup written to ${backup(config, rest[0])}`);
+    case "user":
+      return console.log(await userCommand(config, rest));
+    default:
+      console.error(`Unknown command: ${cmd}\n\n${HELP}`);
+      process.exit(2);
+  }
+}
+
+main(process.argv.slice(2)).catch((e) => {
+  console.error(e instanceof ConfigError ? e.message : `Error: ${e instanceof Error ? e.message : String(e)}`);
+  process.exit(1);
+});
