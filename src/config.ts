@@ -105,6 +105,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     secureCookies: publicUrl.protocol === "https:",
     shortDomain: (e.SHORT_DOMAIN ?? appHost).toLowerCase(),
     brandDomain: (e.BRAND_DOMAIN ?? appHost).toLowerCase(),
+    /** Short URLs are `${shortBaseUrl}/${code}`: PUBLIC_URL's scheme on the short domain. */
+    shortBaseUrl: `${publicUrl.protocol}//${(e.SHORT_DOMAIN ?? appHost).toLowerCase()}`,
+    brandBaseUrl: `${publicUrl.protocol}//${(e.BRAND_DOMAIN ?? appHost).toLowerCase()}`,
     appName: e.APP_NAME,
     brandName: e.BRAND_NAME,
     rootRedirectUrl: e.ROOT_REDIRECT_URL ?? publicUrl.origin + "/",

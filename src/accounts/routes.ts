@@ -7,8 +7,10 @@ import { LoginBody, RegisterBody } from "./schema";
 import {
   SESSION_COOKIE,
   SESSION_TTL_MS,
-  cookieOptions,
+  clearSessionCookie,
   hashToken,
+  readCookie,
+  setSessionCookie,
   newToken,
   toPublicUser,
   type AuthPlugin,
@@ -25,10 +27,10 @@ export function accountRoutes(ctx: AppContext, auth: AuthPlugin) {
   const byUser = new FailureLimiter(5, 15 * 60_000);
   const byIp = new FailureLimiter(20, 15 * 60_000);
 
-  const startSession = (userId: number, cookie: Record<string, { set: (o: object) => void }>) => {
+  const startSession = (userId: number, set: { headers: Record<string, unknown> }) => {
     const token = newToken();
     ctx.accounts.createSession(hashToken(token), userId, isoIn(SESSION_TTL_MS));
-    cookie[SESSION_COOKIE].set({ value: token, ...cookieOptions(ctx) });
+    setSessionCookie(ctx, set, token);
   };
 
   const tooMany = (ms: number) =>
@@ -43,7 +45,7 @@ export function accountRoutes(ctx: AppContext, auth: AuthPlugin) {
     .use(auth)
     .post(
       "/register",
-      async ({ body, cookie, set }) => {
+      async ({ body, set }) => {
         if (ctx.config.registration === "closed") {
           throw new AppError("FORBIDDEN", "Registration is closed on this server. Ask the administrator for an account.");
         }
@@ -59,7 +61,7 @@ export function accountRoutes(ctx: AppContext, auth: AuthPlugin) {
           if (String(e).includes("UNIQUE")) throw conflict("That username or email is already taken");
           throw e;
         }
-        startSession(user.id, cookie as never);
+        startSession(user.id, set);
         set.status = 201;
         return { ok: true, message: "Account created", user: toPublicUser(ctx, user) };
       },
@@ -67,7 +69,7 @@ export function accountRoutes(ctx: AppContext, auth: AuthPlugin) {
     )
     .post(
       "/login",
-      async ({ body, cookie, request, server }) => {
+      async ({ body, set, request, server }) => {
         const ip = clientIp(ctx, request, server);
         const wait = Math.max(byUser.blockedFor(body.username), byIp.blockedFor(ip));
         if (wait) throw tooMany(wait);
@@ -79,15 +81,15 @@ export function accountRoutes(ctx: AppContext, auth: AuthPlugin) {
           throw new AppError("UNAUTHORIZED", LOGIN_FAILED);
         }
         byUser.clear(body.username);
-        startSession(user.id, cookie as never);
+        startSession(user.id, set);
         return { ok: true, message: "Logged in", user: toPublicUser(ctx, user) };
       },
       { body: LoginBody },
     )
-    .post("/logout", ({ cookie }) => {
-      const token = cookie[SESSION_COOKIE]?.value;
-      if (typeof token === "string" && token) ctx.accounts.deleteSession(hashToken(token));
-      cookie[SESSION_COOKIE].remove();
+    .post("/logout", ({ request, set }) => {
+      const token = readCookie(request, SESSION_COOKIE);
+      if (token) ctx.accounts.deleteSession(hashToken(token));
+      clearSessionCookie(ctx, set);
       return { ok: true };
     })
     .get("/user", ({ user }) => toPublicUser(ctx, user), { auth: true });

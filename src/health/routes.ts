@@ -3,12 +3,38 @@ import type { AppContext } from "../context";
 import { VERSION } from "../version";
 import { healthStore } from "./store";
 
+/** What the web app needs to know about this instance; nothing secret. */
+function publicConfigOf(ctx: AppContext) {
+  const c = ctx.config;
+  return {
+    appName: c.appName,
+    brandName: c.brandName,
+    publicUrl: c.publicUrl,
+    shortDomain: c.shortDomain,
+    brandDomain: c.brandDomain,
+    shortBaseUrl: c.shortBaseUrl,
+    brandBaseUrl: c.brandBaseUrl,
+    freeTopicLimit: c.freeTopicLimit,
+    allowSelfUpgrade: c.allowSelfUpgrade,
+    registration: c.registration,
+    operatorName: c.operatorName,
+    operatorAddress: c.operatorAddress,
+    version: VERSION,
+  };
+}
+
+export type PublicConfig = ReturnType<typeof publicConfigOf>;
+
 export function healthRoutes(ctx: AppContext) {
   const store = healthStore(ctx.db);
-  return new Elysia({ prefix: "/api" }).get("/health", ({ set }) => {
-    const db = store.ping() ? "ok" : "unavailable";
-    if (db !== "ok") set.status = 503;
-    set.headers["cache-control"] = "no-store";
-    return { status: db === "ok" ? "ok" : "degraded", version: VERSION, db };
-  });
+  const publicConfig = publicConfigOf(ctx);
+
+  return new Elysia({ prefix: "/api" })
+    .get("/health", ({ set }) => {
+      const db = store.ping() ? "ok" : "unavailable";
+      if (db !== "ok") set.status = 503;
+      set.headers["cache-control"] = "no-store";
+      return { status: db === "ok" ? "ok" : "degraded", version: VERSION, db };
+    })
+    .get("/config", () => publicConfig);
 }

@@ -52,17 +52,44 @@ export function toPublicUser(ctx: AppContext, u: UserRow): PublicUser {
   };
 }
 
-type CookieJar = Record<string, { value?: unknown; set: (o: object) => void; remove: () => void }>;
+type SetLike = { headers: Record<string, unknown> };
+
+// Cookies are read from and written to the headers directly rather than through Elysia's
+// cookie jar, whose parsing is switched on by reading handler source code and so is not
+// reliable once the binary is minified.
+export function readCookie(request: Request, name: string) {
+  const header = request.headers.get("cookie");
+  if (!header) return null;
+  try {
+    return new Bun.CookieMap(header).get(name);
+  } catch {
+    return null;
+  }
+}
+
+export function setCookie(set: SetLike, name: string, value: string, options: Bun.CookieInit | object) {
+  const line = new Bun.Cookie(name, value, options as Bun.CookieInit).serialize();
+  const prev = set.headers["set-cookie"];
+  set.headers["set-cookie"] = prev === undefined ? line : ([] as unknown[]).concat(prev, line);
+}
+
+export function setSessionCookie(ctx: AppContext, set: SetLike, token: string) {
+  setCookie(set, SESSION_COOKIE, token, cookieOptions(ctx));
+}
+
+export function clearSessionCookie(ctx: AppContext, set: SetLike) {
+  setCookie(set, SESSION_COOKIE, "", { ...cookieOptions(ctx), maxAge: 0 });
+}
 
 /** Reads the session cookie; extends a rolling session; null when signed out. */
-export function currentUser(ctx: AppContext, cookie: CookieJar): (UserRow & { sessionId: string }) | null {
-  const token = cookie[SESSION_COOKIE]?.value;
+export function currentUser(ctx: AppContext, request: Request, set: SetLike): (UserRow & { sessionId: string }) | null {
+  const token = readCookie(request, SESSION_COOKIE);
   if (typeof token !== "string" || token.length < 20 || token.length > 100) return null;
   const row = ctx.accounts.sessionUser(hashToken(token));
   if (!row) return null;
   if (Date.parse(row.session_expires_at) - Date.now() < SESSION_TTL_MS - EXTEND_AFTER_MS) {
     ctx.accounts.extendSession(row.session_id, isoIn(SESSION_TTL_MS));
-    cookie[SESSION_COOKIE].set({ value: token, ...cookieOptions(ctx) });
+    setSessionCookie(ctx, set, token);
   }
   const { session_id, session_expires_at: _, ...user } = row;
   return { ...user, sessionId: session_id };
@@ -75,8 +102,8 @@ export function currentUser(ctx: AppContext, cookie: CookieJar): (UserRow & { se
 export function authPlugin(ctx: AppContext) {
   return new Elysia({ name: "auth", seed: ctx.instanceId }).macro({
     auth: {
-      resolve({ cookie }) {
-        const user = currentUser(ctx, cookie as unknown as CookieJar);
+      resolve({ request, set }) {
+        const user = currentUser(ctx, request, set);
         if (!user) throw new AppError("UNAUTHORIZED", "Please sign in to continue");
         return { user };
       },

@@ -3,14 +3,15 @@ import { fileURLToPath } from "node:url";
 import index from "../../web/index.html";
 import { log } from "./log";
 
-type Entry = { body: Uint8Array; gz: Uint8Array | null; headers: Record<string, string> };
+type Bytes = Uint8Array<ArrayBuffer>;
+type Entry = { body: Bytes; gz: Bytes | null; headers: Record<string, string> };
 type BundleFile = { path: string; loader: string; headers: Record<string, string> };
 type Bundle = { index: string; files?: BundleFile[] };
 
 const IMMUTABLE = "public, max-age=31536000, immutable";
 const TEXT = /^(text\/|application\/(javascript|json)|image\/svg)/;
 
-function entry(body: Uint8Array, headers: Record<string, string>, cache: string): Entry {
+function entry(body: Bytes, headers: Record<string, string>, cache: string): Entry {
   const gz = TEXT.test(headers["content-type"] ?? "") ? Bun.gzipSync(body) : null;
   return { body, gz, headers: { ...headers, "cache-control": cache } };
 }

@@ -1,0 +1,53 @@
+// Browser tests: Debian's Chromium drives the compiled binary, started fresh on 127.0.0.1
+// with an empty data dir. `npm test` builds the binary first.
+import { defineConfig } from "@playwright/test";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+const port = Number(process.env.E2E_PORT ?? 3917);
+export const baseURL = `http://127.0.0.1:${port}`;
+// Reused by every worker: the config file is evaluated once per process, so the data dir is
+// passed down through the environment instead of made anew each time.
+const dataDir = (process.env.E2E_DATA_DIR ??= mkdtempSync(join(tmpdir(), "threadlink-e2e-")));
+
+export default defineConfig({
+  testDir: "web/e2e",
+  timeout: 60_000,
+  expect: { timeout: 10_000 },
+  fullyParallel: false,
+  workers: 1,
+  retries: 0,
+  outputDir: process.env.E2E_OUTPUT_DIR ?? "test-results",
+  reporter: [["list"], ["json", { outputFile: process.env.E2E_RESULTS ?? ".tmp/e2e-results.json" }]],
+  use: {
+    baseURL,
+    headless: true,
+    launchOptions: {
+      executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+      args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-quic", "--no-first-run"],
+    },
+    trace: "off",
+    screenshot: "only-on-failure",
+  },
+  webServer: {
+    command: `${process.env.E2E_BINARY ?? "./dist/threadlink"} serve`,
+    url: `${baseURL}/api/health`,
+    reuseExistingServer: false,
+    timeout: 30_000,
+    stdout: "ignore",
+    stderr: "pipe",
+    env: {
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      DATA_DIR: dataDir,
+      PUBLIC_URL: baseURL,
+      // A second name for loopback, so the brand tracker's own host can be exercised.
+      BRAND_DOMAIN: `localhost:${port}`,
+      FREE_TOPIC_LIMIT: "5",
+      // The instance owner (sees the brand root link); tests register this name when needed.
+      OWNER_USERNAME: "e2eowner",
+      LOG_LEVEL: "warn",
+    },
+  },
+});

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Runs every test suite: server (bun test), the compiled binary's smoke test, and the browser
+# tests (Playwright + Debian's Chromium against the binary). Ends with one line
+# "N passed, N failed" totalling all suites, and exits non-zero if anything failed.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+mkdir -p .tmp
+
+bash scripts/ensure-chromium.sh || { echo "0 passed, 1 failed"; exit 1; }
+
+passed=0
+failed=0
+status=0
+
+echo "== Server tests (bun test)"
+bun test 2>&1 | tee .tmp/unit.log
+[ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+p=$(grep -Eo '^ *[0-9]+ pass' .tmp/unit.log | tail -1 | grep -Eo '[0-9]+' || echo 0)
+f=$(grep -Eo '^ *[0-9]+ fail' .tmp/unit.log | tail -1 | grep -Eo '[0-9]+' || echo 0)
+passed=$((passed + p)); failed=$((failed + f))
+
+echo "== Build the binary"
+if ! bun run scripts/build.ts; then
+  echo "0 passed, $((failed + 1)) failed"
+  exit 1
+fi
+
+echo "== Binary smoke test"
+bun run scripts/smoke.ts 2>&1 | tee .tmp/smoke.log
+[ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+p=$(grep -Eo '^smoke: [0-9]+ passed' .tmp/smoke.log | grep -Eo '[0-9]+' || echo 0)
+f=$(grep -Eo '[0-9]+ failed$' .tmp/smoke.log | tail -1 | grep -Eo '[0-9]+' || echo 1)
+passed=$((passed + p)); failed=$((failed + f))
+
+echo "== Browser tests (Playwright, Chromium, compiled binary)"
+rm -f .tmp/e2e-results.json
+E2E_DATA_DIR="" npx --no-install playwright test
+[ $? -eq 0 ] || status=1
+if [ -f .tmp/e2e-results.json ]; then
+  read -r p f < <(node -e 'const s=require("./.tmp/e2e-results.json").stats; console.log(s.expected + s.flaky, s.unexpected)')
+else
+  p=0; f=1
+fi
+passed=$((passed + p)); failed=$((failed + f))
+
+[ "$failed" -eq 0 ] || status=1
+echo "$passed passed, $failed failed"
+exit $status

@@ -1,0 +1,36 @@
+import { expect, type APIRequestContext, type Page } from "@playwright/test";
+
+let counter = 0;
+/** A username unique to this run, so tests never collide in the shared server. */
+export function uniqueName(prefix = "user") {
+  return `${prefix}${Date.now().toString(36)}${(counter++).toString(36)}`.slice(0, 32).toLowerCase();
+}
+
+export const PASSWORD = "correct horse battery";
+
+/** Registers through the API (fast set-up); the browser context shares the session cookie. */
+export async function registerViaApi(request: APIRequestContext, username = uniqueName()) {
+  const res = await request.post("/api/register", {
+    data: { username, password: PASSWORD, email: `${username}@example.test` },
+  });
+  expect(res.status(), await res.text()).toBe(201);
+  return username;
+}
+
+/** Signs in through the real form. */
+export async function signInViaUi(page: Page, username: string, password = PASSWORD) {
+  await page.goto("/auth");
+  await page.getByLabel("Username").fill(username);
+  await page.getByLabel("Password").fill(password);
+  await page.getByRole("button", { name: "Sign in" }).click();
+}
+
+/** Every request the page makes must stay on this machine (no CDN, no telemetry). */
+export function trackOutsideRequests(page: Page) {
+  const outside: string[] = [];
+  page.on("request", (r) => {
+    const u = new URL(r.url());
+    if (!["127.0.0.1", "localhost"].includes(u.hostname) && !["data:", "blob:"].includes(u.protocol)) outside.push(r.url());
+  });
+  return outside;
+}

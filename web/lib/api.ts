@@ -1,0 +1,55 @@
+// The one fetch wrapper and the one error type for the web app.
+export class ApiError extends Error {
+  constructor(message: string, public status: number, public fields?: Record<string, string>) {
+    super(message);
+  }
+}
+
+/** The server's message from our error shape, else the raw text (spec: 'the response text'). */
+function messageFrom(text: string): { message: string; fields?: Record<string, string> } {
+  try {
+    const body = JSON.parse(text);
+    if (body && typeof body.error === "object" && typeof body.error.message === "string") {
+      return { message: body.error.message, fields: body.error.fields };
+    }
+    if (body && typeof body.error === "string") return { message: body.error };
+    if (body && typeof body.message === "string") return { message: body.message };
+  } catch {
+    /* not JSON: use the text itself */
+  }
+  return { message: text };
+}
+
+export async function api<T = unknown>(path: string, init: { method?: string; body?: unknown; signal?: AbortSignal } = {}): Promise<T> {
+  let res: Response;
+  try {
+    res = await fetch(path, {
+      method: init.method ?? "GET",
+      credentials: "include",
+      signal: init.signal,
+      headers: {
+        accept: "application/json",
+        "x-requested-with": "XMLHttpRequest",
+        ...(init.body !== undefined ? { "content-type": "application/json" } : {}),
+      },
+      body: init.body !== undefined ? JSON.stringify(init.body) : undefined,
+    });
+  } catch (e) {
+    throw new ApiError(e instanceof Error ? e.message : String(e), 0);
+  }
+  if (!res.ok) {
+    // Spec §8: 5xx reads '{status}: {statusText}'; other failures carry the server's text.
+    if (res.status >= 500) throw new ApiError(`${res.status}: ${res.statusText || "Server error"}`, res.status);
+    const { message, fields } = messageFrom(await res.text());
+    throw new ApiError(message || `${res.status}: ${res.statusText}`, res.status, fields);
+  }
+  if (res.status === 204) return undefined as T;
+  const type = res.headers.get("content-type") ?? "";
+  return (type.includes("json") ? res.json() : res.text()) as Promise<T>;
+}
+
+/** swr's fetcher: the key is the URL of a GET (spec §7 'Default query behaviour'). */
+export const fetcher = <T,>(key: string | [string, ...unknown[]]) => api<T>(Array.isArray(key) ? key[0] : key);
+
+export const errorMessage = (e: unknown, fallback: string) =>
+  e instanceof Error && e.message ? e.message : fallback;

@@ -1,0 +1,10 @@
+// Instance settings the web app needs (names, short domains) come from GET /api/config.
+import useSWR from "swr";
+import type { PublicConfig } from "../../src/health/routes";
+
+export type { PublicConfig };
+
+export function useConfig() {
+  const { data } = useSWR<PublicConfig>("/api/config");
+  return data;
+}

@@ -1,0 +1,105 @@
+import { useState, type ReactNode } from "react";
+import { Link, useLocation } from "wouter";
+import * as Ariakit from "@ariakit/react";
+import { logout, useUser } from "../lib/auth";
+import { useConfig } from "../lib/config";
+import { Menu } from "../ui/Menu";
+import { Button } from "../ui/Button";
+import { toastError } from "../ui/Toast";
+import { ThemeToggle } from "./ThemeToggle";
+
+export function useSignOut() {
+  const [, navigate] = useLocation();
+  return async () => {
+    try {
+      await logout();
+      navigate("/auth");
+    } catch (e) {
+      toastError(e, "Failed to sign out");
+    }
+  };
+}
+
+/** The signed-in header: product name, welcome line, Tools, theme, Sign out, mobile menu. */
+export function AppHeader({ extra }: { extra?: ReactNode }) {
+  const { user } = useUser();
+  const config = useConfig();
+  const signOut = useSignOut();
+  const [, navigate] = useLocation();
+  const mobile = Ariakit.useDialogStore();
+  const [busy, setBusy] = useState(false);
+  const appName = config?.appName ?? "Threadlink";
+  const brandTracker = `${config?.brandName ?? "Pic Drift"} Link Tracker`;
+  const tools = [
+    { label: "QR Code Generator", href: "/qr" },
+    { label: "Link Tracker", href: "/link-tracker" },
+    { label: brandTracker, href: "/pic-drift-link-tracker" },
+  ];
+  const mobileItems = [
+    { label: "Home", href: "/" },
+    { label: "Pricing", href: "/pricing" },
+    { label: "About Us", href: "/about" },
+    { label: "How to Use", href: "/how-to-use" },
+    { label: "Notifications", href: "/notifications" },
+    ...tools,
+  ];
+  const doSignOut = async () => {
+    setBusy(true);
+    await signOut();
+    setBusy(false);
+  };
+  return (
+    <header className="app-header">
+      <div className="header-left">
+        <Link href="/" className="brand">{appName}</Link>
+        {user && <span className="welcome">Welcome, {user.username}</span>}
+      </div>
+      <nav className="header-right" aria-label="Main">
+        <div className="desktop-only">
+          <Menu label="Tools" button={<>Tools ▾</>} items={tools} />
+        </div>
+        {extra}
+        <ThemeToggle />
+        <Button variant="secondary" className="desktop-only" onClick={doSignOut} busy={busy}>Sign out</Button>
+        <Ariakit.DialogDisclosure store={mobile} className="btn btn-ghost btn-icon mobile-only" aria-label="Open menu">☰</Ariakit.DialogDisclosure>
+      </nav>
+      <Ariakit.Dialog store={mobile} className="drawer" backdrop={<div className="backdrop" />} aria-label="Menu" unmountOnHide>
+        <div className="dialog-head">
+          <Ariakit.DialogHeading className="dialog-title">{appName}</Ariakit.DialogHeading>
+          <Ariakit.DialogDismiss className="btn btn-ghost btn-icon" aria-label="Close menu">✕</Ariakit.DialogDismiss>
+        </div>
+        <ul className="drawer-list">
+          {mobileItems.map((it) => (
+            <li key={it.href}>
+              <a
+                href={it.href}
+                onClick={(e) => {
+                  e.preventDefault();
+                  mobile.hide();
+                  navigate(it.href);
+                }}
+              >
+                {it.label}
+              </a>
+            </li>
+          ))}
+          <li>
+            <button type="button" className="drawer-signout" onClick={() => { mobile.hide(); void doSignOut(); }}>Sign out</button>
+          </li>
+        </ul>
+      </Ariakit.Dialog>
+    </header>
+  );
+}
+
+export function AppFooter() {
+  return (
+    <footer className="app-footer">
+      <nav aria-label="Footer">
+        <Link href="/pricing">Pricing</Link>
+        <Link href="/about">About Us</Link>
+        <Link href="/how-to-use">How to Use</Link>
+      </nav>
+    </footer>
+  );
+}

@@ -1,0 +1,24 @@
+import { Link } from "wouter";
+
+export function NotFoundPage() {
+  return (
+    <main className="center-page">
+      <h1>Page Not Found</h1>
+      <p>The page you're looking for doesn't exist.</p>
+      <Link href="/" className="btn btn-primary btn-md">Go Home</Link>
+    </main>
+  );
+}
+
+export function AuthErrorPage({ error }: { error: Error }) {
+  return (
+    <main className="center-page">
+      <div className="card narrow">
+        <h1>Authentication Error</h1>
+        <p>There was a problem checking your login status.</p>
+        <p className="muted">{error.message}</p>
+        <Link href="/auth" className="btn btn-primary btn-md">Go to Login</Link>
+      </div>
+    </main>
+  );
+}
