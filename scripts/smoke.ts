@@ -1,0 +1,142 @@
+// Binary smoke test: copy dist/threadlink to an empty temp folder, start it there and check
+// it serves the whole shell from inside itself. Prints "smoke: N passed, M failed".
+import { Database } from "bun:sqlite";
+import { copyFileSync, existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+
+const binary = resolve(process.env.BINARY ?? "dist/threadlink");
+const port = Number(process.env.SMOKE_PORT ?? 3931);
+const base = `http://127.0.0.1:${port}`;
+const dir = mkdtempSync(join(tmpdir(), "threadlink-smoke-"));
+const exe = join(dir, "threadlink");
+copyFileSync(binary, exe);
+
+let passed = 0;
+let failed = 0;
+async function check(name: string, fn: () => Promise<void> | void) {
+  try {
+    await fn();
+    passed++;
+    console.log(`  ✓ ${name}`);
+  } catch (e) {
+    failed++;
+    console.log(`  ✗ ${name}: ${e instanceof Error ? e.message : e}`);
+  }
+}
+function assert(cond: unknown, msg: string): asserts cond {
+  if (!cond) throw new Error(msg);
+}
+
+const run = (args: string[], env: Record<string, string> = {}) =>
+  Bun.spawnSync([exe, ...args], { cwd: dir, env: { PATH: process.env.PATH ?? "", ...env } });
+
+await check("--version and --help", () => {
+  const v = run(["--version"]);
+  assert(v.exitCode === 0 && /^\d+\.\d+\.\d+/.test(v.stdout.toString()), "no version");
+  const h = run(["--help"]);
+  assert(h.exitCode === 0 && h.stdout.toString().includes("backup FILE"), "help lacks commands");
+});
+
+await check("a bad configuration exits non-zero naming each variable", () => {
+  const r = run(["serve"], { PORT: "nope", REGISTRATION: "sometimes" });
+  const err = r.stderr.toString();
+  assert(r.exitCode !== 0, "exited 0");
+  assert(err.includes("PORT") && err.includes("REGISTRATION"), `message was: ${err}`);
+});
+
+// No DATA_DIR: the binary must create ./data next to where it is started.
+const server = Bun.spawn([exe, "serve"], {
+  cwd: dir,
+  env: { PATH: process.env.PATH ?? "", PORT: String(port), HOST: "127.0.0.1", PUBLIC_URL: base, LOG_LEVEL: "warn" },
+  stdout: "inherit",
+  stderr: "inherit",
+});
+
+async function waitForHealth() {
+  for (let i = 0; i < 100; i++) {
+    try {
+      const r = await fetch(`${base}/api/health`);
+      if (r.ok) return;
+    } catch {
+      /* not up yet */
+    }
+    await Bun.sleep(100);
+  }
+  throw new Error("server did not become healthy");
+}
+
+await check("starts in an empty folder, creates ./data, answers /api/health", async () => {
+  await waitForHealth();
+  const r = await fetch(`${base}/api/health`);
+  const body = (await r.json()) as { status: string; db: string };
+  assert(body.status === "ok" && body.db === "ok", JSON.stringify(body));
+  assert(existsSync(join(dir, "data", "threadlink.db")), "no data/threadlink.db");
+});
+
+let cookie = "";
+await check("register and login work", async () => {
+  const reg = await fetch(`${base}/api/register`, {
+    method: "POST",
+    headers: { "content-type": "application/json", origin: base },
+    body: JSON.stringify({ username: "smoke", password: "smoke-password", email: "smoke@example.test" }),
+  });
+  assert(reg.status === 201, `register ${reg.status}`);
+  const login = await fetch(`${base}/api/login`, {
+    method: "POST",
+    headers: { "content-type": "application/json", origin: base },
+    body: JSON.stringify({ username: "smoke", password: "smoke-password" }),
+  });
+  assert(login.status === 200, `login ${login.status}`);
+  cookie = (login.headers.get("set-cookie") ?? "").split(";")[0]!;
+  const me = await fetch(`${base}/api/user`, { headers: { cookie } });
+  assert(me.status === 200 && ((await me.json()) as { username: string }).username === "smoke", "user fetch failed");
+});
+
+await check("the app's HTML and hashed chunks come from the binary, with caching and gzip", async () => {
+  const html = await (await fetch(`${base}/some/deep/page`)).text();
+  assert(html.includes('<div id="root">'), "no app HTML");
+  const chunks = [...html.matchAll(/(?:src|href)="(\/chunk-[a-z0-9]+\.(?:js|css))"/g)].map((m) => m[1]!);
+  assert(chunks.length >= 2, `chunks: ${chunks}`);
+  for (const c of chunks) {
+    const r = await fetch(`${base}${c}`, { headers: { "accept-encoding": "gzip" } });
+    assert(r.status === 200, `${c} → ${r.status}`);
+    assert(r.headers.get("cache-control")?.includes("immutable"), `${c} lacks immutable caching`);
+    assert(r.headers.get("content-encoding") === "gzip", `${c} not gzipped`);
+  }
+  const js = chunks.find((c) => c.endsWith(".js"))!;
+  const text = await (await fetch(`${base}${js}`)).text();
+  assert(text.includes("react_production"), "not the production React build");
+  assert(!text.includes("react-dom.development") && !text.includes("Download the React DevTools"), "development React build served");
+});
+
+await check("backup writes a consistent copy while serving", () => {
+  const r = run(["backup", "backup.db"], { DATA_DIR: join(dir, "data") });
+  assert(r.exitCode === 0, r.stderr.toString());
+  const copy = new Database(join(dir, "backup.db"), { readonly: true });
+  const n = copy.query("SELECT COUNT(*) AS n FROM users").get() as { n: number };
+  copy.close();
+  assert(n.n === 1, `backup has ${n.n} users`);
+  const again = run(["backup", "backup.db"], { DATA_DIR: join(dir, "data") });
+  assert(again.exitCode !== 0, "overwrote an existing backup");
+});
+
+await check("SIGTERM exits 0 and leaves an intact database", async () => {
+  server.kill("SIGTERM");
+  const code = await Promise.race([server.exited, Bun.sleep(10_000).then(() => "timeout")]);
+  assert(code === 0, `exit code ${code}`);
+  const db = new Database(join(dir, "data", "threadlink.db"));
+  const ok = db.query("PRAGMA integrity_check").get() as { integrity_check: string };
+  db.close();
+  assert(ok.integrity_check === "ok", ok.integrity_check);
+});
+
+await check("migrate on an up-to-date database is a no-op", () => {
+  const r = run(["migrate"], { DATA_DIR: join(dir, "data") });
+  assert(r.exitCode === 0 && r.stdout.toString().includes("Up to date"), r.stdout.toString() + r.stderr.toString());
+});
+
+if (server.exitCode === null) server.kill("SIGKILL");
+rmSync(dir, { recursive: true, force: true });
+console.log(`smoke: ${passed} passed, ${failed} failed`);
+process.exit(failed ? 1 : 0);

@@ -1,0 +1,57 @@
+import { expect, test } from "bun:test";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ConfigError, loadConfig } from "./config";
+
+test("defaults make a working local instance", () => {
+  const c = loadConfig({});
+  expect(c).toMatchObject({
+    port: 3000,
+    dataDir: "./data",
+    publicUrl: "http://localhost:3000",
+    appHost: "localhost:3000",
+    shortDomain: "localhost:3000",
+    brandDomain: "localhost:3000",
+    shortBaseUrl: "http://localhost:3000",
+    appName: "Threadlink",
+    brandName: "Pic Drift",
+    registration: "open",
+    freeTopicLimit: 5,
+    allowSelfUpgrade: true,
+    phonePrefix: "+1555",
+    ipStorage: "truncated",
+    secureCookies: false,
+    rootRedirectUrl: "http://localhost:3000/",
+  });
+});
+
+test("a bad configuration names every bad variable at once", () => {
+  let err: ConfigError | null = null;
+  try {
+    loadConfig({ PORT: "eighty", PUBLIC_URL: "ftp://x", REGISTRATION: "maybe", IP_STORAGE: "all", FREE_TOPIC_LIMIT: "-1" });
+  } catch (e) {
+    err = e as ConfigError;
+  }
+  expect(err).toBeInstanceOf(ConfigError);
+  const text = err!.message;
+  for (const name of ["PORT", "PUBLIC_URL", "REGISTRATION", "IP_STORAGE", "FREE_TOPIC_LIMIT"]) expect(text).toContain(name);
+  expect(err!.problems.length).toBe(5);
+});
+
+test("NAME_FILE reads a secret from a file; the plain variable wins", () => {
+  const dir = mkdtempSync(join(tmpdir(), "threadlink-cfg-"));
+  const file = join(dir, "url");
+  writeFileSync(file, "https://links.example.test\n");
+  expect(loadConfig({ PUBLIC_URL_FILE: file }).publicUrl).toBe("https://links.example.test");
+  expect(loadConfig({ PUBLIC_URL_FILE: file }).secureCookies).toBe(true);
+  expect(loadConfig({ PUBLIC_URL_FILE: file, PUBLIC_URL: "http://a.test" }).publicUrl).toBe("http://a.test");
+  expect(() => loadConfig({ PUBLIC_URL_FILE: join(dir, "missing") })).toThrow(/PUBLIC_URL_FILE: cannot read/);
+});
+
+test("short domains follow PUBLIC_URL's scheme", () => {
+  const c = loadConfig({ PUBLIC_URL: "https://app.example.test", SHORT_DOMAIN: "ex.io", BRAND_DOMAIN: "Pic.Drift" });
+  expect(c.shortBaseUrl).toBe("https://ex.io");
+  expect(c.brandBaseUrl).toBe("https://pic.drift");
+  expect(() => loadConfig({ SHORT_DOMAIN: "http://ex.io/path" })).toThrow(/SHORT_DOMAIN/);
+});
