@@ -19,6 +19,7 @@ Commands:
   user create USERNAME EMAIL    Create an account (password from stdin or THREADLINK_PASSWORD)
   user set-plan USERNAME free|premium [DAYS]
   user reset-password USERNAME  (password from stdin or THREADLINK_PASSWORD)
+  healthcheck                   Exit 0 when the local server answers /api/health (for Docker)
   --help, -h                    Show this help
   --version, -v                 Show the version
 
@@ -43,6 +44,12 @@ async function main(argv: string[]) {
       return console.log(`Backup written to ${backup(config, rest[0])}`);
     case "user":
       return console.log(await userCommand(config, rest));
+    case "healthcheck": {
+      // The container image has no curl: the binary checks itself.
+      const res = await fetch(`http://127.0.0.1:${config.port}/api/health`).catch(() => null);
+      if (!res?.ok) process.exit(1);
+      return console.log("ok");
+    }
     default:
       console.error(`Unknown command: ${cmd}\n\n${HELP}`);
       process.exit(2);
