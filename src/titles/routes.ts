@@ -1,0 +1,96 @@
+import { Elysia } from "elysia";
+import type { AppContext } from "../context";
+import type { AuthPlugin } from "../http/auth";
+import { forbidden, notFound } from "../http/errors";
+import { notificationsStore } from "../notifications/store";
+import { topicsStore, type TopicRole } from "../topics/store";
+import { CreateTitleBody, TitleQuery, UpdateTitleBody } from "./schema";
+import { titlesStore } from "./store";
+
+const TOPIC_NOT_FOUND = "Topic not found";
+const TITLE_NOT_FOUND = "Title not found";
+
+/** A path id is a positive integer; anything else can name no title. */
+function titleId(raw: string) {
+  if (!/^[1-9]\d{0,14}$/.test(raw)) throw notFound(TITLE_NOT_FOUND);
+  return Number(raw);
+}
+
+/**
+ * Titles and their message versions inside a topic: /api/{username}/{topicSlug}/titles.
+ * Access comes from the topic (PRODUCT.md): owner and invitees read and write, a public
+ * topic's other readers only read, only the owner deletes; a topic the caller may not see
+ * is 404, so its existence is not revealed.
+ */
+export function titleRoutes(ctx: AppContext, auth: AuthPlugin) {
+  const store = titlesStore(ctx.db);
+  const topics = topicsStore(ctx.db);
+  const notifications = notificationsStore(ctx.db);
+
+  function access(userId: number, username: string, slug: string, need: "read" | "write" | "delete") {
+    const found = topics.findVisible(userId, username, slug);
+    if (!found) throw notFound(TOPIC_NOT_FOUND);
+    const allowed: Record<typeof need, TopicRole[]> = {
+      read: ["owner", "member", "viewer"],
+      write: ["owner", "member"],
+      delete: ["owner"],
+    };
+    if (!allowed[need].includes(found.role)) {
+      throw forbidden(need === "delete" ? "Only the topic's owner can delete its titles" : "You can view this topic but not change it");
+    }
+    return found;
+  }
+
+  return new Elysia({ prefix: "/api" })
+    .use(auth)
+    .get(
+      "/:username/:topicSlug/titles",
+      ({ user, params, set }) => {
+        const { topic } = access(user.id, params.username, params.topicSlug, "read");
+        // Spec §7: the titles list is never cached.
+        set.headers["cache-control"] = "no-store";
+        return store.list(topic.id);
+      },
+      { auth: true },
+    )
+    .post(
+      "/:username/:topicSlug/titles",
+      ({ user, params, body, set }) => {
+        const { topic, role } = access(user.id, params.username, params.topicSlug, "write");
+        const title = store.create(topic.id, user.id, body);
+        if (role !== "owner" && title.version === 1) {
+          notifications.create({
+            userId: topic.userId,
+            kind: "title_added",
+            message: `${user.username} added "${title.name}" to your topic ${topic.name}`,
+            link: `/${topic.username}/${topic.linkSlug}/${title.slug}`,
+            dedupeKey: `title:${title.id}`,
+          });
+        }
+        set.status = 201;
+        return title;
+      },
+      { auth: true, body: CreateTitleBody },
+    )
+    .put(
+      "/:username/:topicSlug/titles/:id",
+      ({ user, params, body, query }) => {
+        const id = titleId(params.id);
+        const { topic } = access(user.id, params.username, params.topicSlug, "write");
+        const title = store.update(topic.id, id, body, query.updateAllVersions === "true");
+        if (!title) throw notFound(TITLE_NOT_FOUND);
+        return title;
+      },
+      { auth: true, body: UpdateTitleBody, query: TitleQuery },
+    )
+    .delete(
+      "/:username/:topicSlug/titles/:id",
+      ({ user, params, query, set }) => {
+        const id = titleId(params.id);
+        const { topic } = access(user.id, params.username, params.topicSlug, "delete");
+        if (!store.remove(topic.id, id, query.allVersions === "true")) throw notFound(TITLE_NOT_FOUND);
+        set.status = 204;
+      },
+      { auth: true, query: TitleQuery },
+    );
+}

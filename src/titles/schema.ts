@@ -1,0 +1,103 @@
+// One schema for the titles routes and the web forms: the spec's messages live here.
+import * as v from "valibot";
+
+/**
+ * Spec §2 (topic page): the title name lower-cased, every run of characters other than a-z
+ * and 0-9 replaced by one hyphen, leading and trailing hyphens trimmed.
+ */
+export function titleSlug(name: string) {
+  return name
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "-")
+    .replace(/^-+|-+$/g, "");
+}
+
+export const TITLE_NAME_MAX = 50;
+
+// The add-title form joins its emoji and the name with one space (spec §5). The 50-character
+// bound is on the name the user typed, so the emoji prefix is measured apart (and bounded).
+// (Emoji_Component is left out on purpose: it includes the digits, and "2024 plans" is a name.)
+const EMOJI_PREFIX = /^(?:\p{Extended_Pictographic}|\p{Regional_Indicator}|\p{Emoji_Modifier}|\u200d|\ufe0f|\u20e3){1,32}(?: |$)/u;
+export const baseName = (name: string) => name.replace(EMOJI_PREFIX, "");
+
+const optionalText = (what: string, max: number) =>
+  v.optional(v.pipe(v.string(`${what} must be text`), v.maxLength(max, `${what} must be at most ${max} characters`)));
+
+/** The name as typed in the add-title form (before the emoji is joined). */
+export const TitleNameInput = v.pipe(
+  v.optional(v.string("Title name must be text"), ""),
+  v.trim(),
+  v.nonEmpty("Title name is required"),
+  v.maxLength(TITLE_NAME_MAX, "Title name must be less than 50 characters"),
+);
+
+/** A stored title name: optional emoji prefix, then 1 to 50 characters that make a slug. */
+export const TitleName = v.pipe(
+  v.optional(v.string("Title name must be text"), ""),
+  v.trim(),
+  v.nonEmpty("Title name is required"),
+  v.check((n) => baseName(n).trim().length > 0, "Title name is required"),
+  v.check((n) => baseName(n).length <= TITLE_NAME_MAX, "Title name must be less than 50 characters"),
+  // A name with no letter or digit would have an empty titleSlug, and so no page to open.
+  v.check((n) => titleSlug(n).length > 0, "Title name must contain a letter (a-z) or a number"),
+);
+
+export const Notes = optionalText("Notes", 20_000);
+export const KeyPhrase = optionalText("Message", 20_000);
+export const DisplayName = v.optional(
+  v.nullable(v.pipe(v.string("Display name must be text"), v.trim(), v.maxLength(100, "Display name must be at most 100 characters"))),
+);
+const Version = v.optional(
+  v.pipe(v.number("Version must be a number"), v.integer("Version must be a whole number"), v.minValue(1, "Version must be at least 1")),
+);
+
+/**
+ * POST …/titles. `version` says what the caller means: 1 starts a new title (409 when the
+ * name is taken); anything else, or nothing, adds the next version of the series. The
+ * number stored is always decided by the server (highest + 1), so concurrent calls never
+ * collide.
+ */
+export const CreateTitleBody = v.object({
+  name: TitleName,
+  originalName: v.optional(v.string("Original name must be text")),
+  displayName: DisplayName,
+  keyPhrase: KeyPhrase,
+  notes: Notes,
+  version: Version,
+});
+
+/** PUT …/titles/:id. Version numbers belong to the server: a `version` sent is not applied. */
+export const UpdateTitleBody = v.object({
+  name: v.optional(TitleName),
+  displayName: DisplayName,
+  keyPhrase: KeyPhrase,
+  notes: Notes,
+  version: Version,
+  order: v.optional(v.pipe(v.number("Order must be a number"), v.integer("Order must be a whole number"))),
+});
+
+export const TitleQuery = v.object({
+  updateAllVersions: v.optional(v.picklist(["true", "false"], "updateAllVersions must be true or false")),
+  allVersions: v.optional(v.picklist(["true", "false"], "allVersions must be true or false")),
+});
+
+export type CreateTitleInput = v.InferOutput<typeof CreateTitleBody>;
+export type UpdateTitleInput = v.InferOutput<typeof UpdateTitleBody>;
+
+/** A title (one message version) as the API returns it. */
+export type Title = {
+  id: number;
+  topicId: number;
+  name: string;
+  originalName: string;
+  displayName: string | null;
+  keyPhrase: string | null;
+  version: number;
+  notes: string;
+  order: number;
+  slug: string;
+  createdBy: number | null;
+  createdByUsername: string | null;
+  createdAt: string;
+  updatedAt: string;
+};

@@ -1,0 +1,356 @@
+// Titles API: scenario tables for versions, renames, slugs, validation, access and hostile input.
+import { describe, expect, test } from "bun:test";
+import { HOSTILE, setup } from "../test/helpers";
+import { randomPhone, topicsStore } from "../topics/store";
+import { titleSlug } from "./schema";
+
+const t = await setup();
+const topics = topicsStore(t.db);
+const phone = () => randomPhone("+1555");
+
+const owner = await t.signUp("tom");
+const member = await t.signUp("mia");
+const stranger = await t.signUp("sam");
+t.db.run(`INSERT INTO shares (owner_id, member_id, created_at) VALUES (?, ?, ?)`, [owner.user.id, member.user.id, new Date().toISOString()]);
+
+const personal = topics.create(owner.user.id, { name: "Daily Notes", emoji: null }, phone);
+const pub = topics.create(owner.user.id, { name: "Open Board", emoji: null, accessType: "public" }, phone);
+const priv = topics.create(owner.user.id, { name: "Secret Stuff", emoji: null, accessType: "private" }, phone);
+const other = topics.create(stranger.user.id, { name: "Sams Topic", emoji: null }, phone);
+
+const base = (topic: { linkSlug: string }, username = "tom") => `/api/${username}/${topic.linkSlug}/titles`;
+const P = base(personal);
+
+type Row = Record<string, unknown>;
+const rows = () => t.db.query(`SELECT * FROM titles ORDER BY id`).all() as Row[];
+const rowOf = (id: number) => t.db.query(`SELECT * FROM titles WHERE id = ?`).get(id) as Row | null;
+
+async function add(path: string, body: Record<string, unknown>, cookie = owner.cookie) {
+  const r = await t.call("POST", path, { body, cookie });
+  expect(r.status, r.text).toBe(201);
+  return r.json as { id: number; name: string; version: number; notes: string; slug: string; originalName: string };
+}
+
+describe("titleSlug (spec §2)", () => {
+  const cases: [string, string][] = [
+    ["Hello World", "hello-world"],
+    ["🎉 Party Time!", "party-time"],
+    ["--Already--Slugged--", "already-slugged"],
+    ["C++ & Rust", "c-rust"],
+    ["  spaced   out  ", "spaced-out"],
+    ["ABC123", "abc123"],
+    ["Café crème", "caf-cr-me"],
+    ["a...b___c", "a-b-c"],
+    ["!!!", ""],
+  ];
+  for (const [name, slug] of cases) test(`${JSON.stringify(name)} → ${JSON.stringify(slug)}`, () => expect(titleSlug(name)).toBe(slug));
+
+  test("the API returns the slug with each title", async () => {
+    const r = await add(P, { name: "🎉 Party Time!", version: 1 });
+    expect(r.slug).toBe("party-time");
+    expect(r.name).toBe("🎉 Party Time!");
+  });
+});
+
+describe("versions", () => {
+  test("a new title starts at version 1; the next copies name and notes and is highest + 1", async () => {
+    const first = await add(P, { name: "Groceries", originalName: "Groceries", notes: "milk, eggs", version: 1 });
+    expect(first).toMatchObject({ name: "Groceries", originalName: "Groceries", version: 1, notes: "milk, eggs" });
+    const second = await add(P, { name: "Groceries", version: 2 });
+    expect(second).toMatchObject({ name: "Groceries", version: 2, notes: "milk, eggs", originalName: "Groceries" });
+    // A stale client asking for 2 again still gets the next free number.
+    const third = await add(P, { name: "Groceries", version: 2, notes: "bread" });
+    expect(third).toMatchObject({ version: 3, notes: "bread" });
+    const list = (await t.call("GET", P, { cookie: owner.cookie })).json as { name: string; version: number }[];
+    expect(list.filter((x) => x.name === "Groceries").map((x) => x.version)).toEqual([3, 2, 1]);
+  });
+
+  test("concurrent 'new message' calls never share a version number", async () => {
+    await add(P, { name: "Race", version: 1 });
+    const results = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => t.call("POST", P, { body: { name: "Race", version: 2 }, cookie: i % 2 ? owner.cookie : member.cookie })),
+    );
+    expect(results.map((r) => r.status)).toEqual(Array(12).fill(201));
+    const versions = results.map((r) => r.json.version as number).sort((a, b) => a - b);
+    expect(versions).toEqual(Array.from({ length: 12 }, (_, i) => i + 2));
+  });
+
+  const conflicts: [string, Record<string, unknown>][] = [
+    ["version 1 of a name that exists", { name: "Groceries", version: 1 }],
+    ["a different name with the same slug", { name: "groceries!", version: 1 }],
+    ["a different name with the same slug, as a new version", { name: "GROCERIES" }],
+  ];
+  for (const [name, body] of conflicts) {
+    test(`409 for ${name}, nothing stored`, async () => {
+      const before = rows();
+      const r = await t.call("POST", P, { body, cookie: owner.cookie });
+      expect(r.status).toBe(409);
+      expect(r.json.error.message).toBe("A title with that name already exists in this topic");
+      expect(rows()).toEqual(before);
+    });
+  }
+});
+
+describe("updates", () => {
+  test("PUT changes one version's fields and leaves the others alone", async () => {
+    const a = await add(P, { name: "Edits", notes: "n1", version: 1 });
+    const b = await add(P, { name: "Edits", version: 2 });
+    const r = await t.call("PUT", `${P}/${b.id}`, {
+      body: { name: "Edits", displayName: "Shown name", notes: "n2", keyPhrase: "hello there", version: 99 },
+      cookie: owner.cookie,
+    });
+    expect(r.status).toBe(200);
+    expect(r.json).toMatchObject({ id: b.id, displayName: "Shown name", notes: "n2", keyPhrase: "hello there", version: 2 });
+    expect(rowOf(a.id)).toMatchObject({ notes: "n1", display_name: null, key_phrase: null, version: 1 });
+    // null clears the display name; absent fields stay as they were.
+    const cleared = await t.call("PUT", `${P}/${b.id}`, { body: { displayName: null }, cookie: owner.cookie });
+    expect(cleared.json).toMatchObject({ displayName: null, notes: "n2", keyPhrase: "hello there" });
+  });
+
+  test("updateAllVersions=true renames the whole series; without it only one version moves", async () => {
+    const v1 = await add(P, { name: "Series", version: 1 });
+    const v2 = await add(P, { name: "Series", version: 2 });
+    const v3 = await add(P, { name: "Series", version: 3 });
+    const r = await t.call("PUT", `${P}/${v1.id}?updateAllVersions=true`, { body: { name: "Renamed Series", notes: "only v1" }, cookie: owner.cookie });
+    expect(r.status).toBe(200);
+    expect([v1, v2, v3].map((v) => rowOf(v.id)!.name)).toEqual(["Renamed Series", "Renamed Series", "Renamed Series"]);
+    expect([v1, v2, v3].map((v) => rowOf(v.id)!.notes)).toEqual(["only v1", "", ""]);
+    expect(rowOf(v1.id)!.original_name).toBe("Series");
+
+    const solo = await t.call("PUT", `${P}/${v3.id}`, { body: { name: "Spin Off" }, cookie: owner.cookie });
+    expect(solo.status).toBe(200);
+    expect([v1, v2, v3].map((v) => rowOf(v.id)!.name)).toEqual(["Renamed Series", "Renamed Series", "Spin Off"]);
+    // A lone version may change the case of its own name (the slug stays its own)…
+    const recase = await t.call("PUT", `${P}/${v3.id}`, { body: { name: "spin off" }, cookie: owner.cookie });
+    expect(recase.status).toBe(200);
+    // …but one version of a longer series may not, or two series would share one page.
+    const split = await t.call("PUT", `${P}/${v2.id}`, { body: { name: "renamed series" }, cookie: owner.cookie });
+    expect(split.status).toBe(409);
+    expect(rowOf(v2.id)!.name).toBe("Renamed Series");
+  });
+
+  const bad: [string, string, Record<string, unknown>, number, string][] = [
+    ["rename a series onto another series' name", "?updateAllVersions=true", { name: "Groceries" }, 409, "A title with that name already exists in this topic"],
+    ["rename onto a name with the same slug", "?updateAllVersions=true", { name: "groceries" }, 409, "A title with that name already exists in this topic"],
+    ["move one version onto a number the other series has", "", { name: "Groceries" }, 409, "Message 1 already exists in the title 'Groceries'"],
+    ["empty name", "", { name: "  " }, 400, "Title name is required"],
+    ["51-character name", "", { name: "n".repeat(51) }, 400, "Title name must be less than 50 characters"],
+    ["bad updateAllVersions", "?updateAllVersions=yes", { notes: "x" }, 400, "updateAllVersions must be true or false"],
+    ["notes as a number", "", { notes: 5 }, 400, "Notes must be text"],
+  ];
+  bad.forEach(([name, qs, body, status, message], i) => {
+    test(`PUT: ${name} → ${status}, nothing changed`, async () => {
+      const target = await add(P, { name: `Target ${i}`, version: 1 });
+      const before = rows();
+      const r = await t.call("PUT", `${P}/${target.id}${qs}`, { body, cookie: owner.cookie });
+      expect(r.status).toBe(status);
+      expect(r.json.error.message).toBe(message);
+      expect(rows()).toEqual(before);
+    });
+  });
+});
+
+describe("deletes", () => {
+  test("DELETE removes one version; allVersions=true removes the series", async () => {
+    const v1 = await add(P, { name: "Doomed", version: 1 });
+    const v2 = await add(P, { name: "Doomed", version: 2 });
+    const keep = await add(P, { name: "Keeper", version: 1 });
+    let r = await t.call("DELETE", `${P}/${v2.id}`, { cookie: owner.cookie });
+    expect(r.status).toBe(204);
+    expect(r.text).toBe("");
+    expect(rowOf(v2.id)).toBeNull();
+    expect(rowOf(v1.id)).not.toBeNull();
+    await add(P, { name: "Doomed", version: 2 });
+    r = await t.call("DELETE", `${P}/${v1.id}?allVersions=true`, { cookie: owner.cookie });
+    expect(r.status).toBe(204);
+    expect(rows().filter((x) => x.name === "Doomed")).toEqual([]);
+    expect(rowOf(keep.id)).not.toBeNull();
+    r = await t.call("DELETE", `${P}/${v1.id}`, { cookie: owner.cookie });
+    expect(r.status).toBe(404);
+  });
+});
+
+describe("validation (POST)", () => {
+  const cases: [string, Record<string, unknown> | string, string][] = [
+    ["missing name", { notes: "x" }, "Title name is required"],
+    ["empty name", { name: "" }, "Title name is required"],
+    ["blank name", { name: "   " }, "Title name is required"],
+    ["emoji and space only", { name: "🎉 " }, "Title name is required"],
+    ["emoji only", { name: "🇨🇦👍🏽" }, "Title name is required"],
+    ["51 characters", { name: "a".repeat(51) }, "Title name must be less than 50 characters"],
+    ["emoji plus 51 characters", { name: `🎉 ${"a".repeat(51)}` }, "Title name must be less than 50 characters"],
+    ["no letter or digit", { name: "!!! ???" }, "Title name must contain a letter (a-z) or a number"],
+    ["name as a number", { name: 123 }, "Title name must be text"],
+    ["notes as an object", { name: "ok", notes: { a: 1 } }, "Notes must be text"],
+    ["version as text", { name: "ok", version: "2" }, "Version must be a number"],
+    ["version 0", { name: "ok", version: 0 }, "Version must be at least 1"],
+    ["version 1.5", { name: "ok", version: 1.5 }, "Version must be a whole number"],
+    ["notes over 20,000 characters", { name: "ok", notes: "x".repeat(20_001) }, "Notes must be at most 20000 characters"],
+    ["malformed JSON", "{name: ", "The request body is not valid JSON"],
+  ];
+  for (const [name, body, message] of cases) {
+    test(`${name} → 400 '${message}', nothing stored`, async () => {
+      const before = t.count("titles");
+      const r = typeof body === "string" ? await t.call("POST", P, { raw: body, cookie: owner.cookie }) : await t.call("POST", P, { body, cookie: owner.cookie });
+      expect(r.status).toBe(400);
+      expect(r.json.error.message).toBe(message);
+      expect(t.count("titles")).toBe(before);
+    });
+  }
+
+  const ok: [string, string][] = [
+    ["exactly 50 characters", "b".repeat(50)],
+    ["an emoji prefix plus 50 characters", `👩‍💻 ${"c".repeat(50)}`],
+    ["a name that starts with digits", "2024 plans"],
+  ];
+  for (const [name, title] of ok) test(`${name} is accepted`, async () => expect((await add(P, { name: title, version: 1 })).name).toBe(title));
+});
+
+describe("access: owner, member, viewer, stranger, signed out", () => {
+  type Who = "owner" | "member" | "stranger" | "anon";
+  const cookieOf: Record<Who, string | undefined> = { owner: owner.cookie, member: member.cookie, stranger: stranger.cookie, anon: undefined };
+  type Op = "list" | "create" | "update" | "delete";
+  // [topic, who, expected status per op]
+  const table: [string, { linkSlug: string }, Who, Record<Op, number>][] = [
+    ["personal", personal, "owner", { list: 200, create: 201, update: 200, delete: 204 }],
+    ["personal", personal, "member", { list: 200, create: 201, update: 200, delete: 403 }],
+    ["personal", personal, "stranger", { list: 404, create: 404, update: 404, delete: 404 }],
+    ["personal", personal, "anon", { list: 401, create: 401, update: 401, delete: 401 }],
+    ["public", pub, "owner", { list: 200, create: 201, update: 200, delete: 204 }],
+    ["public", pub, "member", { list: 200, create: 201, update: 200, delete: 403 }],
+    ["public", pub, "stranger", { list: 200, create: 403, update: 403, delete: 403 }],
+    ["private", priv, "owner", { list: 200, create: 201, update: 200, delete: 204 }],
+    ["private", priv, "member", { list: 404, create: 404, update: 404, delete: 404 }],
+    ["private", priv, "stranger", { list: 404, create: 404, update: 404, delete: 404 }],
+  ];
+  for (const [kind, topic, who, expected] of table) {
+    test(`${who} on a ${kind} topic: ${JSON.stringify(expected)}`, async () => {
+      const path = base(topic);
+      const seed = await add(path, { name: `Seed ${who}`, notes: "original", version: 1 });
+      const cookie = cookieOf[who];
+      const list = await t.call("GET", path, { cookie });
+      expect(list.status).toBe(expected.list);
+      if (expected.list === 200) expect(list.json.some((x: { id: number }) => x.id === seed.id)).toBe(true);
+      else expect(JSON.stringify(list.json)).not.toContain("Seed");
+
+      const before = rows();
+      const created = await t.call("POST", path, { body: { name: `New by ${who}`, version: 1 }, cookie });
+      expect(created.status).toBe(expected.create);
+      if (expected.create !== 201) expect(rows()).toEqual(before);
+
+      const before2 = rows();
+      const updated = await t.call("PUT", `${path}/${seed.id}`, { body: { notes: "changed" }, cookie });
+      expect(updated.status).toBe(expected.update);
+      expect(rowOf(seed.id)!.notes).toBe(expected.update === 200 ? "changed" : "original");
+      if (expected.update !== 200) expect(rows()).toEqual(before2);
+
+      const before3 = rows();
+      const deleted = await t.call("DELETE", `${path}/${seed.id}`, { cookie });
+      expect(deleted.status).toBe(expected.delete);
+      if (expected.delete === 204) expect(rowOf(seed.id)).toBeNull();
+      else expect(rows()).toEqual(before3);
+    });
+  }
+
+  test("a title of another topic cannot be reached through a topic you may write", async () => {
+    const foreign = await add(base(other, "sam"), { name: "Sams title", notes: "mine", version: 1 }, stranger.cookie);
+    const before = rows();
+    for (const [method, body] of [["PUT", { notes: "stolen" }], ["DELETE", undefined]] as const) {
+      const r = await t.call(method, `${P}/${foreign.id}`, { body, cookie: owner.cookie });
+      expect(r.status).toBe(404);
+      expect(r.json.error.message).toBe("Title not found");
+    }
+    expect(rows()).toEqual(before);
+  });
+
+  const paths: [string, string][] = [
+    ["unknown user", "/api/nobody/daily-notes/titles"],
+    ["unknown topic", "/api/tom/nothing-here/titles"],
+    ["a non-numeric id", `${P}/abc`],
+    ["a huge id", `${P}/99999999999999999999`],
+  ];
+  for (const [name, path] of paths) {
+    test(`${name} → 404`, async () => {
+      const r = await t.call(path.endsWith("titles") ? "GET" : "PUT", path, { body: path.endsWith("titles") ? undefined : { notes: "x" }, cookie: owner.cookie });
+      expect(r.status).toBe(404);
+    });
+  }
+
+  test("an old topic slug still reaches the titles after a rename", async () => {
+    const topic = topics.create(owner.user.id, { name: "Before Rename", emoji: null }, phone);
+    const made = await add(base(topic), { name: "Survivor", version: 1 });
+    topics.update(owner.user.id, topic.id, { name: "After Rename" });
+    const r = await t.call("GET", "/api/tom/before-rename/titles", { cookie: owner.cookie });
+    expect(r.status).toBe(200);
+    expect(r.json.map((x: { id: number }) => x.id)).toEqual([made.id]);
+  });
+
+  test("a member's new title notifies the owner once; the owner's own titles do not", async () => {
+    const before = t.count("notifications");
+    await add(P, { name: "From Mia", version: 1 }, member.cookie);
+    await add(P, { name: "From Mia", version: 2 }, member.cookie);
+    await add(P, { name: "From Tom", version: 1 }, owner.cookie);
+    expect(t.count("notifications")).toBe(before + 1);
+    const n = t.db.query(`SELECT * FROM notifications ORDER BY id DESC LIMIT 1`).get() as Row;
+    expect(n).toMatchObject({ user_id: owner.user.id, kind: "title_added", link: "/tom/daily-notes/from-mia" });
+  });
+});
+
+describe("hostile input is stored as plain text", () => {
+  const cases: [string, string][] = Object.entries(HOSTILE).filter(([k]) => k !== "huge") as [string, string][];
+  for (const [name, value] of cases) {
+    test(`${name} in notes, keyPhrase and displayName round-trips unchanged`, async () => {
+      const made = await add(P, { name: `Hostile ${name}`, notes: value, version: 1 });
+      const r = await t.call("PUT", `${P}/${made.id}`, { body: { keyPhrase: value, displayName: value.slice(0, 100) }, cookie: owner.cookie });
+      expect(r.status).toBe(200);
+      expect(r.headers.get("content-type")).toContain("application/json");
+      expect(r.json).toMatchObject({ notes: value, keyPhrase: value, displayName: value.slice(0, 100).trim() });
+      expect(rowOf(made.id)).toMatchObject({ notes: value, key_phrase: value });
+    });
+  }
+
+  test("a 10 kB message is stored whole", async () => {
+    const made = await add(P, { name: "Huge", version: 1 });
+    const r = await t.call("PUT", `${P}/${made.id}`, { body: { keyPhrase: HOSTILE.huge }, cookie: owner.cookie });
+    expect(r.status).toBe(200);
+    expect((rowOf(made.id)!.key_phrase as string).length).toBe(10_000);
+  });
+
+  test("an SQL-looking name is only a name", async () => {
+    const made = await add(P, { name: HOSTILE.sql, version: 1 });
+    expect(made.slug).toBe("drop-table-users");
+    expect(t.count("users")).toBeGreaterThan(0);
+  });
+
+  const wrong: [string, unknown][] = [
+    ["an array body", [1, 2]],
+    ["a string body", "just text"],
+    ["null", null],
+  ];
+  for (const [name, body] of wrong) {
+    test(`${name} → 4xx, nothing stored`, async () => {
+      const before = t.count("titles");
+      const r = await t.call("POST", P, { body: body as never, cookie: owner.cookie });
+      expect(r.status).toBeGreaterThanOrEqual(400);
+      expect(r.status).toBeLessThan(500);
+      expect(t.count("titles")).toBe(before);
+    });
+  }
+});
+
+describe("route collisions", () => {
+  const cases: [string, string, number][] = [
+    ["GET /api/user", "/api/user", 200],
+    ["GET /api/health", "/api/health", 200],
+    ["GET /api/config", "/api/config", 200],
+    ["an unknown 3-segment path", "/api/tom/daily-notes", 404],
+    ["an unknown 5-segment path", `${P}/1/extra`, 404],
+  ];
+  for (const [name, path, status] of cases) {
+    test(`${name} → ${status}`, async () => {
+      const r = await t.call("GET", path, { cookie: owner.cookie });
+      expect(r.status).toBe(status);
+      expect(r.headers.get("content-type")).toContain("application/json");
+    });
+  }
+});
