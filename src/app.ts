@@ -9,6 +9,7 @@ import { spaPlugin } from "./http/spa";
 import { accountRoutes } from "./accounts/routes";
 import { healthRoutes } from "./health/routes";
 import { titleRoutes } from "./titles/routes";
+import { vendorRoutes } from "./vendor/routes";
 
 const apiNotFound = () => {
   throw notFound("No such API route");
@@ -26,6 +27,7 @@ export async function createApp({ db, config }: { db: Db; config: Config }) {
     .use(accountRoutes(ctx, auth))
     // Only 4-segment paths ending in /titles reach it (titles.test.ts checks the neighbours).
     .use(titleRoutes(ctx, auth))
+    .use(vendorRoutes())
     // Feature routes are mounted above this line.
     // GET is listed apart because the router prefers a method match over ALL, and the web
     // app's GET /* would otherwise answer unknown API paths with HTML.
