@@ -7,7 +7,7 @@ const { app } = await setup();
 /** Raw bytes are needed here (setup().call decodes bodies as text). */
 async function get(path: string, acceptEncoding: string) {
   const res = await app.handle(new Request(`http://localhost:3000${path}`, { headers: { "accept-encoding": acceptEncoding } }));
-  return { res, body: new Uint8Array(await res.arrayBuffer()) };
+  return { res, body: new Uint8Array(await res.arrayBuffer()) as Uint8Array<ArrayBuffer> };
 }
 
 describe("vendor: the embedded video engine", () => {
@@ -39,7 +39,7 @@ describe("vendor: the embedded video engine", () => {
     const first = await get(FFMPEG_WASM_URL, "gzip");
     const plain = first.res.headers.get("content-encoding") === "gzip" ? Bun.gunzipSync(first.body) : first.body;
     expect([...plain.slice(0, 4)]).toEqual([0x00, 0x61, 0x73, 0x6d]); // "\0asm"
-    let gz: Uint8Array | null = null;
+    let gz: Uint8Array<ArrayBuffer> | null = null;
     for (let i = 0; i < 150 && !gz; i++) {
       const r = await get(FFMPEG_WASM_URL, "gzip, deflate");
       if (r.res.headers.get("content-encoding") === "gzip") gz = r.body;
