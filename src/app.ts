@@ -8,6 +8,10 @@ import { authPlugin } from "./http/auth";
 import { spaPlugin } from "./http/spa";
 import { accountRoutes } from "./accounts/routes";
 import { healthRoutes } from "./health/routes";
+import { topicRoutes } from "./topics/routes";
+import { inviteRoutes } from "./invites/routes";
+import { planRoutes } from "./plans/routes";
+import { notificationRoutes } from "./notifications/routes";
 import { titleRoutes } from "./titles/routes";
 import { vendorRoutes } from "./vendor/routes";
 
@@ -27,6 +31,10 @@ export async function createApp({ db, config }: { db: Db; config: Config }) {
     .use(accountRoutes(ctx, auth))
     // Only 4-segment paths ending in /titles reach it (titles.test.ts checks the neighbours).
     .use(titleRoutes(ctx, auth))
+    .use(topicRoutes(ctx, auth))
+    .use(inviteRoutes(ctx, auth))
+    .use(planRoutes(ctx, auth))
+    .use(notificationRoutes(ctx, auth))
     .use(vendorRoutes())
     // Feature routes are mounted above this line.
     // GET is listed apart because the router prefers a method match over ALL, and the web

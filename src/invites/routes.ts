@@ -1,0 +1,57 @@
+import { Elysia } from "elysia";
+import type { AppContext } from "../context";
+import type { AuthPlugin } from "../http/auth";
+import { AppError, badRequest, conflict, notFound } from "../http/errors";
+import { notificationsStore } from "../notifications/store";
+import { inviteAcceptedNotice } from "../notifications/events";
+import { invitesStore } from "./store";
+
+const UNKNOWN = "This invite link is not valid. Check the code and try again.";
+
+export function inviteRoutes(ctx: AppContext, auth: AuthPlugin) {
+  const store = invitesStore(ctx.db);
+  const notifications = notificationsStore(ctx.db);
+
+  return new Elysia({ prefix: "/api" })
+    .use(auth)
+    .post(
+      "/invites",
+      ({ user, set }) => {
+        const invite = store.create(user.id);
+        set.status = 201;
+        set.headers["cache-control"] = "no-store";
+        return { ...invite, url: `${ctx.config.publicUrl}/invite/${invite.code}` };
+      },
+      { auth: true },
+    )
+    // Public: the /invite/{code} page shows who invited before asking the visitor to sign in.
+    // The code itself is the secret (128 bits), so this reveals nothing to a guesser.
+    .get("/invites/:code", ({ params }) => {
+      const found = store.describe(params.code);
+      if (!found) throw notFound(UNKNOWN);
+      return found;
+    })
+    .post(
+      "/invites/:code/accept",
+      ({ params, user }) => {
+        const r = store.accept(params.code, user.id);
+        if (r.ok) {
+          notifications.create({ ...inviteAcceptedNotice(user.username, r.codeHash), userId: r.ownerId });
+          return { ok: true, owner: { id: r.ownerId, username: r.inviter } };
+        }
+        switch (r.reason) {
+          case "unknown":
+            throw notFound(UNKNOWN);
+          case "own":
+            throw badRequest("You can't accept your own invite. Send the link to someone else.");
+          case "used":
+            throw new AppError("GONE", "This invite has already been used. Ask for a new invite link.");
+          case "expired":
+            throw new AppError("GONE", "This invite has expired. Ask for a new invite link.");
+          case "already":
+            throw conflict(`You already see ${r.inviter}'s shared topics.`);
+        }
+      },
+      { auth: true },
+    );
+}

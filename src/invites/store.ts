@@ -1,0 +1,85 @@
+// The only SQL for invites and the shares they create.
+import type { Db } from "../db/open";
+import { DAY_MS, isoIn, nowIso } from "../shared/time";
+
+export const INVITE_TTL_MS = 7 * DAY_MS;
+/** 128 random bits, base64url: 22 characters. */
+export const INVITE_CODE = /^[A-Za-z0-9_-]{22}$/;
+
+export const hashCode = (code: string) => new Bun.CryptoHasher("sha256").update(code).digest("hex");
+
+type InviteRow = {
+  code_hash: string;
+  user_id: number;
+  created_at: string;
+  expires_at: string;
+  used_by: number | null;
+  used_at: string | null;
+  inviter: string;
+};
+
+export type InviteStatus = "valid" | "used" | "expired";
+
+export type AcceptResult =
+  | { ok: true; ownerId: number; inviter: string; codeHash: string }
+  | { ok: false; reason: "unknown" | "own" | "used" | "expired" | "already"; inviter?: string };
+
+const statusOf = (r: InviteRow, now = Date.now()): InviteStatus =>
+  r.used_by !== null ? "used" : Date.parse(r.expires_at) <= now ? "expired" : "valid";
+
+export function invitesStore(db: Db) {
+  const q = {
+    insert: db.prepare(
+      `INSERT INTO invites (code_hash, user_id, created_at, expires_at) VALUES ($hash, $userId, $now, $expires)`,
+    ),
+    byHash: db.prepare(
+      `SELECT i.*, u.username AS inviter FROM invites i JOIN users u ON u.id = i.user_id WHERE i.code_hash = ?`,
+    ),
+    shareExists: db.prepare(`SELECT 1 FROM shares WHERE owner_id = $owner AND member_id = $member`),
+    // used_by IS NULL in the WHERE makes single use hold even for two accepts at once.
+    use: db.prepare(
+      `UPDATE invites SET used_by = $member, used_at = $now WHERE code_hash = $hash AND used_by IS NULL AND expires_at > $now`,
+    ),
+    share: db.prepare(
+      `INSERT INTO shares (owner_id, member_id, created_at) VALUES ($owner, $member, $now) ON CONFLICT DO NOTHING`,
+    ),
+    // Spent and long-expired invites are of no use to anyone; they are swept when new ones are made.
+    sweep: db.prepare(`DELETE FROM invites WHERE user_id = $userId AND expires_at <= $before`),
+  };
+
+  const find = (code: string) => (INVITE_CODE.test(code) ? (q.byHash.get(hashCode(code)) as InviteRow | null) : null);
+
+  return {
+    /** A new single-use code; only its hash is stored, so the code is returned once, here. */
+    create(userId: number) {
+      const code = Buffer.from(crypto.getRandomValues(new Uint8Array(16))).toString("base64url");
+      const now = nowIso();
+      const expiresAt = isoIn(INVITE_TTL_MS);
+      q.sweep.run({ userId, before: new Date(Date.now() - 30 * DAY_MS).toISOString() });
+      q.insert.run({ hash: hashCode(code), userId, now, expires: expiresAt });
+      return { code, createdAt: now, expiresAt };
+    },
+
+    /** Who invited, and whether the code can still be used; null for an unknown code. */
+    describe(code: string) {
+      const r = find(code);
+      return r ? { inviter: r.inviter, status: statusOf(r), expiresAt: r.expires_at } : null;
+    },
+
+    accept(code: string, memberId: number): AcceptResult {
+      return db.transaction((): AcceptResult => {
+        const r = find(code);
+        if (!r) return { ok: false, reason: "unknown" };
+        if (r.user_id === memberId) return { ok: false, reason: "own", inviter: r.inviter };
+        const status = statusOf(r);
+        if (status !== "valid") return { ok: false, reason: status, inviter: r.inviter };
+        // Already sharing: the code stays unused, so it can still be handed to someone else.
+        if (q.shareExists.get({ owner: r.user_id, member: memberId })) return { ok: false, reason: "already", inviter: r.inviter };
+        const now = nowIso();
+        if (q.use.run({ member: memberId, now, hash: r.code_hash }).changes === 0) return { ok: false, reason: "used", inviter: r.inviter };
+        q.share.run({ owner: r.user_id, member: memberId, now });
+        return { ok: true, ownerId: r.user_id, inviter: r.inviter, codeHash: r.code_hash };
+      })();
+    },
+  };
+}

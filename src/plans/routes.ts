@@ -1,0 +1,19 @@
+import { Elysia } from "elysia";
+import type { AppContext } from "../context";
+import { toPublicUser, type AuthPlugin } from "../http/auth";
+import { forbidden } from "../http/errors";
+import { UPGRADE_DISABLED_MESSAGE, upgradedExpiry } from "./rules";
+
+export function planRoutes(ctx: AppContext, auth: AuthPlugin) {
+  return new Elysia({ prefix: "/api" }).use(auth).post(
+    "/subscription/upgrade",
+    ({ user }) => {
+      // With no payment processor in a self-hosted box, the operator decides whether users
+      // may upgrade themselves (ALLOW_SELF_UPGRADE) or plans are set from the CLI.
+      if (!ctx.config.allowSelfUpgrade) throw forbidden(UPGRADE_DISABLED_MESSAGE);
+      const updated = ctx.accounts.setPlan(user.id, "premium", upgradedExpiry(user))!;
+      return { ok: true, user: toPublicUser(ctx, updated) };
+    },
+    { auth: true },
+  );
+}

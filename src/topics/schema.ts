@@ -1,0 +1,64 @@
+// One schema for the topic routes and the dashboard forms: the spec's messages live here.
+import * as v from "valibot";
+
+export const TOPIC_NAME_MAX = 50;
+export const ACCESS_TYPES = ["personal", "public", "private"] as const;
+
+// Characters as people count them (an emoji is one), so "🚀 " never eats the budget twice.
+const graphemes = (s: string) => [...new Intl.Segmenter(undefined, { granularity: "grapheme" }).segment(s)].length;
+
+/** Spec §5: name required, 1 to 50 characters. */
+export const TopicName = v.pipe(
+  v.optional(v.string("Topic name must be text"), ""),
+  v.trim(),
+  v.nonEmpty("Topic name is required"),
+  v.check((s) => graphemes(s) <= TOPIC_NAME_MAX, "Topic name must be less than 50 characters"),
+);
+
+/** Spec §5: emoji optional free text; bounded so it stays an emoji-sized label. */
+export const TopicEmoji = v.optional(
+  v.nullable(
+    v.pipe(
+      v.string("Emoji must be text"),
+      v.trim(),
+      v.check((s) => graphemes(s) <= 2, "Emoji must be a single emoji"),
+    ),
+  ),
+);
+
+export const AccessType = v.picklist(ACCESS_TYPES, "Access must be personal, public or private");
+
+export const CreateTopicBody = v.object(
+  { name: TopicName, emoji: TopicEmoji, accessType: v.optional(AccessType) },
+  "Send the topic as a JSON object",
+);
+
+export const UpdateTopicBody = v.object(
+  {
+    name: v.optional(
+      v.pipe(
+        v.string("Topic name must be text"),
+        v.trim(),
+        v.nonEmpty("Topic name is required"),
+        v.check((s) => graphemes(s) <= TOPIC_NAME_MAX, "Topic name must be less than 50 characters"),
+      ),
+    ),
+    emoji: TopicEmoji,
+    accessType: v.optional(AccessType),
+  },
+  "Send the topic as a JSON object",
+);
+
+const Index = (what: string) =>
+  v.pipe(
+    v.number(`${what} must be a number`),
+    v.integer(`${what} must be a whole number`),
+    v.minValue(0, `${what} must be 0 or more`),
+  );
+
+export const ReorderBody = v.object(
+  { fromIndex: Index("fromIndex"), toIndex: Index("toIndex") },
+  "Send {fromIndex, toIndex} as a JSON object",
+);
+
+export type CreateTopicInput = v.InferOutput<typeof CreateTopicBody>;
