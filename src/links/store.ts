@@ -1,0 +1,82 @@
+// The only SQL for short links. Ownership is inside every WHERE clause, so "not yours" and
+// "missing" are the same null → 404.
+import type { Db } from "../db/open";
+import { nowIso } from "../shared/time";
+import type { Tracker } from "./schema";
+
+export type LinkRow = {
+  id: number;
+  user_id: number | null;
+  tracker: Tracker;
+  short_code: string;
+  original_url: string;
+  title: string;
+  description: string | null;
+  active: number;
+  is_system: number;
+  click_count: number;
+  created_at: string;
+  updated_at: string;
+  expires_at: string | null;
+};
+
+/** What the redirect needs, for every link at start (the in-memory map). */
+export type RedirectRow = Pick<LinkRow, "id" | "user_id" | "tracker" | "short_code" | "original_url" | "active" | "expires_at">;
+
+const COLS = "id, user_id, tracker, short_code, original_url, title, description, active, is_system, click_count, created_at, updated_at, expires_at";
+
+export function linksStore(db: Db) {
+  const q = {
+    list: db.prepare(`SELECT ${COLS} FROM short_links WHERE user_id = ? AND tracker = ? ORDER BY created_at DESC, id DESC`),
+    get: db.prepare(`SELECT ${COLS} FROM short_links WHERE id = ? AND user_id = ? AND tracker = ?`),
+    getSystem: db.prepare(`SELECT ${COLS} FROM short_links WHERE id = ? AND is_system = 1 AND tracker = ?`),
+    byCode: db.prepare(`SELECT ${COLS} FROM short_links WHERE short_code = ?`),
+    codeTaken: db.prepare("SELECT 1 AS x FROM short_links WHERE short_code = ? AND id != ?"),
+    insert: db.prepare(
+      `INSERT INTO short_links (user_id, tracker, short_code, original_url, title, description, expires_at, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING ${COLS}`,
+    ),
+    update: db.prepare(
+      `UPDATE short_links SET short_code = ?, original_url = ?, title = ?, description = ?, updated_at = ?
+       WHERE id = ? AND user_id = ? AND tracker = ? AND is_system = 0 RETURNING ${COLS}`,
+    ),
+    delete: db.prepare("DELETE FROM short_links WHERE id = ? AND user_id = ? AND tracker = ? AND is_system = 0 RETURNING id, short_code"),
+    resetCount: db.prepare("UPDATE short_links SET click_count = 0, updated_at = ? WHERE id = ?"),
+    resetClicks: db.prepare("DELETE FROM link_analytics WHERE link_id = ?"),
+    resetRollups: db.prepare("DELETE FROM link_rollups WHERE link_id = ?"),
+    allForRedirect: db.prepare("SELECT id, user_id, tracker, short_code, original_url, active, expires_at FROM short_links"),
+    setRootUrl: db.prepare("UPDATE short_links SET original_url = ? WHERE short_code = 'root' AND is_system = 1 AND original_url != ?"),
+    root: db.prepare(`SELECT ${COLS} FROM short_links WHERE short_code = 'root' AND is_system = 1`),
+  };
+
+  return {
+    list: (userId: number, tracker: Tracker) => q.list.all(userId, tracker) as LinkRow[],
+    /** The user's own link, or the system root link when `allowSystem` (the instance owner). */
+    get(id: number, userId: number, tracker: Tracker, allowSystem = false): LinkRow | null {
+      const own = q.get.get(id, userId, tracker) as LinkRow | null;
+      if (own || !allowSystem) return own;
+      return q.getSystem.get(id, tracker) as LinkRow | null;
+    },
+    byCode: (code: string) => q.byCode.get(code) as LinkRow | null,
+    codeTaken: (code: string, exceptId = 0) => q.codeTaken.get(code, exceptId) !== null,
+    create(userId: number, tracker: Tracker, f: { shortCode: string; originalUrl: string; title: string; description: string; expiresAt: string | null }) {
+      const now = nowIso();
+      return q.insert.get(userId, tracker, f.shortCode, f.originalUrl, f.title, f.description || null, f.expiresAt, now, now) as LinkRow;
+    },
+    update(id: number, userId: number, tracker: Tracker, f: { shortCode: string; originalUrl: string; title: string; description: string }) {
+      return q.update.get(f.shortCode, f.originalUrl, f.title, f.description || null, nowIso(), id, userId, tracker) as LinkRow | null;
+    },
+    delete: (id: number, userId: number, tracker: Tracker) => q.delete.get(id, userId, tracker) as { id: number; short_code: string } | null,
+    /** Count to zero and the history with it, so the analytics always add up to the count. */
+    resetClicks: db.transaction((id: number) => {
+      q.resetClicks.run(id);
+      q.resetRollups.run(id);
+      q.resetCount.run(nowIso(), id);
+    }),
+    allForRedirect: () => q.allForRedirect.all() as RedirectRow[],
+    syncRootUrl: (url: string) => q.setRootUrl.run(url, url).changes > 0,
+    root: () => q.root.get() as LinkRow | null,
+  };
+}
+
+export type LinksStore = ReturnType<typeof linksStore>;

@@ -1,0 +1,213 @@
+import { describe, expect, test } from "bun:test";
+import { ORIGIN, setup } from "../test/helpers";
+import { createApp } from "../app";
+import { FLUSH_INTERVAL_MS } from "../analytics/recorder";
+
+const t = await setup({ SHORT_DOMAIN: "tl.example", BRAND_DOMAIN: "go.brand.example" });
+const alice = await t.signUp("alice");
+
+const UA = {
+  chromeDesktop: "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36",
+  safariIos: "Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1",
+  android: "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Mobile Safari/537.36",
+  googlebot: "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)",
+  firefoxMac: "Mozilla/5.0 (Macintosh; Intel Mac OS X 14.4; rv:125.0) Gecko/20100101 Firefox/125.0",
+};
+
+async function makeLink(shortCode: string, extra: Record<string, unknown> = {}, tracker = "links") {
+  const r = await t.call("POST", `/api/${tracker}`, { body: { originalUrl: `https://example.com/${shortCode}`, title: shortCode, shortCode, ...extra }, cookie: alice.cookie });
+  if (r.status !== 201) throw new Error(r.text);
+  return r.json as { id: number; shortCode: string };
+}
+
+const settle = () => Bun.sleep(FLUSH_INTERVAL_MS + 60);
+const clicks = (linkId: number) =>
+  t.db.query("SELECT * FROM link_analytics WHERE link_id = ? ORDER BY id").all(linkId) as Record<string, any>[];
+const clickCount = (linkId: number) => (t.db.query("SELECT click_count FROM short_links WHERE id = ?").get(linkId) as { click_count: number }).click_count;
+
+describe("redirect statuses", () => {
+  test("302 to the destination on /{code}, /l/{code}, /r/{code} and /api/links/redirect/{code}", async () => {
+    const link = await makeLink("hello");
+    for (const path of ["/hello", "/l/hello", "/r/hello", "/api/links/redirect/hello?t=1&n=abc"]) {
+      const r = await t.call("GET", path);
+      expect(r.status).toBe(302);
+      expect(r.headers.get("location")).toBe("https://example.com/hello");
+      expect(r.headers.get("cache-control")).toContain("no-store");
+    }
+    await settle();
+    expect(clickCount(link.id)).toBe(4);
+    expect(clicks(link.id).map((c) => JSON.parse(c.metadata).source)).toEqual(["direct", "direct", "direct", "safari-direct"]);
+  });
+
+  test("HEAD redirects but records nothing", async () => {
+    const link = await makeLink("headonly");
+    const r = await t.call("HEAD", "/headonly");
+    expect(r.status).toBe(302);
+    expect(r.headers.get("location")).toBe("https://example.com/headonly");
+    expect(r.headers.get("set-cookie")).toBeNull();
+    await settle();
+    expect(clicks(link.id)).toHaveLength(0);
+    expect(clickCount(link.id)).toBe(0);
+  });
+
+  test("unknown code: 404 with the app's redirect page", async () => {
+    for (const path of ["/nope-not-here", "/l/nope-not-here", "/r/zzz", "/api/links/redirect/zzz", "/%E2%9C%93", `/${"a".repeat(60)}`]) {
+      const r = await t.call("GET", path);
+      expect(r.status).toBe(404);
+      expect(r.headers.get("content-type")).toContain("text/html");
+      expect(r.text).toContain("<div id=");
+      expect(r.headers.get("set-cookie")).toBeNull();
+    }
+  });
+
+  test("no code goes home at once", async () => {
+    for (const path of ["/l/", "/r/", "/l", "/r"]) {
+      const r = await t.call("GET", path);
+      expect(r.status).toBe(302);
+      expect(r.headers.get("location")).toBe("/");
+    }
+  });
+
+  test("app pages and the app root are still the web app", async () => {
+    for (const path of ["/", "/auth", "/link-tracker", "/pic-drift-link-tracker", "/pricing"]) {
+      const r = await t.call("GET", path);
+      expect(r.status).toBe(200);
+      expect(r.headers.get("content-type")).toContain("text/html");
+    }
+  });
+
+  test("an expired link answers 410 'This link has expired' and records nothing", async () => {
+    const link = await makeLink("shortlived", { expiresAt: new Date(Date.now() + 300).toISOString() });
+    expect((await t.call("GET", "/shortlived")).status).toBe(302);
+    await Bun.sleep(350);
+    const r = await t.call("GET", "/shortlived");
+    expect(r.status).toBe(410);
+    expect(r.text).toContain("This link has expired");
+    expect(r.headers.get("location")).toBeNull();
+    await settle();
+    expect(clickCount(link.id)).toBe(1);
+  });
+
+  test("an inactive link answers 410 'This link is no longer active'", async () => {
+    const link = await makeLink("switchedoff");
+    t.db.query("UPDATE short_links SET active = 0 WHERE id = ?").run(link.id);
+    // A fresh app over the same database reads the flag at start.
+    const { app } = await createApp({ db: t.db, config: t.config });
+    const r = await app.handle(new Request(`${ORIGIN}/switchedoff`, { headers: { host: "localhost:3000" } }));
+    expect(r.status).toBe(410);
+    expect(await r.text()).toContain("This link is no longer active");
+  });
+});
+
+describe("click fields", () => {
+  test("parses real user agents: browser, device, OS, bot flag", async () => {
+    const link = await makeLink("uas");
+    for (const ua of Object.values(UA)) await t.call("GET", "/uas", { headers: { "user-agent": ua } });
+    await settle();
+    const rows = clicks(link.id).map((c) => ({ browser: c.browser, device: c.device_type, os: c.os, bot: c.is_bot }));
+    expect(rows).toEqual([
+      { browser: "Chrome", device: "desktop", os: "Windows", bot: 0 },
+      { browser: "Mobile Safari", device: "mobile", os: "iOS", bot: 0 },
+      { browser: "Mobile Chrome", device: "mobile", os: "Android", bot: 0 },
+      { browser: null, device: null, os: null, bot: 1 },
+      { browser: "Firefox", device: "desktop", os: "macOS", bot: 0 },
+    ]);
+    const a = await t.call("GET", `/api/links/${link.id}/analytics`, { cookie: alice.cookie });
+    expect(a.status).toBe(200);
+    // Each request without a cookie is a new visitor; the bot is left out.
+    expect(a.json.uniqueVisitors).toBe(4);
+    expect(a.json.clickCount).toBe(5);
+    expect(a.json.tallies.browser).toContainEqual({ name: "Unknown", count: 1 });
+    expect(a.json.tallies.os).toContainEqual({ name: "iOS", count: 1 });
+    expect(a.json.clicks[0].metadata).toEqual({ isReturningVisitor: false, visitNumber: 1, source: "direct", isBot: false });
+  });
+
+  test("the visitor cookie makes a returning visitor with a visit number", async () => {
+    const link = await makeLink("again");
+    const first = await t.call("GET", "/again", { headers: { "user-agent": UA.chromeDesktop } });
+    const cookie = first.headers.get("set-cookie")!;
+    expect(cookie).toMatch(/^tl_vid=[A-Za-z0-9_-]{22}; /);
+    expect(cookie).toContain("Max-Age=86400");
+    expect(cookie).toContain("HttpOnly");
+    expect(cookie).toContain("SameSite=Lax");
+    const vid = cookie.split(";")[0]!;
+    const second = await t.call("GET", "/again", { headers: { "user-agent": UA.chromeDesktop, cookie: vid } });
+    // A known visitor's cookie is not re-issued.
+    expect(second.headers.get("set-cookie")).toBeNull();
+    await t.call("GET", "/again", { headers: { "user-agent": UA.chromeDesktop, cookie: vid, referer: "https://news.example/item?id=1" } });
+    await settle();
+    const meta = clicks(link.id).map((c) => JSON.parse(c.metadata));
+    expect(meta.map((m) => [m.visitNumber, m.isReturningVisitor, m.source])).toEqual([
+      [1, false, "direct"],
+      [2, true, "direct"],
+      [3, true, "referrer"],
+    ]);
+    const a = await t.call("GET", `/api/links/${link.id}/analytics`, { cookie: alice.cookie });
+    expect(a.json.uniqueVisitors).toBe(1);
+    expect(a.json.tallies.referrer).toEqual([
+      { name: "Direct", count: 2 },
+      { name: "news.example", count: 1 },
+    ]);
+  });
+
+  test("a forged visitor cookie is ignored and replaced", async () => {
+    await makeLink("forged");
+    const r = await t.call("GET", "/forged", { headers: { cookie: "tl_vid=<script>" } });
+    expect(r.headers.get("set-cookie")).toMatch(/^tl_vid=[A-Za-z0-9_-]{22};/);
+  });
+
+  test("?qr=1 marks the source 'qr' and is not passed on to the destination", async () => {
+    const link = await makeLink("scanme");
+    const r = await t.call("GET", "/scanme?qr=1");
+    expect(r.headers.get("location")).toBe("https://example.com/scanme");
+    await settle();
+    expect(JSON.parse(clicks(link.id)[0]!.metadata).source).toBe("qr");
+  });
+
+  test("an unknown Host gets no cookie and is never reflected", async () => {
+    const link = await makeLink("hosty");
+    const r = await t.call("GET", "/hosty", { headers: { host: "evil.example" } });
+    expect(r.status).toBe(302);
+    expect(r.headers.get("set-cookie")).toBeNull();
+    expect(r.headers.get("location")).toBe("https://example.com/hosty");
+    const missing = await t.call("GET", "/not-a-code", { headers: { host: "evil.example" } });
+    expect(missing.status).toBe(404);
+    expect(missing.text).not.toContain("evil.example");
+    await settle();
+    expect(clicks(link.id)).toHaveLength(1);
+  });
+
+  test("the first click notifies the owner once", async () => {
+    const link = await makeLink("notifyme");
+    await t.call("GET", "/notifyme");
+    await t.call("GET", "/notifyme");
+    await settle();
+    const rows = t.db.query("SELECT * FROM notifications WHERE user_id = ? AND dedupe_key = ?").all(alice.user.id, `link:${link.id}:clicks:1`) as { message: string; link: string }[];
+    expect(rows).toHaveLength(1);
+    expect(rows[0]!.message).toBe('Your link "notifyme" (/notifyme) got its first click');
+    expect(rows[0]!.link).toBe("/link-tracker");
+  });
+
+  test("IP_STORAGE=truncated keeps a /24; analytics of a fresh link are empty", async () => {
+    const link = await makeLink("emptyone");
+    const a = await t.call("GET", `/api/links/${link.id}/analytics`, { cookie: alice.cookie });
+    expect(a.json).toMatchObject({ clickCount: 0, uniqueVisitors: 0, lastClick: null, clicks: [], link: { shortCode: "emptyone", originalUrl: "https://example.com/emptyone" } });
+    expect(a.json.timeline.series).toHaveLength(30);
+  });
+});
+
+describe("brand domain root", () => {
+  test("GET / on BRAND_DOMAIN redirects through the root link and counts", async () => {
+    const root = t.db.query("SELECT id, original_url FROM short_links WHERE short_code = 'root'").get() as { id: number; original_url: string };
+    expect(root.original_url).toBe(`${ORIGIN}/`);
+    const r = await t.call("GET", "/", { headers: { host: "go.brand.example" } });
+    expect(r.status).toBe(302);
+    expect(r.headers.get("location")).toBe(`${ORIGIN}/`);
+    // Brand links also answer on the brand host.
+    await makeLink("brandy", {}, "pic-drift-links");
+    const b = await t.call("GET", "/brandy", { headers: { host: "go.brand.example" } });
+    expect(b.headers.get("location")).toBe("https://example.com/brandy");
+    await settle();
+    expect(clickCount(root.id)).toBe(1);
+  });
+});

@@ -1,0 +1,139 @@
+// The hot path: /{code}, /l/{code}, /r/{code}, /api/links/redirect/{code}, and GET / on the
+// brand domain. One Map lookup, one 302; the click is buffered and written later.
+import { Elysia } from "elysia";
+import type { AppContext } from "../context";
+import { readCookie, setCookie } from "../http/auth";
+import { normaliseIp } from "../http/security";
+import { isReserved } from "../shared/reserved";
+import { CODE_MAX, CODE_PATTERN, ROOT_CODE } from "../links/schema";
+import type { Links } from "../links/service";
+
+export const VISITOR_COOKIE = "tl_vid";
+export const VISITOR_TTL_S = 86_400;
+const VISITOR_ID = /^[A-Za-z0-9_-]{16,40}$/;
+
+type Server = { requestIP?: (r: Request) => { address: string } | null } | null | undefined;
+type WebPage = (request: Request) => Response | Promise<Response>;
+
+const MAX_HEADER = 1024;
+const cap = (s: string | null, n = MAX_HEADER) => (s ? s.slice(0, n) : null);
+
+function gonePage(title: string, message: string) {
+  // Static text only: nothing from the request or the link is ever written into this page.
+  const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${title}</title><meta name="robots" content="noindex"><style>body{font-family:system-ui,sans-serif;display:grid;place-items:center;min-height:100vh;margin:0;background:#fafafa;color:#18181b}@media(prefers-color-scheme:dark){body{background:#09090b;color:#fafafa}a{color:#93c5fd}}main{max-width:28rem;padding:1.5rem;text-align:center}h1{font-size:1.5rem}</style></head><body><main><h1>${title}</h1><p>${message}</p><p><a href="/">Go to the home page</a></p></main></body></html>`;
+  return new Response(html, { status: 410, headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" } });
+}
+
+const home = () => new Response(null, { status: 302, headers: { location: "/", "cache-control": "no-store" } });
+
+/** Location from a trusted proxy's CDN headers (PRODUCT.md: believed only from TRUSTED_PROXIES). */
+function trustedPlace(h: Headers) {
+  const rawCountry = h.get("cf-ipcountry") ?? h.get("x-vercel-ip-country") ?? h.get("cloudfront-viewer-country");
+  const rawCity = h.get("cf-ipcity") ?? h.get("x-vercel-ip-city") ?? h.get("cloudfront-viewer-city");
+  const country = rawCountry && /^[A-Za-z]{2}$/.test(rawCountry) && !/^(xx|t1)$/i.test(rawCountry) ? rawCountry.toUpperCase() : null;
+  let city: string | null = null;
+  if (rawCity) {
+    try {
+      city = decodeURIComponent(rawCity);
+    } catch {
+      city = rawCity;
+    }
+    city = city.replace(/[\u0000-\u001f\u007f]/g, "").trim().slice(0, 100) || null;
+  }
+  return { country, city };
+}
+
+/** The redirect logic shared by the code routes and the brand-domain root. */
+function redirector(ctx: AppContext, links: Links, webPage: WebPage) {
+  const known = new Set(links.ownHosts);
+  const trusted = new Set(ctx.config.trustedProxies);
+  const brandRootActive = ctx.config.brandDomain !== ctx.config.appHost;
+  const cookieBase = { httpOnly: true, sameSite: "lax" as const, secure: ctx.config.secureCookies, path: "/", maxAge: VISITOR_TTL_S };
+
+  /** Unknown codes get the app's redirect page (home after 2000 ms) with a 404 status. */
+  async function unknown(request: Request) {
+    const page = await webPage(request);
+    return new Response(page.body, { status: 404, headers: page.headers });
+  }
+
+  function redirect(code: string, request: Request, server: Server, source: "path" | "safari-direct") {
+    const link = links.lookup(code);
+    if (!link) return null;
+    if (!link.active) return gonePage("This link is no longer active", "The owner of this short link has switched it off.");
+    if (link.expiresMs !== null && link.expiresMs <= Date.now()) return gonePage("This link has expired", "This short link is past its expiry date.");
+    const headers: Record<string, string> = { location: link.href, "cache-control": "private, no-store", "referrer-policy": "unsafe-url" };
+    // HEAD (link unfurlers, uptime checks) follows the redirect but is not a click.
+    if (request.method === "GET") {
+      const h = request.headers;
+      const host = (h.get("host") ?? "").toLowerCase();
+      const knownHost = known.has(host);
+      let visitorId = readCookie(request, VISITOR_COOKIE) ?? null;
+      if (visitorId !== null && !VISITOR_ID.test(visitorId)) visitorId = null;
+      // An unknown Host gets no cookie: we never set state for a name we do not serve.
+      if (visitorId === null && knownHost) {
+        visitorId = Buffer.from(crypto.getRandomValues(new Uint8Array(16))).toString("base64url");
+        headers["set-cookie"] = new Bun.Cookie(VISITOR_COOKIE, visitorId, cookieBase).serialize();
+      }
+      const peer = normaliseIp(server?.requestIP?.(request)?.address ?? "");
+      const fromProxy = peer !== "" && trusted.has(peer);
+      let ip = peer || null;
+      let place = { country: null as string | null, city: null as string | null };
+      if (fromProxy) {
+        const fwd = h.get("x-forwarded-for")?.split(",")[0]?.trim();
+        if (fwd && fwd.length <= 45 && /^[0-9a-fA-F:.]+$/.test(fwd)) ip = normaliseIp(fwd);
+        place = trustedPlace(h);
+      }
+      const referrer = cap(h.get("referer"));
+      const url = request.url;
+      const qr = url.includes("qr=1") && new URL(url).searchParams.get("qr") === "1";
+      links.recorder.capture({
+        linkId: link.id,
+        at: Date.now(),
+        userAgent: cap(h.get("user-agent")),
+        referrer,
+        ip,
+        visitorId,
+        source: source === "safari-direct" ? "safari-direct" : qr ? "qr" : referrer ? "referrer" : "direct",
+        country: place.country,
+        city: place.city,
+      });
+    }
+    return new Response(null, { status: 302, headers });
+  }
+
+  const byCode = async (code: string, request: Request, server: Server, source: "path" | "safari-direct" = "path") => {
+    if (code === "" || code === "l" || code === "r") return home();
+    if (code.length > CODE_MAX || !CODE_PATTERN.test(code)) return unknown(request);
+    return redirect(code, request, server, source) ?? unknown(request);
+  };
+
+  const brandRoot = (request: Request, server: Server) => {
+    const host = (request.headers.get("host") ?? "").toLowerCase();
+    if (!brandRootActive || host !== ctx.config.brandDomain) return null;
+    return redirect(ROOT_CODE, request, server, "path");
+  };
+
+  return { byCode, brandRoot };
+}
+
+export function redirectRoutes(ctx: AppContext, links: Links, webPage: WebPage) {
+  const { byCode } = redirector(ctx, links, webPage);
+  return new Elysia({ name: "redirects", seed: ctx.instanceId })
+    .get("/:code", ({ params, request, server }) => {
+      // Single-segment app pages (/auth, /pricing…) share this shape: hand them to the web app.
+      if (isReserved(params.code) && params.code !== "l" && params.code !== "r") return webPage(request);
+      return byCode(params.code, request, server);
+    })
+    .get("/l/:code", ({ params, request, server }) => byCode(params.code, request, server))
+    .get("/r/:code", ({ params, request, server }) => byCode(params.code, request, server))
+    .get("/api/links/redirect/:code", ({ params, request, server }) => byCode(params.code, request, server, "safari-direct"));
+}
+
+/**
+ * GET / : on BRAND_DOMAIN (when it differs from the app's host) it redirects through the root
+ * link; everywhere else it is the web app. Mounted after the web app so it wins over its "/".
+ */
+export function rootRoute(ctx: AppContext, links: Links, webPage: WebPage) {
+  const { brandRoot } = redirector(ctx, links, webPage);
+  return new Elysia({ name: "redirect-root", seed: ctx.instanceId }).get("/", ({ request, server }) => brandRoot(request, server) ?? webPage(request));
+}
