@@ -211,3 +211,16 @@ describe("brand domain root", () => {
     expect(clickCount(root.id)).toBe(1);
   });
 });
+
+describe("shutdown hook", () => {
+  test("the clicks still buffered when shutdown begins are written by the hook", async () => {
+    const link = await makeLink("bufferme");
+    const N = 50;
+    for (let i = 0; i < N; i++) await t.call("GET", "/bufferme");
+    // No wait: the 100 ms flush timer has not fired yet.
+    expect(clicks(link.id).length).toBeLessThan(N);
+    for (const hook of t.ctx.shutdownHooks) await hook();
+    expect(clicks(link.id)).toHaveLength(N);
+    expect(clickCount(link.id)).toBe(N);
+  });
+});

@@ -1,0 +1,111 @@
+// Redirects through a real listening socket: the peer address decides whether proxy headers
+// are believed, and a real process must flush its buffered clicks on SIGTERM.
+import { describe, expect, test } from "bun:test";
+import { Database } from "bun:sqlite";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { setup } from "../test/helpers";
+import { FLUSH_INTERVAL_MS } from "../analytics/recorder";
+
+async function listening(env: Record<string, string>) {
+  const t = await setup(env);
+  const server = t.app.listen({ port: 0, hostname: "127.0.0.1" });
+  const base = `http://127.0.0.1:${server.server!.port}`;
+  const alice = await t.signUp("alice");
+  const r = await t.call("POST", "/api/links", { body: { originalUrl: "https://example.com/geo", title: "Geo", shortCode: "geo" }, cookie: alice.cookie });
+  const id = r.json.id as number;
+  const get = (headers: Record<string, string>) => fetch(`${base}/geo`, { headers, redirect: "manual" });
+  const rows = () => t.db.query("SELECT ip, country, city FROM link_analytics WHERE link_id = ? ORDER BY id").all(id) as { ip: string; country: string | null; city: string | null }[];
+  return { t, get, rows, stop: () => server.stop(true) };
+}
+
+const settle = () => Bun.sleep(FLUSH_INTERVAL_MS + 100);
+
+describe("location and address from proxy headers", () => {
+  test("from a trusted proxy (loopback by default): X-Forwarded-For, CF-IPCountry and CF-IPCity are believed", async () => {
+    const s = await listening({});
+    await s.get({ "x-forwarded-for": "8.8.8.8, 10.0.0.1" });
+    await s.get({ "x-forwarded-for": "203.0.113.9", "cf-ipcountry": "de", "cf-ipcity": "M%C3%BCnchen" });
+    await s.get({ "x-forwarded-for": "2a00:1450:4001:82a::200e" });
+    await s.get({ "x-forwarded-for": "not-an-ip<script>" });
+    await s.get({ "cf-ipcountry": "XX" });
+    await settle();
+    expect(s.rows()).toEqual([
+      // Resolved by the embedded DB-IP country database; stored truncated (IP_STORAGE default).
+      { ip: "8.8.8.0", country: "US", city: null },
+      { ip: "203.0.113.0", country: "DE", city: "München" },
+      { ip: "2a00:1450:4001::", country: "DE", city: null },
+      // A malformed forwarded address falls back to the peer (loopback: no location).
+      { ip: "127.0.0.0", country: null, city: null },
+      { ip: "127.0.0.0", country: null, city: null },
+    ]);
+    s.stop();
+  });
+
+  test("from an untrusted peer: proxy headers are ignored", async () => {
+    const s = await listening({ TRUSTED_PROXIES: "10.9.9.9", IP_STORAGE: "full" });
+    await s.get({ "x-forwarded-for": "8.8.8.8", "cf-ipcountry": "FR", "cf-ipcity": "Paris", "x-vercel-ip-country": "JP" });
+    await settle();
+    expect(s.rows()).toEqual([{ ip: "127.0.0.1", country: null, city: null }]);
+    s.stop();
+  });
+
+  test("IP_STORAGE=none stores no address but still locates", async () => {
+    const s = await listening({ IP_STORAGE: "none" });
+    await s.get({ "x-forwarded-for": "8.8.4.4" });
+    await settle();
+    expect(s.rows()).toEqual([{ ip: null as unknown as string, country: "US", city: null }]);
+    s.stop();
+  });
+});
+
+describe("graceful shutdown", () => {
+  test("SIGTERM flushes every buffered click: rows and count equal the requests sent", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "threadlink-shutdown-"));
+    const port = 20000 + Math.floor(Math.random() * 20000);
+    const base = `http://127.0.0.1:${port}`;
+    const proc = Bun.spawn([process.execPath, "src/main.ts", "serve"], {
+      env: { ...process.env, PORT: String(port), HOST: "127.0.0.1", DATA_DIR: dir, PUBLIC_URL: base, LOG_LEVEL: "error" },
+      stdout: "ignore",
+      stderr: "pipe",
+    });
+    try {
+      for (let i = 0; i < 100; i++) {
+        try {
+          if ((await fetch(`${base}/api/health`)).ok) break;
+        } catch {
+          /* not up yet */
+        }
+        await Bun.sleep(100);
+      }
+      const reg = await fetch(`${base}/api/register`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ username: "flusher", password: "correct horse battery", email: "f@example.test" }),
+      });
+      const cookie = (reg.headers.get("set-cookie") ?? "").split(";")[0]!;
+      const made = await fetch(`${base}/api/links`, {
+        method: "POST",
+        headers: { "content-type": "application/json", cookie },
+        body: JSON.stringify({ originalUrl: "https://example.com/flush", title: "Flush", shortCode: "flush" }),
+      });
+      expect(made.status).toBe(201);
+      const N = 400;
+      const results = await Promise.all(Array.from({ length: N }, () => fetch(`${base}/flush`, { redirect: "manual", headers: { connection: "close" } }).then((r) => r.status)));
+      expect(results.every((s) => s === 302)).toBe(true);
+      // Stop at once: most of these clicks are still in the buffer.
+      proc.kill("SIGTERM");
+      expect(await proc.exited).toBe(0);
+      const db = new Database(join(dir, "threadlink.db"), { readonly: true });
+      const rows = (db.query("SELECT COUNT(*) AS n FROM link_analytics").get() as { n: number }).n;
+      const count = (db.query("SELECT click_count AS n FROM short_links WHERE short_code = 'flush'").get() as { n: number }).n;
+      db.close();
+      expect(rows).toBe(N);
+      expect(count).toBe(N);
+    } finally {
+      proc.kill();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
