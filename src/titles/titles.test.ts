@@ -353,4 +353,28 @@ describe("route collisions", () => {
       expect(r.headers.get("content-type")).toContain("application/json");
     });
   }
+
+  test("the topics API beside it still answers: GET /api/topics, /api/topic/…, /api/topics/:id/contact.vcf", async () => {
+    const list = await t.call("GET", "/api/topics", { cookie: owner.cookie });
+    expect(list.status).toBe(200);
+    expect(list.json.map((x: { id: number }) => x.id)).toContain(personal.id);
+    const one = await t.call("GET", "/api/topic/tom/daily-notes", { cookie: owner.cookie });
+    expect(one.status).toBe(200);
+    expect(one.json).toMatchObject({ id: personal.id, role: "owner" });
+    const vcf = await t.call("GET", `/api/topics/${personal.id}/contact.vcf`, { cookie: owner.cookie });
+    expect(vcf.status).toBe(200);
+    expect(vcf.text).toContain("BEGIN:VCARD");
+  });
+
+  // Users whose names equal another feature's path word still reach their own titles.
+  for (const name of ["topics", "links", "invites", "shared-topics"]) {
+    test(`a user named '${name}' reaches /api/${name}/{topicSlug}/titles`, async () => {
+      const u = await t.signUp(name);
+      const topic = topics.create(u.user.id, { name: "Mine", emoji: null }, phone);
+      const made = await add(`/api/${name}/${topic.linkSlug}/titles`, { name: "Hello", version: 1 }, u.cookie);
+      const r = await t.call("GET", `/api/${name}/${topic.linkSlug}/titles`, { cookie: u.cookie });
+      expect(r.status).toBe(200);
+      expect(r.json.map((x: { id: number }) => x.id)).toEqual([made.id]);
+    });
+  }
 });

@@ -1,0 +1,247 @@
+import { useEffect, useMemo, useState, type FormEvent } from "react";
+import { Link, useLocation, useParams } from "wouter";
+import { AppFooter, AppHeader } from "../shell/AppHeader";
+import { useUser } from "../lib/auth";
+import { Button } from "../ui/Button";
+import { ConfirmDialog } from "../ui/Dialog";
+import { Field, Select, TextArea } from "../ui/Field";
+import { Menu } from "../ui/Menu";
+import { FullPageSpinner, Spinner } from "../ui/Spinner";
+import { toast, toastError } from "../ui/Toast";
+import { arrange, formatDate, refetchTitles, titleSlug, titlesApi, topicLabel, useTitles, useTopic, type SortKey, type Title, type ViewKey } from "./data";
+import { HIGHLIGHT_MS, TopicProblem } from "./TopicPage";
+import "./titles.css";
+
+const PRODUCT = "Messages";
+const SORTS = [
+  { value: "newest", label: "Newest" },
+  { value: "oldest", label: "Oldest" },
+  { value: "custom", label: "Custom Order" },
+];
+const VIEWS = [
+  { value: "personal", label: "Personal" },
+  { value: "shared", label: "Shared" },
+];
+
+/** /:username/:topicSlug/:titleSlug: every version (message) of one title. */
+export function MessageListPage() {
+  const { username, topicSlug, titleSlug: slug } = useParams<{ username: string; topicSlug: string; titleSlug: string }>();
+  const topic = useTopic(username, topicSlug);
+  const titles = useTitles(username, topicSlug);
+  const { user } = useUser();
+  const [, navigate] = useLocation();
+  const [sort, setSort] = useState<SortKey>("newest");
+  const [view, setView] = useState<ViewKey>("personal");
+  const [editing, setEditing] = useState<number | null>(null);
+  const [highlight, setHighlight] = useState<number | null>(null);
+  const [creating, setCreating] = useState(false);
+
+  const series = useMemo(() => (titles.data ?? []).filter((t) => titleSlug(t.name) === slug), [titles.data, slug]);
+  const shown = useMemo(() => arrange(series, sort, view, user?.id, "version"), [series, sort, view, user?.id]);
+
+  useEffect(() => {
+    if (highlight === null) return;
+    const t = setTimeout(() => setHighlight(null), HIGHLIGHT_MS);
+    return () => clearTimeout(t);
+  }, [highlight]);
+
+  if (topic.isLoading || (titles.isLoading && !titles.data)) return <FullPageSpinner />;
+  if (topic.error || !topic.data) return <TopicProblem error={topic.error} />;
+  const t = topic.data;
+  const canWrite = t.role !== "viewer";
+  const api = titlesApi(username, topicSlug);
+  const topicHref = `/${t.username}/${t.linkSlug}`;
+  const listHref = `${topicHref}/${slug}`;
+  const latest = series.reduce<Title | null>((m, x) => (!m || x.version > m.version ? x : m), null);
+  const name = latest?.name ?? slug;
+
+  // Spec §4 'New message': highest version + 1 with the same name and notes; the new card is
+  // highlighted for 2 seconds, then the app opens it.
+  async function newMessage() {
+    if (!latest) return;
+    setCreating(true);
+    try {
+      const made = await api.create({ name: latest.name, originalName: latest.originalName, notes: latest.notes, version: latest.version + 1 });
+      await refetchTitles(username, topicSlug);
+      toast({ title: "New message created successfully" });
+      setHighlight(made.id);
+      setTimeout(() => navigate(`${listHref}/${made.version}`), HIGHLIGHT_MS);
+    } catch (e) {
+      toastError(e, "Failed to create new message");
+      setCreating(false);
+    }
+  }
+
+  return (
+    <div className="page">
+      <AppHeader />
+      <main className="container titles-page stack">
+        <div className="titles-head">
+          <Link href={topicHref} className="btn btn-ghost btn-icon" aria-label={`Back to ${t.name}`}>←</Link>
+          <nav aria-label="Breadcrumb" className="breadcrumb">
+            <ol>
+              <li>
+                <Link href={topicHref}>{topicLabel(t)}</Link>
+              </li>
+              <li aria-current="page">{name}</li>
+            </ol>
+          </nav>
+        </div>
+        <div className="titles-toolbar">
+          <h1 className="list-title">{name}</h1>
+          <span className="spacer" />
+          {canWrite && latest && (
+            <Button onClick={newMessage} busy={creating}>New Message</Button>
+          )}
+        </div>
+        <div className="titles-toolbar">
+          <Select label="View" options={VIEWS} value={view} onChange={(e) => setView(e.target.value as ViewKey)} />
+          <Select label="Sort" options={SORTS} value={sort} onChange={(e) => setSort(e.target.value as SortKey)} />
+        </div>
+        {titles.error ? (
+          <p className="field-error" role="alert">{titles.error instanceof Error ? titles.error.message : "Could not load the messages."}</p>
+        ) : series.length === 0 ? (
+          <div className="empty stack">
+            <p>This title has no messages. It may have been deleted.</p>
+            <p>
+              <Link href={topicHref}>Back to {t.name}</Link>
+            </p>
+          </div>
+        ) : shown.length === 0 ? (
+          <p className="empty">No messages from other people yet.</p>
+        ) : (
+          <ul className="message-list">
+            {shown.map((m) => (
+              <MessageCard
+                key={m.id}
+                message={m}
+                href={`${listHref}/${m.version}`}
+                highlighted={highlight === m.id}
+                editing={editing === m.id}
+                canWrite={canWrite}
+                canDelete={t.role === "owner"}
+                onEdit={() => setEditing(m.id)}
+                onDone={() => setEditing(null)}
+                onSave={async (displayName, notes) => {
+                  await api.update(m.id, { displayName, notes });
+                  await refetchTitles(username, topicSlug);
+                }}
+                onDelete={async () => {
+                  await api.remove(m.id);
+                  await refetchTitles(username, topicSlug);
+                }}
+              />
+            ))}
+          </ul>
+        )}
+        {!titles.data && <Spinner label="Loading messages" />}
+      </main>
+      <AppFooter />
+    </div>
+  );
+}
+
+function MessageCard(props: {
+  message: Title;
+  href: string;
+  highlighted: boolean;
+  editing: boolean;
+  canWrite: boolean;
+  canDelete: boolean;
+  onEdit: () => void;
+  onDone: () => void;
+  onSave: (displayName: string, notes: string) => Promise<void>;
+  onDelete: () => Promise<void>;
+}) {
+  const { message: m } = props;
+  const [, navigate] = useLocation();
+  const [title, setTitle] = useState(m.displayName ?? "");
+  const [notes, setNotes] = useState(m.notes);
+  const [busy, setBusy] = useState(false);
+  const [confirm, setConfirm] = useState(false);
+  const label = `Message ${m.version}`;
+
+  // Each edit starts from the stored values: Cancel discards (spec §4 'Message list edit').
+  useEffect(() => {
+    if (props.editing) {
+      setTitle(m.displayName ?? "");
+      setNotes(m.notes);
+    }
+  }, [props.editing, m.displayName, m.notes]);
+
+  async function save(e: FormEvent) {
+    e.preventDefault();
+    setBusy(true);
+    try {
+      await props.onSave(title, notes);
+      toast({ title: "Changes saved successfully" });
+      props.onDone();
+    } catch (err) {
+      toastError(err, "Failed to update message");
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  async function remove() {
+    setBusy(true);
+    try {
+      await props.onDelete();
+      setConfirm(false);
+      toast({ title: "Message deleted successfully" });
+    } catch (err) {
+      toastError(err, "Failed to delete message");
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <li className={`message-card card ${props.highlighted ? "is-new" : ""}`} aria-label={label}>
+      {props.editing ? (
+        <form className="stack" onSubmit={save} aria-label={`Edit ${label}`}>
+          <Field label="Title" value={title} onChange={(e) => setTitle(e.target.value)} placeholder="Message bar title" autoFocus />
+          <TextArea label="Notes" value={notes} onChange={(e) => setNotes(e.target.value)} placeholder="Add notes..." rows={3} className="notes-field" />
+          <div className="row">
+            <Button type="submit" busy={busy}>Save</Button>
+            <Button variant="secondary" onClick={props.onDone}>Cancel</Button>
+          </div>
+        </form>
+      ) : (
+        <>
+          <div className="message-main">
+            <h2 className="message-name">{m.displayName || m.name}</h2>
+            <p className="message-meta">
+              <span className="badge badge-primary">{label}</span>{" "}
+              <time dateTime={m.createdAt}>{formatDate(m.createdAt)}</time>
+              {m.createdByUsername && <span className="muted"> · {m.createdByUsername}</span>}
+            </p>
+            {m.notes && <p className="title-notes">{m.notes}</p>}
+          </div>
+          <div className="title-actions">
+            <Link href={props.href} className="btn btn-primary btn-sm" aria-label={`Open ${label}`}>Open</Link>
+            {props.canWrite && (
+              <Button variant="secondary" size="sm" onClick={props.onEdit} aria-label={`Edit ${label}`}>Edit</Button>
+            )}
+            <Menu
+              label={`More actions for ${label}`}
+              button={<span aria-hidden="true">⋯</span>}
+              items={[
+                { label: `Start ${PRODUCT}`, onSelect: () => navigate(props.href) },
+                ...(props.canDelete ? [{ label: "Delete", danger: true, onSelect: () => setConfirm(true) }] : []),
+              ]}
+            />
+          </div>
+        </>
+      )}
+      <ConfirmDialog
+        open={confirm}
+        title="Are you sure?"
+        description="This will permanently delete this message. This action cannot be undone."
+        busy={busy}
+        onConfirm={remove}
+        onCancel={() => setConfirm(false)}
+      />
+    </li>
+  );
+}

@@ -1,0 +1,92 @@
+// Server state for the topic page, the message list and the message detail.
+import useSWR, { mutate } from "swr";
+import { format } from "date-fns";
+import { api } from "../lib/api";
+import { useConfig } from "../lib/config";
+import type { Title } from "../../src/titles/schema";
+
+export type { Title };
+export { titleSlug } from "../../src/titles/schema";
+
+/** GET /api/topic/{username}/{topicSlug}: the topic plus the caller's role in it. */
+export type TopicView = {
+  id: number;
+  userId: number;
+  name: string;
+  emoji: string | null;
+  slug: string;
+  linkSlug: string;
+  username: string;
+  role: "owner" | "member" | "viewer";
+};
+
+const enc = encodeURIComponent;
+
+export const topicKey = (username?: string, topicSlug?: string) =>
+  username && topicSlug ? `/api/topic/${enc(username)}/${enc(topicSlug)}` : null;
+
+export const titlesKey = (username?: string, topicSlug?: string) =>
+  username && topicSlug ? `/api/${enc(username)}/${enc(topicSlug)}/titles` : null;
+
+/** Spec §7: fetched only when both parameters exist; no retry, no refetch on focus. */
+export function useTopic(username?: string, topicSlug?: string) {
+  return useSWR<TopicView>(topicKey(username, topicSlug));
+}
+
+/** Spec §7: the titles list is not cached, so every visit to a page reads it afresh. */
+export function useTitles(username?: string, topicSlug?: string) {
+  return useSWR<Title[]>(titlesKey(username, topicSlug), { revalidateOnMount: true, dedupingInterval: 0 });
+}
+
+/** Spec §7: after each title success the titles list is refetched. */
+export const refetchTitles = (username: string, topicSlug: string) => mutate(titlesKey(username, topicSlug));
+
+export function titlesApi(username: string, topicSlug: string) {
+  const base = titlesKey(username, topicSlug)!;
+  return {
+    create: (body: { name: string; originalName?: string; notes?: string; version?: number }) =>
+      api<Title>(base, { method: "POST", body }),
+    update: (id: number, body: Partial<Pick<Title, "name" | "displayName" | "notes" | "keyPhrase" | "version">>, allVersions = false) =>
+      api<Title>(`${base}/${id}${allVersions ? "?updateAllVersions=true" : ""}`, { method: "PUT", body }),
+    remove: (id: number, allVersions = false) =>
+      api<void>(`${base}/${id}${allVersions ? "?allVersions=true" : ""}`, { method: "DELETE" }),
+  };
+}
+
+export const topicLabel = (t: { emoji: string | null; name: string }) => (t.emoji ? `${t.emoji} ${t.name}` : t.name);
+
+/** Spec §9 'Date display'. */
+export const formatDate = (iso: string) => format(new Date(iso), "MMM d, yyyy HH:mm");
+
+/** The {host} of the spec's copied links: this instance's public address. */
+export function useHost() {
+  const config = useConfig();
+  return (config?.publicUrl ?? location.origin).replace(/\/+$/, "");
+}
+
+export type SortKey = "newest" | "oldest" | "custom";
+export type ViewKey = "personal" | "shared";
+
+const byCreated = (a: Title, b: Title) => a.createdAt.localeCompare(b.createdAt) || a.id - b.id;
+
+/**
+ * View (decision): Personal shows everything in the topic; Shared shows only what other
+ * people (the owner or invitees) added. Custom sorts by `order`, or by version when asked.
+ */
+export function arrange(list: Title[], sort: SortKey, view: ViewKey, me: number | undefined, custom: "order" | "version" = "order") {
+  const shown = view === "shared" ? list.filter((t) => t.createdBy !== me) : list.slice();
+  if (sort === "newest") return shown.sort((a, b) => byCreated(b, a));
+  if (sort === "oldest") return shown.sort(byCreated);
+  if (custom === "version") return shown.sort((a, b) => a.version - b.version);
+  return shown.sort((a, b) => a.order - b.order || byCreated(a, b));
+}
+
+/** Copies text, reporting failure as false (no permission, insecure context, no focus). */
+export async function copyText(text: string) {
+  try {
+    await navigator.clipboard.writeText(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
