@@ -4,7 +4,13 @@ import { Route, Switch } from "wouter";
 import { AuthPage } from "./auth/AuthPage";
 import { Protected } from "./shell/Protected";
 import { NotFoundPage } from "./shell/pages";
-import { HomePage } from "./shell/HomePage";
+import { Dashboard } from "./topics/Dashboard";
+import { PricingPage } from "./plans/PricingPage";
+import { AboutPage } from "./pages/AboutPage";
+import { HowToUsePage } from "./pages/HowToUsePage";
+import { SharePage } from "./sharing/SharePage";
+import { InvitePage } from "./sharing/InvitePage";
+import { NotificationsPage } from "./notifications/NotificationsPage";
 import { TopicPage } from "./titles/TopicPage";
 import { MessageListPage } from "./titles/MessageListPage";
 import { MessageDetailPage } from "./titles/MessageDetailPage";
@@ -13,9 +19,19 @@ export function AppRoutes() {
   return (
     <Switch>
       <Route path="/auth" component={AuthPage} />
+      <Route path="/pricing" component={PricingPage} />
+      <Route path="/about" component={AboutPage} />
+      <Route path="/how-to-use" component={HowToUsePage} />
+      <Route path="/share/:username" component={SharePage} />
+      <Route path="/invite/:code" component={InvitePage} />
       <Route path="/">
         <Protected>
-          <HomePage />
+          <Dashboard />
+        </Protected>
+      </Route>
+      <Route path="/notifications">
+        <Protected>
+          <NotificationsPage />
         </Protected>
       </Route>
       {/* Titles: parameter-only paths, so they stay after every fixed route, just before the 404. */}

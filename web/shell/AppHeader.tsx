@@ -7,6 +7,7 @@ import { Menu } from "../ui/Menu";
 import { Button } from "../ui/Button";
 import { toastError } from "../ui/Toast";
 import { ThemeToggle } from "./ThemeToggle";
+import { NotificationBell } from "../notifications/NotificationBell";
 
 export function useSignOut() {
   const [, navigate] = useLocation();
@@ -59,6 +60,7 @@ export function AppHeader({ extra }: { extra?: ReactNode }) {
           <Menu label="Tools" button={<>Tools ▾</>} items={tools} />
         </div>
         {extra}
+        <NotificationBell />
         <ThemeToggle />
         <Button variant="secondary" className="desktop-only" onClick={doSignOut} busy={busy}>Sign out</Button>
         <Ariakit.DialogDisclosure store={mobile} className="btn btn-ghost btn-icon mobile-only" aria-label="Open menu">☰</Ariakit.DialogDisclosure>

@@ -1,0 +1,22 @@
+import useSWR, { mutate } from "swr";
+import { api } from "../lib/api";
+import type { Notification } from "../../src/notifications/store";
+
+export type { Notification };
+export const NOTIFICATIONS_KEY = "/api/notifications";
+type Payload = { notifications: Notification[]; unreadCount: number };
+
+export const useNotifications = (enabled = true) => useSWR<Payload>(enabled ? NOTIFICATIONS_KEY : null);
+
+export async function markRead(id: number) {
+  await api(`${NOTIFICATIONS_KEY}/${id}/read`, { method: "POST" });
+  await mutate(NOTIFICATIONS_KEY);
+}
+
+export async function markAllRead() {
+  await api(`${NOTIFICATIONS_KEY}/read-all`, { method: "POST" });
+  await mutate(NOTIFICATIONS_KEY);
+}
+
+/** Notification links are app paths; anything else is never followed. */
+export const safeLink = (link: string | null) => (link && link.startsWith("/") && !link.startsWith("//") ? link : null);

@@ -1,0 +1,189 @@
+import { useEffect, useState, type CSSProperties, type FormEvent } from "react";
+import { useLocation } from "wouter";
+import { useSortable } from "@dnd-kit/sortable";
+import { CSS } from "@dnd-kit/utilities";
+import * as v from "valibot";
+import { mutate } from "swr";
+import { Button } from "../ui/Button";
+import { ConfirmDialog } from "../ui/Dialog";
+import { Field, Select } from "../ui/Field";
+import { Menu } from "../ui/Menu";
+import { toast, toastError } from "../ui/Toast";
+import { TopicName } from "../../src/topics/schema";
+import { copyText, HIGHLIGHT_MS, topicLabel, topicLink, topicPath, topicsApi, TOPICS_KEY, type Topic } from "./data";
+
+const ACCESS = [
+  { value: "personal", label: "Personal (you and people you invite)" },
+  { value: "public", label: "Public (any signed-in user)" },
+  { value: "private", label: "Private (only you)" },
+];
+
+type Props = { topic: Topic; shared: boolean; draggable: boolean };
+
+export function TopicRow({ topic, shared, draggable }: Props) {
+  const [, navigate] = useLocation();
+  const sortable = useSortable({ id: topic.id, disabled: !draggable });
+  const [editing, setEditing] = useState(false);
+  const [name, setName] = useState(topicLabel(topic));
+  const [access, setAccess] = useState(topic.accessType);
+  const [error, setError] = useState<string>();
+  const [saving, setSaving] = useState(false);
+  const [confirming, setConfirming] = useState(false);
+  const [deleting, setDeleting] = useState(false);
+  const label = topicLabel(topic);
+  const [fresh, setFresh] = useState(() => Date.now() - Date.parse(topic.createdAt) < HIGHLIGHT_MS);
+
+  useEffect(() => {
+    if (!fresh) return;
+    const left = HIGHLIGHT_MS - (Date.now() - Date.parse(topic.createdAt));
+    const timer = setTimeout(() => setFresh(false), Math.max(0, left));
+    return () => clearTimeout(timer);
+  }, [fresh, topic.createdAt]);
+
+  const style: CSSProperties = {
+    transform: CSS.Transform.toString(sortable.transform),
+    transition: sortable.transition,
+  };
+
+  const startEdit = () => {
+    setName(label);
+    setAccess(topic.accessType);
+    setError(undefined);
+    setEditing(true);
+  };
+  const cancel = () => {
+    // Spec §4: Cancel restores the original name.
+    setName(label);
+    setAccess(topic.accessType);
+    setError(undefined);
+    setEditing(false);
+  };
+  const save = async (e: FormEvent) => {
+    e.preventDefault();
+    const parsed = v.safeParse(TopicName, name);
+    if (!parsed.success) {
+      setError(parsed.issues[0].message);
+      return;
+    }
+    setSaving(true);
+    try {
+      await topicsApi.update(topic.id, { name: parsed.output, accessType: access });
+      toast({ title: "Topic updated successfully" });
+      setEditing(false);
+      await mutate(TOPICS_KEY);
+    } catch (err) {
+      toastError(err, "Failed to update topic");
+    } finally {
+      setSaving(false);
+    }
+  };
+  const copy = async () => {
+    if (await copyText(topicLink(topic))) toast({ title: "Topic link copied to clipboard" });
+    else toast({ title: "Error", description: "Failed to copy to clipboard. Please try again.", variant: "destructive" });
+  };
+  const remove = async () => {
+    setDeleting(true);
+    try {
+      await topicsApi.remove(topic.id);
+      toast({ title: "Topic deleted successfully" });
+      setConfirming(false);
+      await mutate(TOPICS_KEY);
+    } catch (err) {
+      toastError(err, "Failed to delete topic");
+    } finally {
+      setDeleting(false);
+    }
+  };
+  const start = () => navigate(topicPath(topic));
+  const vcard = `/api/topics/${topic.id}/contact.vcf`;
+  const clicks = topic.clickCount ?? 0;
+
+  return (
+    <li
+      ref={sortable.setNodeRef}
+      style={style}
+      className={`topic-row ${fresh ? "topic-new" : ""} ${sortable.isDragging ? "dragging" : ""}`}
+      aria-label={label}
+    >
+      {draggable && (
+        <button
+          type="button"
+          ref={sortable.setActivatorNodeRef}
+          className="drag-handle"
+          {...sortable.attributes}
+          {...sortable.listeners}
+          aria-label={`Reorder ${label}`}
+        >
+          <span aria-hidden="true">⠿</span>
+        </button>
+      )}
+      {editing ? (
+        <form className="topic-edit" onSubmit={save} noValidate>
+          <Field label="Topic name" value={name} onChange={(e) => setName(e.target.value)} error={error} disabled={saving} autoFocus />
+          <Select
+            label="Access"
+            value={access}
+            onChange={(e) => setAccess(e.target.value as Topic["accessType"])}
+            options={ACCESS}
+            disabled={saving}
+          />
+          <div className="row">
+            <Button type="submit" size="sm" busy={saving}>Save</Button>
+            <Button variant="secondary" size="sm" onClick={cancel} disabled={saving}>Cancel</Button>
+          </div>
+        </form>
+      ) : (
+        <>
+          <div className="topic-main">
+            <span className="topic-name">{label}</span>
+            <span className="topic-meta">
+              {shared && <span className="badge">from {topic.username}</span>}
+              {!shared && topic.accessType !== "personal" && <span className="badge">{topic.accessType === "public" ? "Public" : "Private"}</span>}
+              <span className="muted">{clicks} {clicks === 1 ? "click" : "clicks"}</span>
+            </span>
+          </div>
+          <div className="topic-actions desktop-only">
+            <Button size="sm" onClick={start}>Start Message</Button>
+            {!shared && <Button size="sm" variant="secondary" onClick={startEdit}>Edit</Button>}
+            <Button size="sm" variant="secondary" onClick={copy} aria-label={`Copy link to ${label}`}>Copy</Button>
+            {!shared && (
+              <a className="btn btn-ghost btn-sm" href={vcard} download aria-label={`Download contact card for ${label}`} title="Contact card (vCard)">
+                Contact
+              </a>
+            )}
+            {!shared && (
+              <Button size="sm" variant="ghost" className="danger-text" onClick={() => setConfirming(true)} aria-label={`Delete ${label}`}>
+                Delete
+              </Button>
+            )}
+          </div>
+          <div className="mobile-only">
+            <Menu
+              label={`Actions for ${label}`}
+              button={<span aria-hidden="true">⋯</span>}
+              items={[
+                { label: "Copy", onSelect: copy },
+                { label: "Start Message", onSelect: start },
+                ...(shared
+                  ? []
+                  : [
+                      { label: "Delete", onSelect: () => setConfirming(true), danger: true },
+                      { label: "Edit", onSelect: startEdit },
+                      { label: "Download contact card", onSelect: () => location.assign(vcard) },
+                    ]),
+              ]}
+            />
+          </div>
+        </>
+      )}
+      <ConfirmDialog
+        open={confirming}
+        title="Are you sure?"
+        description={`This will permanently delete the topic "${label}" with its titles and messages. This action cannot be undone.`}
+        busy={deleting}
+        onConfirm={remove}
+        onCancel={() => setConfirming(false)}
+      />
+    </li>
+  );
+}
