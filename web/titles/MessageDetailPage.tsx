@@ -150,8 +150,11 @@ function MessageDetail({ topic, entry, username, topicSlug, listHref }: { topic:
           </nav>
         </div>
 
+        <h1 className="sr-only">
+          {entry.name}: Message {entry.version}
+        </h1>
         <div className="detail-name">
-          <label htmlFor={ids.name} className="sr-only">Display name</label>
+          <label htmlFor={ids.name} className="detail-name-label">Display name</label>
           <input
             id={ids.name}
             className="display-name-input"

@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useState, type FormEvent } from "react";
+import { useEffect, useMemo, useRef, useState, type FormEvent } from "react";
 import { Link, useLocation, useParams } from "wouter";
 import { AppFooter, AppHeader } from "../shell/AppHeader";
 import { useUser } from "../lib/auth";
@@ -35,6 +35,9 @@ export function MessageListPage() {
   const [editing, setEditing] = useState<number | null>(null);
   const [highlight, setHighlight] = useState<number | null>(null);
   const [creating, setCreating] = useState(false);
+  const openTimer = useRef<ReturnType<typeof setTimeout>>(undefined);
+  // Leaving the page before the 2 s are up must not pull the user back to the new message.
+  useEffect(() => () => clearTimeout(openTimer.current), []);
 
   const series = useMemo(() => (titles.data ?? []).filter((t) => titleSlug(t.name) === slug), [titles.data, slug]);
   const shown = useMemo(() => arrange(series, sort, view, user?.id, "version"), [series, sort, view, user?.id]);
@@ -65,7 +68,7 @@ export function MessageListPage() {
       await refetchTitles(username, topicSlug);
       toast({ title: "New message created successfully" });
       setHighlight(made.id);
-      setTimeout(() => navigate(`${listHref}/${made.version}`), HIGHLIGHT_MS);
+      openTimer.current = setTimeout(() => navigate(`${listHref}/${made.version}`), HIGHLIGHT_MS);
     } catch (e) {
       toastError(e, "Failed to create new message");
       setCreating(false);
