@@ -208,7 +208,7 @@ test("topic page: one row in edit at a time, rename the series, hostile text sta
   expect(((await (await page.request.get(api)).json()) as unknown[]).length).toBe(1);
 });
 
-test("an invitee adds a message in a shared topic; a stranger gets 'Topic Not Found'", async ({ page, browser, baseURL }) => {
+test("an invitee adds a message in a shared topic; a stranger gets 'Topic Not Found' but may read a public topic", async ({ page, browser, baseURL }) => {
   const ownerCtx = await browser.newContext({ baseURL });
   const owner = await registerViaApi(ownerCtx.request, uniqueName("owner"));
   const topic = await createTopic(ownerCtx.request, "Family Chat");
@@ -254,6 +254,28 @@ test("an invitee adds a message in a shared topic; a stranger gets 'Topic Not Fo
   await expect(strangerPage.getByText("The requested topic could not be found.")).toBeVisible();
   await strangerPage.getByRole("link", { name: "Back to Home" }).click();
   await expect(strangerPage).toHaveURL(`${baseURL}/`);
+
+  // A public topic is readable by anyone signed in, and only readable.
+  const open = await ownerCtx.request.post("/api/topics", { data: { name: "Open Board", accessType: "public" } });
+  expect(open.status(), await open.text()).toBe(201);
+  const openSlug = ((await open.json()) as { linkSlug: string }).linkSlug;
+  const openApi = `/api/${owner}/${openSlug}/titles`;
+  const notice = await ownerCtx.request.post(openApi, { data: { name: "Notice", version: 1 } });
+  expect(notice.status()).toBe(201);
+  await ownerCtx.request.put(`${openApi}/${((await notice.json()) as { id: number }).id}`, { data: { keyPhrase: "Read me" } });
+  await strangerPage.goto(`/${owner}/${openSlug}`);
+  await expect(strangerPage.getByRole("heading", { level: 3, name: "Notice" })).toBeVisible();
+  await expect(strangerPage.getByRole("button", { name: "Add Title" })).toHaveCount(0);
+  await expect(strangerPage.getByRole("button", { name: "Edit Notice" })).toHaveCount(0);
+  await expect(strangerPage.getByRole("button", { name: "Delete Notice" })).toHaveCount(0);
+  await strangerPage.getByRole("link", { name: "Start Messages: Notice" }).click();
+  await expect(strangerPage.getByRole("listitem", { name: "Message 1" })).toBeVisible();
+  await expect(strangerPage.getByRole("button", { name: "New Message" })).toHaveCount(0);
+  await expect(strangerPage.getByRole("button", { name: "Edit Message 1" })).toHaveCount(0);
+  await strangerPage.getByRole("link", { name: "Open Message 1" }).click();
+  await expect(strangerPage.getByRole("textbox", { name: "Message" })).toHaveText("Read me");
+  await expect(strangerPage.getByRole("button", { name: "Edit Message" })).toHaveCount(0);
+  await expect(strangerPage.getByRole("textbox", { name: "Display name" })).toHaveAttribute("readonly", "");
   await ownerCtx.close();
   await strangerCtx.close();
 });
