@@ -1,0 +1,123 @@
+import { expect, test } from "@playwright/test";
+import { registerViaApi, uniqueName } from "./helpers";
+
+test.use({ permissions: ["clipboard-read", "clipboard-write"] });
+
+test("A invites B: B accepts via /invite/{code}, sees A's shared topics with the count; A is notified", async ({ browser }) => {
+  const ctxA = await browser.newContext({ permissions: ["clipboard-read", "clipboard-write"] });
+  const ctxB = await browser.newContext();
+  const a = await ctxA.newPage();
+  const b = await ctxB.newPage();
+  const alice = await registerViaApi(a.request, uniqueName("alice"));
+  const bob = await registerViaApi(b.request, uniqueName("bob"));
+  for (const [name, accessType] of [["Family Chat", "personal"], ["Open Board", "public"], ["Diary", "private"]]) {
+    expect((await a.request.post("/api/topics", { data: { name, accessType } })).status()).toBe(201);
+  }
+
+  // A: Shared view → Share Topics → Create Invite Link (copied to the clipboard).
+  await a.goto("/");
+  await a.getByLabel("View").selectOption({ label: "Shared (0)" });
+  await expect(a.getByText("No shared topics yet. Accept an invite to see topics others share with you.")).toBeVisible();
+  await a.getByRole("button", { name: "Share Topics" }).click();
+  const dialog = a.getByRole("dialog", { name: "Share Topics" });
+  await expect(dialog.getByRole("button", { name: "Accept Invite" })).toBeDisabled();
+  await dialog.getByRole("button", { name: "Create Invite Link" }).click();
+  await expect(a.getByText("Invite link created")).toBeVisible();
+  await expect(a.getByText("Share this link with someone to start sharing topics")).toBeVisible();
+  const link = await dialog.getByLabel("Invite link").inputValue();
+  const origin = new URL(a.url()).origin;
+  expect(link).toMatch(new RegExp(`^${origin}/invite/[A-Za-z0-9_-]{22}$`));
+  expect(await a.evaluate(() => navigator.clipboard.readText())).toBe(link);
+  await dialog.getByRole("button", { name: "Copy invite link" }).click();
+  await expect(a.getByText("Invite link copied to clipboard")).toBeVisible();
+  await a.keyboard.press("Escape");
+
+  // B: signed out first, the invite page names the inviter and asks to sign in, then comes back.
+  await ctxB.clearCookies();
+  await b.goto(link);
+  await expect(b.getByRole("heading", { name: `${alice} invited you` })).toBeVisible();
+  await b.getByRole("link", { name: "Sign in to accept" }).click();
+  await expect(b).toHaveURL(/\/auth\?next=/);
+  await b.getByLabel("Username").fill(bob);
+  await b.getByLabel("Password").fill("correct horse battery");
+  await b.getByRole("button", { name: "Sign in" }).click();
+  await expect(b).toHaveURL(new RegExp(`/invite/`));
+  await b.getByRole("button", { name: "Accept Invite" }).click();
+  await expect(b.getByText("Invite accepted successfully")).toBeVisible();
+
+  // B lands on the Shared view: count in brackets, personal + public topics, never private.
+  await expect(b.getByLabel("View")).toHaveValue("shared");
+  await expect(b.getByRole("option", { name: "Shared (1)" })).toBeAttached();
+  const shared = b.getByRole("list", { name: "Shared topics" });
+  await expect(shared.getByRole("listitem", { name: "Family Chat" })).toBeVisible();
+  await expect(shared.getByRole("listitem", { name: "Open Board" })).toBeVisible();
+  await expect(shared.getByRole("listitem", { name: "Diary" })).toHaveCount(0);
+  await expect(shared.getByText(`from ${alice}`).first()).toBeVisible();
+  // Members see no owner-only controls.
+  await expect(shared.getByRole("button", { name: /^Delete/ })).toHaveCount(0);
+
+  // Using the same invite again is refused with a clear message.
+  await b.goto(link);
+  await expect(b.getByText(`This invite has already been used. Ask ${alice} for a new invite link.`)).toBeVisible();
+
+  // /share/{username} shows what B may see.
+  await b.goto(`/share/${alice}`);
+  await expect(b.getByRole("heading", { name: `Shared Topics from ${alice}` })).toBeVisible();
+  await expect(b.getByRole("listitem", { name: "Family Chat" })).toBeVisible();
+  await expect(b.getByRole("listitem", { name: "Diary" })).toHaveCount(0);
+
+  // A: the bell shows an unread dot; the notifications page lists the acceptance.
+  await a.goto("/");
+  await expect(a.getByRole("link", { name: "Notifications (1 unread)" })).toBeVisible();
+  await expect(a.getByTestId("unread-dot")).toBeVisible();
+  await a.getByRole("link", { name: "Notifications (1 unread)" }).click();
+  await expect(a).toHaveURL(/\/notifications$/);
+  await expect(a.getByText(`${bob} accepted your invite and can now see your shared topics.`)).toBeVisible();
+  await a.getByRole("button", { name: "Mark all as read" }).click();
+  await expect(a.getByRole("link", { name: "Notifications", exact: true })).toBeVisible();
+  await expect(a.getByTestId("unread-dot")).toHaveCount(0);
+
+  await ctxA.close();
+  await ctxB.close();
+});
+
+test("accepting a code in the dialog: own invite is refused, a good code works, the input clears", async ({ browser }) => {
+  const ctxA = await browser.newContext();
+  const ctxC = await browser.newContext();
+  const a = await ctxA.newPage();
+  const c = await ctxC.newPage();
+  const alice = await registerViaApi(a.request, uniqueName("owner"));
+  await registerViaApi(c.request, uniqueName("carol"));
+  await a.request.post("/api/topics", { data: { name: "Team Notes" } });
+  const { code } = await (await a.request.post("/api/invites")).json();
+
+  await a.goto("/?view=shared");
+  await a.getByRole("button", { name: "Share Topics" }).click();
+  await a.getByLabel("Invite code").fill(code);
+  await a.getByRole("button", { name: "Accept Invite" }).click();
+  await expect(a.getByText("You can't accept your own invite. Send the link to someone else.")).toBeVisible();
+
+  await c.goto("/");
+  await c.getByLabel("View").selectOption("shared");
+  await c.getByRole("button", { name: "Share Topics" }).click();
+  await c.getByLabel("Invite code").fill(code);
+  await c.getByRole("button", { name: "Accept Invite" }).click();
+  await expect(c.getByText("Invite accepted", { exact: true })).toBeVisible();
+  await expect(c.getByText("You can now see shared topics from this user")).toBeVisible();
+  await expect(c.getByRole("dialog", { name: "Share Topics" })).toHaveCount(0);
+  await expect(c.getByRole("listitem", { name: "Team Notes" })).toBeVisible();
+  await expect(c.getByRole("option", { name: "Shared (1)" })).toBeAttached();
+  await c.getByRole("button", { name: "Share Topics" }).click();
+  await expect(c.getByLabel("Invite code")).toHaveValue("");
+  void alice;
+  await ctxA.close();
+  await ctxC.close();
+});
+
+test("the share page signed out asks to sign in; unknown invites say so", async ({ page }) => {
+  await page.goto("/share/someone");
+  await expect(page.getByRole("heading", { name: "Shared Topics from someone" })).toBeVisible();
+  await expect(page.getByText("Sign in to see the topics someone shares.")).toBeVisible();
+  await page.goto(`/invite/${"Q".repeat(22)}`);
+  await expect(page.getByText("This invite link is not valid. Check the code and try again.")).toBeVisible();
+});
