@@ -11,6 +11,7 @@ import { HowToUsePage } from "./pages/HowToUsePage";
 import { SharePage } from "./sharing/SharePage";
 import { InvitePage } from "./sharing/InvitePage";
 import { NotificationsPage } from "./notifications/NotificationsPage";
+import { QrPage } from "./qr/QrPage";
 import { TopicPage } from "./titles/TopicPage";
 import { MessageListPage } from "./titles/MessageListPage";
 import { MessageDetailPage } from "./titles/MessageDetailPage";
@@ -32,6 +33,11 @@ export function AppRoutes() {
       <Route path="/notifications">
         <Protected>
           <NotificationsPage />
+        </Protected>
+      </Route>
+      <Route path="/qr">
+        <Protected>
+          <QrPage />
         </Protected>
       </Route>
       {/* Titles: parameter-only paths, so they stay after every fixed route, just before the 404. */}

@@ -1,6 +1,7 @@
 // The QR image of spec §9 'QR output', shared by /qr and the brand tracker's QR dialog.
 // Pure at import time (no DOM access) so bun test can import the maths and names.
-import QRCode from "qrcode";
+// The symbol encoder only: qrcode's "main" pulls in Node renderers (fs) that cannot go in the web bundle.
+import { create as createQr } from "qrcode/lib/core/qrcode.js";
 
 /** Spec §9: the exported image is 1500x1500 px. */
 export const QR_SIZE = 1500;
@@ -69,7 +70,7 @@ export type QrMatrix = { size: number; data: Uint8Array };
 
 /** The symbol for `text` at error-correction level H, from the qrcode package (throws if too long). */
 export function qrMatrix(text: string): QrMatrix {
-  const { modules } = QRCode.create(text, { errorCorrectionLevel: ERROR_CORRECTION });
+  const { modules } = createQr(text, { errorCorrectionLevel: ERROR_CORRECTION });
   return { size: modules.size, data: modules.data };
 }
 

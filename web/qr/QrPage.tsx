@@ -1,0 +1,363 @@
+// /qr — the QR generator of spec §2/§4/§9: custom URL or one of the user's short links, an
+// optional logo, PNG / MP4 zoom animation / ZIP of both, all rendered in the browser.
+import { useEffect, useId, useRef, useState, type ChangeEvent } from "react";
+import useSWR from "swr";
+// The browser build: jszip's "main" needs Node streams.
+import JSZip from "jszip/dist/jszip.min.js";
+import { AppFooter, AppHeader } from "../shell/AppHeader";
+import { useUser } from "../lib/auth";
+import { useConfig } from "../lib/config";
+import { Button } from "../ui/Button";
+import { Field, Select } from "../ui/Field";
+import { toast, toastError } from "../ui/Toast";
+import {
+  canvasBlob,
+  downloadBlob,
+  drawQr,
+  pngFileName,
+  VIDEO_FILE_NAME,
+  withScanMarker,
+  ZIP_FILE_NAME,
+  ZIP_PNG_NAME,
+  ZIP_VIDEO_NAME,
+  type QrLayout,
+} from "./qrImage";
+import { scansTo } from "./scan";
+import { CancelledError, engineState, loadEngine, onEngineState, renderVideo, type EngineState } from "./videoEngine";
+import "./qr.css";
+
+export type ExportType = "qr" | "video" | "both";
+type UrlSource = "custom" | "shortlink";
+/** The fields of GET /api/links this page uses. */
+export type ShortLink = { id: number; shortCode: string; title: string; originalUrl: string; shortUrl?: string };
+
+const EXPORT_OPTIONS = [
+  { value: "qr", label: "QR Code Only" },
+  { value: "video", label: "Video Animation" },
+  { value: "both", label: "Both (ZIP)" },
+];
+
+const LINKS_KEY = "/api/links";
+const isHttp = (u: string) => /^https?:\/\//i.test(u);
+
+function errorToast(description: string) {
+  toast({ title: "Error", description, variant: "destructive" });
+}
+
+/** The engine's load state, kept in step with the module-level engine. */
+function useEngineState() {
+  const [s, setS] = useState<EngineState>(engineState());
+  useEffect(() => onEngineState(setS), []);
+  return s;
+}
+
+export function QrPage() {
+  const { user } = useUser();
+  const config = useConfig();
+  const [source, setSource] = useState<UrlSource>("custom");
+  const [url, setUrl] = useState("");
+  const [linkId, setLinkId] = useState("");
+  const [exportType, setExportType] = useState<ExportType>("qr");
+  const [logo, setLogo] = useState<{ bitmap: ImageBitmap; name: string } | null>(null);
+  const [logoError, setLogoError] = useState("");
+  const [generating, setGenerating] = useState(false);
+  const [processing, setProcessing] = useState(false);
+  const [progress, setProgress] = useState<number | null>(null);
+  // What the canvas currently shows, so Download never saves a stale image.
+  const [generated, setGenerated] = useState<{ text: string; logo: ImageBitmap | null; layout: QrLayout } | null>(null);
+  const [scanProblem, setScanProblem] = useState(false);
+  const canvasRef = useRef<HTMLCanvasElement>(null);
+  const logoInput = useRef<HTMLInputElement>(null);
+  const abortRef = useRef<AbortController | null>(null);
+  const engine = useEngineState();
+  const ids = { source: useId(), progress: useId() };
+
+  const links = useSWR<ShortLink[]>(user && source === "shortlink" ? LINKS_KEY : null, {
+    onError: (e) => toastError(e, "Failed to fetch short links"),
+  });
+  const selected = links.data?.find((l) => String(l.id) === linkId) ?? null;
+  const shortUrlOf = (l: ShortLink) => l.shortUrl ?? `${config?.shortBaseUrl ?? location.origin}/${l.shortCode}`;
+  const wantsVideo = exportType !== "qr";
+
+  // The engine (32 MB of wasm) is fetched only once a video export is chosen.
+  useEffect(() => {
+    if (wantsVideo && engineState() === "idle") loadEngine().catch(() => {});
+  }, [wantsVideo]);
+
+  // Cancel a running render when leaving the page.
+  useEffect(() => () => abortRef.current?.abort(), []);
+
+  /** The exact text the QR encodes: short links carry the scan marker ('?qr=1'). */
+  const encodedText = () => (source === "shortlink" ? (selected ? withScanMarker(shortUrlOf(selected)) : "") : url.trim());
+
+  const switchSource = (next: UrlSource) => {
+    setSource(next);
+    // Spec §4: switching to custom clears the URL and the chosen link.
+    setUrl("");
+    setLinkId("");
+  };
+
+  const chooseLink = (id: string) => {
+    setLinkId(id);
+    const l = links.data?.find((x) => String(x.id) === id);
+    setUrl(l ? shortUrlOf(l) : "");
+  };
+
+  const onLogo = async (e: ChangeEvent<HTMLInputElement>) => {
+    const file = e.target.files?.[0];
+    setLogoError("");
+    if (!file) return setLogo(null);
+    try {
+      setLogo({ bitmap: await createImageBitmap(file), name: file.name });
+    } catch {
+      setLogo(null);
+      setLogoError("This file could not be read as an image");
+      e.target.value = "";
+    }
+  };
+
+  const clearLogo = () => {
+    setLogo(null);
+    setLogoError("");
+    if (logoInput.current) logoInput.current.value = "";
+  };
+
+  /** Draws the 1500 px QR into the preview canvas and checks it scans; null when it could not. */
+  function generate(quiet: boolean) {
+    const text = encodedText();
+    if (!text) {
+      errorToast(source === "shortlink" && !selected ? "No link selected or canvas not initialized" : "Please enter a URL");
+      return null;
+    }
+    const canvas = canvasRef.current;
+    if (!canvas) {
+      errorToast("Canvas not initialized");
+      return null;
+    }
+    try {
+      const layout = drawQr(canvas, text, { logo: logo?.bitmap });
+      const g = { text, logo: logo?.bitmap ?? null, layout };
+      setGenerated(g);
+      setScanProblem(!scansTo(canvas, text));
+      if (!quiet) toast({ title: "QR code generated successfully" });
+      return g;
+    } catch (e) {
+      setGenerated(null);
+      toastError(e, "Failed to generate QR code");
+      return null;
+    }
+  }
+
+  const onGenerate = async () => {
+    setGenerating(true);
+    // Let React paint 'Generating...' before the synchronous render and decode.
+    await new Promise((r) => setTimeout(r, 0));
+    try {
+      generate(false);
+    } finally {
+      setGenerating(false);
+    }
+  };
+
+  async function downloadPng(canvas: HTMLCanvasElement) {
+    const blob = await canvasBlob(canvas);
+    downloadBlob(blob, pngFileName());
+    toast({ title: "QR code downloaded successfully" });
+  }
+
+  const onDownload = async () => {
+    if (!generated) return errorToast("No QR code to download");
+    const canvas = canvasRef.current;
+    if (!canvas) return errorToast("Canvas not initialized");
+    setProcessing(true);
+    await new Promise((r) => setTimeout(r, 0));
+    try {
+      // Inputs changed since Generate: bring the image up to date first.
+      let g = generated;
+      if (g.text !== encodedText() || g.logo !== (logo?.bitmap ?? null)) {
+        const again = generate(true);
+        if (!again) return;
+        g = again;
+      }
+      // Spec §4: video only with a logo and a loaded engine; otherwise the plain PNG.
+      if (!wantsVideo || !g.logo) return await downloadPng(canvas);
+      try {
+        await loadEngine();
+      } catch {
+        await downloadPng(canvas);
+        errorToast("Video processing not initialized");
+        return;
+      }
+      await downloadVideo(canvas, g.text, g.logo, g.layout.moduleCount);
+    } catch (e) {
+      toastError(e, "Failed to download QR code");
+    } finally {
+      setProcessing(false);
+      setProgress(null);
+      abortRef.current = null;
+    }
+  };
+
+  async function downloadVideo(canvas: HTMLCanvasElement, text: string, logoBitmap: ImageBitmap, moduleCount: number) {
+    const png = await canvasBlob(canvas);
+    // The animation zooms the plain code and fades the logo in, so frames start logo-less.
+    const plain = document.createElement("canvas");
+    drawQr(plain, text);
+    const abort = new AbortController();
+    abortRef.current = abort;
+    setProgress(0);
+    let mp4: Uint8Array<ArrayBuffer>;
+    try {
+      mp4 = await renderVideo(plain, moduleCount, logoBitmap, setProgress, abort.signal);
+    } catch (e) {
+      if (e instanceof CancelledError) return;
+      errorToast("Failed to generate video animation");
+      return;
+    }
+    if (exportType === "video") {
+      downloadBlob(new Blob([mp4], { type: "video/mp4" }), VIDEO_FILE_NAME);
+    } else {
+      const zip = new JSZip();
+      zip.file(ZIP_PNG_NAME, png);
+      zip.file(ZIP_VIDEO_NAME, mp4);
+      downloadBlob(await zip.generateAsync({ type: "blob", mimeType: "application/zip" }), ZIP_FILE_NAME);
+    }
+    toast({ title: "QR code generated and downloaded successfully" });
+  }
+
+  const percent = progress === null ? 0 : Math.round(progress * 100);
+  const linkOptions = [{ value: "", label: "Select a short link" }, ...(links.data ?? []).map((l) => ({ value: String(l.id), label: `${l.title} (${l.shortCode})` }))];
+
+  return (
+    <div className="page">
+      <AppHeader />
+      <main className="container qr-page">
+        <h1>QR Code Generator</h1>
+        <div className="qr-grid">
+          <section className="card stack" aria-label="QR code settings">
+            {user && (
+              <fieldset className="qr-source">
+                <legend>URL source</legend>
+                <div className="row">
+                  <label className="qr-radio">
+                    <input type="radio" name={ids.source} checked={source === "custom"} onChange={() => switchSource("custom")} />
+                    Custom URL
+                  </label>
+                  <label className="qr-radio">
+                    <input type="radio" name={ids.source} checked={source === "shortlink"} onChange={() => switchSource("shortlink")} />
+                    My Short Links
+                  </label>
+                </div>
+              </fieldset>
+            )}
+
+            {source === "shortlink" &&
+              (links.isLoading ? (
+                <p className="muted">Loading short links…</p>
+              ) : !links.data?.length ? (
+                <p className="muted">No short links found</p>
+              ) : (
+                <Select label="Short link" className="qr-link-select" options={linkOptions} value={linkId} onChange={(e) => chooseLink(e.target.value)} />
+              ))}
+
+            {source === "shortlink" && selected && (
+              <p className="qr-redirect">
+                This QR code will redirect to:{" "}
+                {isHttp(selected.originalUrl) ? (
+                  <a href={selected.originalUrl} target="_blank" rel="noopener noreferrer">{selected.originalUrl}</a>
+                ) : (
+                  <span>{selected.originalUrl}</span>
+                )}
+              </p>
+            )}
+
+            <Field
+              label="URL"
+              type="url"
+              inputMode="url"
+              placeholder="https://example.com"
+              value={url}
+              disabled={source === "shortlink"}
+              onChange={(e) => setUrl(e.target.value)}
+              onKeyDown={(e) => e.key === "Enter" && !generating && onGenerate()}
+              hint={source === "shortlink" && selected ? "Scans of this code are counted as QR visits (the code adds ?qr=1)." : undefined}
+            />
+
+            <div className="field">
+              <label htmlFor={`${ids.source}-logo`}>Logo (optional)</label>
+              <input
+                ref={logoInput}
+                id={`${ids.source}-logo`}
+                type="file"
+                accept="image/*"
+                onChange={onLogo}
+                aria-describedby={`${ids.source}-logo-hint`}
+                aria-invalid={logoError ? true : undefined}
+              />
+              <p id={`${ids.source}-logo-hint`} className="hint">For best results, use a square image</p>
+              {logoError && <p className="field-error" role="alert">{logoError}</p>}
+              {logo && (
+                <div className="row">
+                  <span className="muted qr-logo-name">{logo.name}</span>
+                  <Button variant="ghost" size="sm" onClick={clearLogo}>Remove logo</Button>
+                </div>
+              )}
+            </div>
+
+            <Select label="Export Type" options={EXPORT_OPTIONS} value={exportType} onChange={(e) => setExportType(e.target.value as ExportType)} />
+            {wantsVideo && (
+              <p className="hint" role="status">
+                {!logo
+                  ? "The video needs a logo; without one the QR code is saved as a PNG."
+                  : engine === "loading"
+                    ? "Loading the video engine…"
+                    : engine === "failed"
+                      ? "The video engine could not be loaded; the QR code will be saved as a PNG."
+                      : engine === "ready"
+                        ? "Video engine ready."
+                        : null}
+              </p>
+            )}
+
+            <div className="row">
+              <Button onClick={onGenerate} disabled={generating || processing}>
+                {generating ? "Generating..." : "Generate"}
+              </Button>
+              <Button variant="secondary" onClick={onDownload} disabled={processing || generating}>
+                {processing ? "Processing..." : "Download"}
+              </Button>
+            </div>
+
+            {progress !== null && (
+              <div className="qr-progress">
+                <label htmlFor={ids.progress}>Rendering video… {percent}%</label>
+                <div className="row">
+                  <progress id={ids.progress} max={100} value={percent} />
+                  <Button variant="secondary" size="sm" onClick={() => abortRef.current?.abort()}>Cancel</Button>
+                </div>
+              </div>
+            )}
+          </section>
+
+          <section className="card qr-preview-card" aria-label="Preview">
+            <canvas
+              ref={canvasRef}
+              className="qr-preview"
+              width={1500}
+              height={1500}
+              role="img"
+              aria-label={generated ? `QR code for ${generated.text}` : "QR code preview (not generated yet)"}
+            />
+            {scanProblem && generated && (
+              <p className="qr-warning" role="alert">
+                Warning: this QR code does not scan back to {generated.text}. Try a smaller logo or a shorter URL.
+              </p>
+            )}
+            {!scanProblem && generated && <p className="muted qr-ok">Checked: scans to {generated.text}</p>}
+          </section>
+        </div>
+      </main>
+      <AppFooter />
+    </div>
+  );
+}

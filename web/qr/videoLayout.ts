@@ -1,0 +1,76 @@
+// The zoom animation of spec §9 'QR output', as pure maths (unit-tested) plus frame drawing.
+import { drawLogo, qrLayout, type LogoSource, type QrLayout } from "./qrImage";
+
+export const VIDEO = {
+  frames: 30,
+  fps: 30,
+  width: 1080,
+  height: 1350,
+  jpegQuality: 0.95,
+  crf: 23,
+  pixelFormat: "yuv420p",
+  zoomFrom: 1,
+  zoomTo: 0.6,
+  /** The logo overlay starts fading in once this share of the animation has passed. */
+  logoFadeStart: 0.3,
+} as const;
+
+export type FrameParams = { progress: number; zoom: number; logoAlpha: number };
+
+/** Frame i of n: progress 0 → 1, zoom 100% → 60%, logo alpha 0 until 30% then linear to 1. */
+export function frameParams(i: number, frames: number = VIDEO.frames): FrameParams {
+  const progress = frames <= 1 ? 1 : Math.min(1, Math.max(0, i / (frames - 1)));
+  const zoom = VIDEO.zoomFrom + (VIDEO.zoomTo - VIDEO.zoomFrom) * progress;
+  const logoAlpha = progress <= VIDEO.logoFadeStart ? 0 : (progress - VIDEO.logoFadeStart) / (1 - VIDEO.logoFadeStart);
+  return { progress, zoom, logoAlpha };
+}
+
+/** Where the QR sits in a frame: full frame width at 100%, centred both ways. */
+export function frameQrRect(zoom: number) {
+  const size = VIDEO.width * zoom;
+  return { x: (VIDEO.width - size) / 2, y: (VIDEO.height - size) / 2, size };
+}
+
+/** ffmpeg's input file name for frame i (frame000.jpg …), matching FRAME_PATTERN. */
+export const frameName = (i: number) => `frame${String(i).padStart(3, "0")}.jpg`;
+export const FRAME_PATTERN = "frame%03d.jpg";
+
+/** The ffmpeg arguments: JPEG frames at 30 fps → H.264, CRF 23, yuv420p, MP4. */
+export function ffmpegArgs(output: string): string[] {
+  return [
+    "-framerate", String(VIDEO.fps),
+    "-i", FRAME_PATTERN,
+    "-frames:v", String(VIDEO.frames),
+    "-c:v", "libx264",
+    "-crf", String(VIDEO.crf),
+    "-pix_fmt", VIDEO.pixelFormat,
+    "-r", String(VIDEO.fps),
+    // moov first, so players can start before the whole file is read.
+    "-movflags", "+faststart",
+    output,
+  ];
+}
+
+type Canvas2D = CanvasRenderingContext2D | OffscreenCanvasRenderingContext2D;
+
+/**
+ * Draws frame i: white background, the logo-less QR image (`qr`, the 1500 px render) scaled to
+ * the frame's zoom, and the logo overlay (white box + logo) at the frame's alpha.
+ */
+export function drawFrame(g: Canvas2D, qr: CanvasImageSource, moduleCount: number, logo: LogoSource, params: FrameParams) {
+  g.save();
+  g.globalAlpha = 1;
+  g.fillStyle = "#ffffff";
+  g.fillRect(0, 0, VIDEO.width, VIDEO.height);
+  const r = frameQrRect(params.zoom);
+  g.imageSmoothingEnabled = true;
+  g.imageSmoothingQuality = "high";
+  g.drawImage(qr, r.x, r.y, r.size, r.size);
+  if (params.logoAlpha > 0) {
+    const layout: QrLayout = qrLayout(moduleCount, r.size);
+    g.translate(r.x, r.y);
+    g.globalAlpha = params.logoAlpha;
+    drawLogo(g, layout, logo);
+  }
+  g.restore();
+}
