@@ -11,6 +11,9 @@ import { HowToUsePage } from "./pages/HowToUsePage";
 import { SharePage } from "./sharing/SharePage";
 import { InvitePage } from "./sharing/InvitePage";
 import { NotificationsPage } from "./notifications/NotificationsPage";
+import { LinkTrackerPage } from "./links/LinkTrackerPage";
+import { BrandTrackerPage } from "./brand/BrandTrackerPage";
+import { RedirectPage } from "./redirect/RedirectPage";
 import { QrPage } from "./qr/QrPage";
 import { TopicPage } from "./titles/TopicPage";
 import { MessageListPage } from "./titles/MessageListPage";
@@ -40,6 +43,19 @@ export function AppRoutes() {
           <QrPage />
         </Protected>
       </Route>
+      <Route path="/link-tracker">
+        <Protected>
+          <LinkTrackerPage />
+        </Protected>
+      </Route>
+      <Route path="/pic-drift-link-tracker">
+        <Protected>
+          <BrandTrackerPage />
+        </Protected>
+      </Route>
+      {/* Unknown short codes (the server already answered known ones with a 302). */}
+      <Route path="/l/:shortCode?" component={RedirectPage} />
+      <Route path="/r/:shortCode?" component={RedirectPage} />
       {/* Titles: parameter-only paths, so they stay after every fixed route, just before the 404. */}
       <Route path="/topic/:username/:topicSlug">
         <Protected>
@@ -61,6 +77,8 @@ export function AppRoutes() {
           <TopicPage />
         </Protected>
       </Route>
+      {/* Spec: /:shortCode is the catch-all matched after every other route. */}
+      <Route path="/:shortCode" component={RedirectPage} />
       <Route component={NotFoundPage} />
     </Switch>
   );

@@ -1,0 +1,170 @@
+import { expect, test, type Page } from "@playwright/test";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { registerViaApi, trackOutsideRequests } from "./helpers";
+
+// A tiny destination on loopback: short links must land here, not anywhere outside.
+let dest: Server;
+let destBase = "";
+test.beforeAll(async () => {
+  dest = createServer((req, res) => {
+    res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
+    res.end(`<!doctype html><title>Landing</title><h1>Landing page</h1><p id="path">${encodeURI(req.url ?? "")}</p>`);
+  });
+  await new Promise<void>((r) => dest.listen(0, "127.0.0.1", r));
+  destBase = `http://127.0.0.1:${(dest.address() as AddressInfo).port}`;
+});
+test.afterAll(() => dest.close());
+
+const card = (page: Page, title: string) => page.getByRole("listitem").filter({ has: page.getByRole("heading", { name: title, exact: true }) });
+
+async function createViaDialog(page: Page, url: string, title: string, description = "") {
+  await page.getByRole("button", { name: "Create Link" }).click();
+  const dialog = page.getByRole("dialog", { name: "Create Short Link" });
+  await dialog.getByLabel("URL").fill(url);
+  await dialog.getByLabel("Title", { exact: true }).fill(title);
+  if (description) await dialog.getByLabel("Description (Optional)").fill(description);
+  await dialog.getByRole("button", { name: "Create", exact: true }).click();
+  await expect(page.getByText("Short link created successfully")).toBeVisible();
+  await expect(dialog).toBeHidden();
+}
+
+test("create a link, follow it, see the clicks, new and return visits, then delete it", async ({ page, context }) => {
+  const outside = trackOutsideRequests(page);
+  await registerViaApi(page.request);
+  await page.goto("/link-tracker");
+  await expect(page.getByRole("heading", { name: "Link Tracker", level: 1 })).toBeVisible();
+  // Empty state.
+  await expect(page.getByText("You haven't created any links yet.")).toBeVisible();
+  await page.getByRole("button", { name: "Create your first link" }).click();
+  const dialog = page.getByRole("dialog", { name: "Create Short Link" });
+  await expect(dialog).toBeVisible();
+  // Validation from the shared schema, with the spec's messages.
+  await dialog.getByLabel("URL").fill("javascript:alert(1)");
+  await dialog.getByRole("button", { name: "Create", exact: true }).click();
+  await expect(dialog.getByText("Only http:// and https:// links can be shortened")).toBeVisible();
+  await expect(dialog.getByText("Title is required")).toBeVisible();
+  await dialog.getByRole("button", { name: "Cancel" }).click();
+
+  await createViaDialog(page, `${destBase}/landing?from=e2e`, "Landing", "where clicks go");
+  const c = card(page, "Landing");
+  await expect(c).toBeVisible();
+  await expect(c.getByText(`${destBase}/landing?from=e2e`)).toBeVisible();
+  await expect(c.getByText("0 clicks")).toBeVisible();
+  const shortUrl = (await c.locator("code").textContent())!;
+  expect(shortUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/[A-Za-z0-9_-]{7}$/);
+
+  // Visit 1: a new page in the same browser follows the server's 302 to the destination.
+  const visitor = await context.newPage();
+  await visitor.goto(shortUrl);
+  await expect(visitor.getByRole("heading", { name: "Landing page" })).toBeVisible();
+  expect(visitor.url()).toBe(`${destBase}/landing?from=e2e`);
+
+  // Clicks are written within ~100 ms; Refresh picks them up.
+  await expect(async () => {
+    await page.getByRole("button", { name: "Refresh" }).click();
+    await expect(c.getByText("1 click", { exact: true })).toBeVisible({ timeout: 1000 });
+  }).toPass();
+
+  await c.getByRole("button", { name: "Analytics for Landing" }).click();
+  const analytics = page.getByRole("dialog", { name: "Analytics: Landing" });
+  await expect(analytics.getByRole("tab", { name: "Overview" })).toHaveAttribute("aria-selected", "true");
+  await expect(analytics.getByText("Total Clicks")).toBeVisible();
+  await expect(analytics.locator(".stat").filter({ hasText: "Total Clicks" })).toContainText("1");
+  await expect(analytics.getByText("No location data yet")).toBeVisible();
+  await expect(analytics.getByRole("link", { name: "IP Geolocation by DB-IP" })).toHaveAttribute("href", "https://db-ip.com");
+  await expect(analytics.getByText("Link Information")).toBeVisible();
+  await analytics.getByRole("tab", { name: "Click Details" }).click();
+  const table = analytics.getByRole("table");
+  await expect(table.getByRole("columnheader")).toHaveText(["Date", "Browser", "Device", "OS", "Location", "Visit Type", "Visit #"]);
+  await expect(table.locator("caption")).toHaveText("1 record, newest first");
+  const row = table.getByRole("row").nth(1);
+  await expect(row).toContainText("Chrome");
+  await expect(row).toContainText("New Visit");
+  await expect(row).toContainText("Direct");
+  await expect(row.getByRole("cell").nth(4)).toHaveText("Unknown");
+  await expect(row.getByRole("cell").nth(6)).toHaveText("1");
+  await analytics.getByRole("button", { name: "Close" }).click();
+
+  // Visit 2 from the same browser: the visitor cookie makes it a return visit.
+  await visitor.goto(shortUrl);
+  await expect(visitor.getByRole("heading", { name: "Landing page" })).toBeVisible();
+  await expect(async () => {
+    await page.getByRole("button", { name: "Refresh" }).click();
+    await expect(c.getByText("2 clicks", { exact: true })).toBeVisible({ timeout: 1000 });
+  }).toPass();
+  await c.getByRole("button", { name: "Analytics for Landing" }).click();
+  await analytics.getByRole("tab", { name: "Click Details" }).click();
+  const newest = analytics.getByRole("table").getByRole("row").nth(1);
+  await expect(newest).toContainText("Return Visit");
+  await expect(newest.getByRole("cell").nth(6)).toHaveText("2");
+  await expect(newest.locator(".visit-n-repeat")).toHaveText("2");
+  await expect(analytics.getByRole("table").locator("caption")).toHaveText("2 records, newest first");
+  await analytics.getByRole("tab", { name: "Overview" }).click();
+  await expect(analytics.locator(".stat").filter({ hasText: "Unique Visitors" })).toBeVisible();
+  await page.keyboard.press("Escape");
+
+  // Delete, after the spec's confirmation.
+  await c.getByRole("button", { name: "Delete Landing" }).click();
+  const confirm = page.getByRole("alertdialog");
+  await expect(confirm.getByText("Are you sure you want to delete this link? This action cannot be undone.")).toBeVisible();
+  await confirm.getByRole("button", { name: "Delete" }).click();
+  await expect(page.getByText("Short link deleted successfully")).toBeVisible();
+  await expect(c).toHaveCount(0);
+  await expect(page.getByText("You haven't created any links yet.")).toBeVisible();
+  // The deleted code is gone: the server's 404 page takes the visitor home after 2 s.
+  await visitor.goto(shortUrl);
+  await expect(visitor.getByRole("heading", { name: "Link not found" })).toBeVisible();
+  await expect(visitor).toHaveURL(/\/auth$|\/$/, { timeout: 5000 });
+  expect(outside.filter((u) => !u.startsWith(destBase))).toEqual([]);
+});
+
+test("search and sorts", async ({ page }) => {
+  await registerViaApi(page.request);
+  const make = async (title: string, path: string, description = "") => {
+    const r = await page.request.post("/api/links", { data: { originalUrl: `${destBase}/${path}`, title, description } });
+    expect(r.status()).toBe(201);
+    return (await r.json()) as { shortUrl: string };
+  };
+  const alpha = await make("Alpha report", "alpha", "quarterly NUMBERS");
+  await make("Beta notes", "beta");
+  const gamma = await make("Gamma", "gamma-Special");
+  // Clicks: gamma 2, alpha 1, beta 0.
+  for (const u of [gamma.shortUrl, gamma.shortUrl, alpha.shortUrl]) expect((await page.request.get(u, { maxRedirects: 0 })).status()).toBe(302);
+  await page.waitForTimeout(300);
+  await page.goto("/link-tracker");
+  const titles = page.locator(".link-title");
+  await expect(titles).toHaveText(["Gamma", "Beta notes", "Alpha report"]);
+
+  const sort = page.getByLabel("Sort by");
+  await sort.selectOption({ label: "Oldest" });
+  await expect(titles).toHaveText(["Alpha report", "Beta notes", "Gamma"]);
+  await sort.selectOption({ label: "Most Clicked" });
+  await expect(titles).toHaveText(["Gamma", "Alpha report", "Beta notes"]);
+  await sort.selectOption({ label: "Least Clicked" });
+  await expect(titles).toHaveText(["Beta notes", "Alpha report", "Gamma"]);
+  await sort.selectOption({ label: "Newest" });
+
+  const search = page.getByPlaceholder("Search links...");
+  await search.fill("numbers"); // description, other case
+  await expect(titles).toHaveText(["Alpha report"]);
+  await search.fill("SPECIAL"); // original URL
+  await expect(titles).toHaveText(["Gamma"]);
+  await search.fill("beta"); // title
+  await expect(titles).toHaveText(["Beta notes"]);
+  await search.fill("nothing like this");
+  await expect(page.getByText("No results found. Try a different search.")).toBeVisible();
+  await expect(titles).toHaveCount(0);
+  await search.fill("");
+  await expect(titles).toHaveCount(3);
+});
+
+test("the Link Tracker works at 360 px wide", async ({ page }) => {
+  await page.setViewportSize({ width: 360, height: 740 });
+  await registerViaApi(page.request);
+  await page.request.post("/api/links", { data: { originalUrl: `${destBase}/${"long-path-segment/".repeat(8)}`, title: "A link with a rather long title for a phone" } });
+  await page.goto("/link-tracker");
+  await expect(page.locator(".link-title")).toHaveCount(1);
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  expect(overflow).toBeLessThanOrEqual(0);
+});

@@ -1,0 +1,305 @@
+import { useEffect, useState } from "react";
+import useSWR from "swr";
+import { Dialog } from "../ui/Dialog";
+import { Button } from "../ui/Button";
+import { Select } from "../ui/Field";
+import { Tabs } from "../ui/Tabs";
+import { Spinner } from "../ui/Spinner";
+import { toast } from "../ui/Toast";
+import { ClicksChart } from "./ClicksChart";
+import { capitalise, copyLink, countryName, formatDate, locationOf, orUnknown, referrerHost } from "./format";
+import type { AnalyticsReport, ClickView, Tally, Tracker } from "./types";
+import { API_BASE } from "./types";
+
+const PAGE_SIZE = 25;
+
+/** The credit the DB-IP Lite licence (CC BY 4.0) asks for wherever its locations show. */
+export function DbIpCredit() {
+  return (
+    <p className="dbip-credit muted">
+      <a href="https://db-ip.com" target="_blank" rel="noopener noreferrer">IP Geolocation by DB-IP</a>
+    </p>
+  );
+}
+
+function Stat({ label, value }: { label: string; value: string }) {
+  return (
+    <div className="stat card">
+      <p className="stat-label">{label}</p>
+      <p className="stat-value">{value}</p>
+    </div>
+  );
+}
+
+/** A tally with proportional bars; 'Unknown' rows are left out of location lists. */
+function Bars({ title, rows, empty, name = (s: string) => s }: { title: string; rows: Tally[]; empty: string; name?: (s: string) => string }) {
+  const max = Math.max(1, ...rows.map((r) => r.count));
+  return (
+    <section className="bars" aria-label={title}>
+      <h4>{title}</h4>
+      {rows.length === 0 ? (
+        <p className="muted">{empty}</p>
+      ) : (
+        <ul>
+          {rows.map((r) => (
+            <li key={r.name}>
+              <div className="bar-label">
+                <span>{name(r.name)}</span>
+                <span className="muted">{r.count.toLocaleString("en-US")}</span>
+              </div>
+              <div className="bar-track" aria-hidden="true">
+                <div className="bar-fill" style={{ width: `${(r.count / max) * 100}%` }} />
+              </div>
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}
+
+function Timeline({ report, days, setDays }: { report: AnalyticsReport; days: number; setDays: (d: number) => void }) {
+  const series = report.timeline.series;
+  return (
+    <section className="timeline" aria-label="Clicks over time">
+      <div className="row">
+        <h4>Clicks over time</h4>
+        <span className="spacer" />
+        <Select
+          label="Range"
+          value={String(days)}
+          onChange={(e) => setDays(Number(e.target.value))}
+          options={[
+            { value: "7", label: "Last 7 days" },
+            { value: "30", label: "Last 30 days" },
+            { value: "90", label: "Last 90 days" },
+          ]}
+        />
+      </div>
+      <ClicksChart series={series} />
+      <details>
+        <summary>Show as a table</summary>
+        <div className="table-wrap">
+          <table>
+            <caption>Clicks per day (UTC), last {days} days</caption>
+            <thead>
+              <tr>
+                <th scope="col">Day</th>
+                <th scope="col">Clicks</th>
+              </tr>
+            </thead>
+            <tbody>
+              {series.map((p) => (
+                <tr key={p.day}>
+                  <td>{p.day}</td>
+                  <td>{p.count}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      </details>
+    </section>
+  );
+}
+
+const known = (rows: Tally[]) => rows.filter((r) => r.name !== "Unknown");
+
+function Overview({ report, tracker, days, setDays }: { report: AnalyticsReport; tracker: Tracker; days: number; setDays: (d: number) => void }) {
+  const countries = known(report.tallies.country);
+  const cities = known(report.tallies.city);
+  const hasLocation = countries.length > 0 || cities.length > 0;
+  return (
+    <div className="stack">
+      <div className="stats">
+        <Stat label="Total Clicks" value={report.clickCount.toLocaleString("en-US")} />
+        <Stat label="Unique Visitors" value={report.uniqueVisitors.toLocaleString("en-US")} />
+        <Stat label="Last Click" value={report.lastClick ? formatDate(report.lastClick) : "Never"} />
+      </div>
+      <Timeline report={report} days={days} setDays={setDays} />
+      {tracker === "brand" ? (
+        <div className="tally-grid">
+          <Bars title="Browsers" rows={report.tallies.browser} empty="No data yet" />
+          <Bars title="Device Types" rows={report.tallies.device} empty="No data yet" name={capitalise} />
+          <Bars title="Countries" rows={countries} empty="No location data yet" name={countryName} />
+          <Bars title="Cities" rows={cities} empty="No location data yet" />
+        </div>
+      ) : (
+        <section aria-label="Top Locations">
+          <h4>Top Locations</h4>
+          {hasLocation ? (
+            <div className="tally-grid">
+              <Bars title="Countries" rows={countries} empty="No location data yet" name={countryName} />
+              <Bars title="Cities" rows={cities} empty="No location data yet" />
+            </div>
+          ) : (
+            <p className="muted">No location data yet</p>
+          )}
+        </section>
+      )}
+      <DbIpCredit />
+      {tracker === "main" && (
+        <section aria-label="Link Information" className="link-info">
+          <h4>Link Information</h4>
+          <dl>
+            <dt>Short URL</dt>
+            <dd className="break">{report.link.shortUrl}</dd>
+            <dt>Original URL</dt>
+            <dd className="break">{report.link.originalUrl}</dd>
+            <dt>Created</dt>
+            <dd>{formatDate(report.link.createdAt)}</dd>
+            <dt>Expires</dt>
+            <dd>{report.link.expiresAt ? formatDate(report.link.expiresAt) : "Never"}</dd>
+          </dl>
+        </section>
+      )}
+    </div>
+  );
+}
+
+function VisitBadges({ c, withSource }: { c: ClickView; withSource: boolean }) {
+  const m = c.metadata;
+  return (
+    <span className="badges">
+      <span className={`badge ${m.isReturningVisitor ? "badge-return" : "badge-new"}`}>{m.isReturningVisitor ? "Return Visit" : "New Visit"}</span>
+      {withSource && (c.browser ?? "").includes("Safari") && <span className="badge">Safari</span>}
+      {withSource && c.os === "iOS" && <span className="badge">iOS</span>}
+      {withSource && (m.source === "direct" || m.source === "safari-direct") && <span className="badge">Direct</span>}
+      {m.source === "qr" && <span className="badge">QR</span>}
+      {m.isBot && <span className="badge">Bot</span>}
+    </span>
+  );
+}
+
+function Pager({ report, setPage }: { report: AnalyticsReport; setPage: (p: number) => void }) {
+  const pages = Math.max(1, Math.ceil(report.clickCount / report.pageSize));
+  if (pages <= 1) return null;
+  return (
+    <div className="row pager">
+      <Button variant="secondary" size="sm" disabled={report.page <= 1} onClick={() => setPage(report.page - 1)}>Previous</Button>
+      <span className="muted">Page {report.page} of {pages}</span>
+      <Button variant="secondary" size="sm" disabled={report.page >= pages} onClick={() => setPage(report.page + 1)}>Next</Button>
+    </div>
+  );
+}
+
+function caption(report: AnalyticsReport) {
+  const n = report.clickCount;
+  const from = (report.page - 1) * report.pageSize + 1;
+  const to = from + report.clicks.length - 1;
+  const total = `${n.toLocaleString("en-US")} ${n === 1 ? "record" : "records"}`;
+  return n > report.clicks.length ? `Showing ${from}–${to} of ${total}, newest first` : `${total}, newest first`;
+}
+
+function ClickDetails({ report, tracker, setPage, csvHref }: { report: AnalyticsReport; tracker: Tracker; setPage: (p: number) => void; csvHref: string }) {
+  const brand = tracker === "brand";
+  return (
+    <div className="stack">
+      {brand && (
+        <section className="link-info" aria-label="Link information">
+          <p className="break"><strong>{report.link.title}</strong></p>
+          <div className="row">
+            <code className="break">{report.link.shortUrl}</code>
+            <Button variant="secondary" size="sm" onClick={() => copyLink(report.link.shortUrl)} aria-label="Copy short URL">Copy</Button>
+            <a className="btn btn-secondary btn-sm" href={report.link.originalUrl} target="_blank" rel="noopener noreferrer">Visit</a>
+          </div>
+          <p className="muted break">{report.link.originalUrl}</p>
+        </section>
+      )}
+      {report.clickCount === 0 ? (
+        <p className="empty">No click data available yet</p>
+      ) : (
+        <>
+          {brand && <h4>Click History</h4>}
+          <div className="table-wrap">
+            <table className="clicks-table">
+              <caption>{caption(report)}</caption>
+              <thead>
+                {brand ? (
+                  <tr>
+                    <th scope="col">Time</th>
+                    <th scope="col">Referrer</th>
+                    <th scope="col">Browser</th>
+                    <th scope="col">Device</th>
+                    <th scope="col">Location</th>
+                    <th scope="col">Visit Type</th>
+                    <th scope="col">#</th>
+                  </tr>
+                ) : (
+                  <tr>
+                    <th scope="col">Date</th>
+                    <th scope="col">Browser</th>
+                    <th scope="col">Device</th>
+                    <th scope="col">OS</th>
+                    <th scope="col">Location</th>
+                    <th scope="col">Visit Type</th>
+                    <th scope="col">Visit #</th>
+                  </tr>
+                )}
+              </thead>
+              <tbody>
+                {report.clicks.map((c) => (
+                  <tr key={c.id}>
+                    <td>{formatDate(c.timestamp)}</td>
+                    {brand && <td>{referrerHost(c.referrer)}</td>}
+                    <td>{orUnknown(c.browser)}</td>
+                    <td>{capitalise(c.deviceType)}</td>
+                    {!brand && <td>{orUnknown(c.os)}</td>}
+                    <td>{locationOf(c)}</td>
+                    <td><VisitBadges c={c} withSource={!brand} /></td>
+                    <td><span className={c.metadata.visitNumber > 1 ? "visit-n visit-n-repeat" : "visit-n"}>{c.metadata.visitNumber}</span></td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+          <Pager report={report} setPage={setPage} />
+          <div className="row">
+            <a className="btn btn-secondary btn-sm" href={csvHref} download>Export CSV</a>
+          </div>
+          <DbIpCredit />
+        </>
+      )}
+    </div>
+  );
+}
+
+/** Spec §2 analytics dialog: Overview and Click Details. */
+export function AnalyticsDialog({ linkId, title, tracker, onClose }: { linkId: number | null; title: string; tracker: Tracker; onClose: () => void }) {
+  const [page, setPage] = useState(1);
+  const [days, setDays] = useState(30);
+  useEffect(() => {
+    setPage(1);
+    setDays(30);
+  }, [linkId]);
+  const base = `${API_BASE[tracker]}/${linkId}`;
+  const key = linkId === null ? null : `${base}/analytics?page=${page}&pageSize=${PAGE_SIZE}&days=${days}`;
+  const { data, error, isLoading, mutate } = useSWR<AnalyticsReport>(key, { keepPreviousData: true });
+
+  // Caches never go stale in this app (spec §7), so opening the dialog asks for fresh numbers.
+  useEffect(() => {
+    if (linkId !== null) void mutate();
+  }, [linkId]);
+
+  useEffect(() => {
+    if (error) toast({ title: "Error", description: "Failed to fetch analytics", variant: "destructive" });
+  }, [error]);
+
+  return (
+    <Dialog open={linkId !== null} onClose={onClose} title={`Analytics: ${title}`} wide>
+      {isLoading && !data ? (
+        <div className="row"><Spinner label="Loading analytics" /></div>
+      ) : !data ? (
+        <p className="empty">No analytics data available.</p>
+      ) : (
+        <Tabs
+          label="Analytics views"
+          tabs={[
+            { id: `overview-${linkId}`, label: "Overview", panel: <Overview report={data} tracker={tracker} days={days} setDays={setDays} /> },
+            { id: `clicks-${linkId}`, label: "Click Details", panel: <ClickDetails report={data} tracker={tracker} setPage={setPage} csvHref={`${base}/clicks.csv`} /> },
+          ]}
+        />
+      )}
+    </Dialog>
+  );
+}

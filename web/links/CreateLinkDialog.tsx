@@ -1,0 +1,77 @@
+import { useState, type FormEvent } from "react";
+import * as v from "valibot";
+import { Dialog } from "../ui/Dialog";
+import { Button } from "../ui/Button";
+import { Field, TextArea } from "../ui/Field";
+import { toast } from "../ui/Toast";
+import { api, ApiError } from "../lib/api";
+import { CreateLinkBody, DESCRIPTION_MAX, TITLE_MAX } from "../../src/links/schema";
+import type { LinkView } from "./types";
+
+type Errors = Partial<Record<"originalUrl" | "title" | "description" | "shortCode" | "expiresAt", string>>;
+
+/** Spec §2 'Create Short Link': URL, Title, Description (Optional), plus an optional code and expiry. */
+export function CreateLinkDialog({ open, onClose, apiBase, onCreated }: { open: boolean; onClose: () => void; apiBase: string; onCreated: (l: LinkView) => void }) {
+  const [form, setForm] = useState({ originalUrl: "", title: "", description: "", shortCode: "", expiresAt: "" });
+  const [errors, setErrors] = useState<Errors>({});
+  const [busy, setBusy] = useState(false);
+
+  const set = (k: keyof typeof form) => (e: { target: { value: string } }) => setForm((f) => ({ ...f, [k]: e.target.value }));
+
+  async function submit(e: FormEvent) {
+    e.preventDefault();
+    // datetime-local is the visitor's local time; the server stores UTC.
+    const body = { ...form, expiresAt: form.expiresAt ? new Date(form.expiresAt).toISOString() : "" };
+    const parsed = v.safeParse(CreateLinkBody, body);
+    if (!parsed.success) {
+      const next: Errors = {};
+      for (const issue of parsed.issues) {
+        const key = issue.path?.[0]?.key as keyof Errors | undefined;
+        if (key && !next[key]) next[key] = issue.message;
+      }
+      setErrors(next);
+      return;
+    }
+    setErrors({});
+    setBusy(true);
+    try {
+      const link = await api<LinkView>(apiBase, { method: "POST", body });
+      toast({ title: "Short link created successfully" });
+      setForm({ originalUrl: "", title: "", description: "", shortCode: "", expiresAt: "" });
+      onCreated(link);
+      onClose();
+    } catch (err) {
+      if (err instanceof ApiError && err.fields) setErrors(err.fields as Errors);
+      toast({ title: "Error creating link", description: err instanceof Error && err.message ? err.message : "Failed to create short link", variant: "destructive" });
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <Dialog open={open} onClose={onClose} title="Create Short Link" description="Paste a web address and give it a title.">
+      <form onSubmit={submit} noValidate>
+        <fieldset className="stack" disabled={busy}>
+          <Field label="URL" type="url" inputMode="url" placeholder="https://example.com/page" value={form.originalUrl} onChange={set("originalUrl")} error={errors.originalUrl} autoFocus required />
+          <Field label="Title" value={form.title} onChange={set("title")} error={errors.title} maxLength={TITLE_MAX + 50} required />
+          <TextArea label="Description (Optional)" value={form.description} onChange={set("description")} error={errors.description} maxLength={DESCRIPTION_MAX + 50} />
+          <Field
+            label="Custom short code (Optional)"
+            value={form.shortCode}
+            onChange={set("shortCode")}
+            error={errors.shortCode}
+            hint="3–50 letters, numbers, '-' or '_'. Leave empty for a random code."
+            autoCapitalize="off"
+            autoCorrect="off"
+            spellCheck={false}
+          />
+          <Field label="Expires (Optional)" type="datetime-local" value={form.expiresAt} onChange={set("expiresAt")} error={errors.expiresAt} />
+          <div className="dialog-actions">
+            <Button variant="secondary" onClick={onClose}>Cancel</Button>
+            <Button type="submit" busy={busy}>Create</Button>
+          </div>
+        </fieldset>
+      </form>
+    </Dialog>
+  );
+}

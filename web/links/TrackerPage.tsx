@@ -1,0 +1,200 @@
+import { useEffect, useMemo, useState } from "react";
+import useSWR from "swr";
+import { AppFooter, AppHeader } from "../shell/AppHeader";
+import { Button } from "../ui/Button";
+import { ConfirmDialog } from "../ui/Dialog";
+import { Field, Select } from "../ui/Field";
+import { Spinner } from "../ui/Spinner";
+import { toast } from "../ui/Toast";
+import { api } from "../lib/api";
+import { useConfig } from "../lib/config";
+import { CreateLinkDialog } from "./CreateLinkDialog";
+import { AnalyticsDialog } from "./AnalyticsDialog";
+import { clicksLabel, copyLink, formatDate } from "./format";
+import { API_BASE, type LinkView, type Tracker } from "./types";
+import { EditLinkDialog } from "../brand/EditLinkDialog";
+import { QrCodeDialog } from "../brand/QrCodeDialog";
+import { RootLinkCard } from "../brand/RootLinkCard";
+import "./links.css";
+
+export const DELETE_CONFIRM = "Are you sure you want to delete this link? This action cannot be undone.";
+export const RESET_CONFIRM = "Are you sure you want to reset the click count to zero? This cannot be undone.";
+
+type Sort = "newest" | "oldest" | "most" | "least";
+const SORTS: { value: Sort; label: string }[] = [
+  { value: "newest", label: "Newest" },
+  { value: "oldest", label: "Oldest" },
+  { value: "most", label: "Most Clicked" },
+  { value: "least", label: "Least Clicked" },
+];
+
+function sortLinks(list: LinkView[], sort: Sort) {
+  const by = [...list];
+  const time = (l: LinkView) => Date.parse(l.createdAt);
+  if (sort === "newest") by.sort((a, b) => time(b) - time(a) || b.id - a.id);
+  if (sort === "oldest") by.sort((a, b) => time(a) - time(b) || a.id - b.id);
+  if (sort === "most") by.sort((a, b) => b.clickCount - a.clickCount || time(b) - time(a));
+  if (sort === "least") by.sort((a, b) => a.clickCount - b.clickCount || time(b) - time(a));
+  return by;
+}
+
+type Pending = { kind: "delete" | "reset"; link: LinkView } | null;
+
+/** The Link Tracker (spec §2) and, with tracker="brand", the brand tracker. */
+export function TrackerPage({ tracker }: { tracker: Tracker }) {
+  const brand = tracker === "brand";
+  const config = useConfig();
+  const base = API_BASE[tracker];
+  const key = brand ? `${base}?includeRoot=true` : base;
+  const { data, error, isLoading, isValidating, mutate } = useSWR<LinkView[]>(key);
+  const [search, setSearch] = useState("");
+  const [sort, setSort] = useState<Sort>("newest");
+  const [creating, setCreating] = useState(false);
+  const [analytics, setAnalytics] = useState<LinkView | null>(null);
+  const [editing, setEditing] = useState<LinkView | null>(null);
+  const [qr, setQr] = useState<LinkView | null>(null);
+  const [pending, setPending] = useState<Pending>(null);
+  const [busy, setBusy] = useState(false);
+
+  useEffect(() => {
+    if (error) toast({ title: "Error", description: brand ? "Failed to fetch short links" : "Failed to fetch links", variant: "destructive" });
+  }, [error, brand]);
+
+  const root = brand ? data?.find((l) => l.isSystem) : undefined;
+  const links = useMemo(() => (data ?? []).filter((l) => !l.isSystem), [data]);
+  const shown = useMemo(() => {
+    const q = search.trim().toLowerCase();
+    const hit = (l: LinkView) => !q || [l.title, l.originalUrl, l.description ?? ""].some((s) => s.toLowerCase().includes(q));
+    return sortLinks(links.filter(hit), sort);
+  }, [links, search, sort]);
+
+  const title = brand ? `${config?.brandName ?? ""} Link Tracker`.trim() : "Link Tracker";
+
+  useEffect(() => {
+    document.title = config ? `${title} · ${config.appName}` : title;
+  }, [title, config]);
+
+  async function refresh() {
+    try {
+      await mutate();
+      toast({ title: "Links refreshed", description: "Click counts are up to date." });
+    } catch {
+      /* the error effect above shows the toast */
+    }
+  }
+
+  async function confirmPending() {
+    if (!pending) return;
+    setBusy(true);
+    const { kind, link } = pending;
+    try {
+      if (kind === "delete") {
+        await api(`${base}/${link.id}`, { method: "DELETE" });
+        toast({ title: "Short link deleted successfully" });
+      } else {
+        await api(`${base}/${link.id}/reset-clicks${link.isSystem ? "?isRoot=true" : ""}`, { method: "POST" });
+        toast({ title: "Click count has been reset to zero" });
+      }
+      setPending(null);
+      await mutate();
+    } catch (e) {
+      const fallback = kind === "delete" ? "Failed to delete short link" : "Failed to reset click count";
+      // Spec §8: the brand tracker shows the server's text for a failed delete.
+      const description = kind === "delete" && brand && e instanceof Error && e.message ? e.message : fallback;
+      toast({ title: "Error", description, variant: "destructive" });
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <div className="page">
+      <AppHeader />
+      <main className="container links-page">
+        <div className="row links-head">
+          <h1>{title}</h1>
+          <span className="spacer" />
+          <Button variant="secondary" onClick={refresh} busy={isValidating && !isLoading}>Refresh</Button>
+          <Button onClick={() => setCreating(true)}>Create Link</Button>
+        </div>
+
+        {brand && root && (
+          <RootLinkCard
+            link={root}
+            onAnalytics={() => setAnalytics(root)}
+            onReset={() => setPending({ kind: "reset", link: root })}
+          />
+        )}
+
+        <div className="row links-tools">
+          <Field label="Search links" hideLabel type="search" placeholder="Search links..." value={search} onChange={(e) => setSearch(e.target.value)} className="links-search" />
+          <Select label="Sort by" hideLabel value={sort} onChange={(e) => setSort(e.target.value as Sort)} options={SORTS} />
+        </div>
+
+        {isLoading ? (
+          <div className="empty"><Spinner label="Loading links" /></div>
+        ) : error && !data ? (
+          <div className="empty">
+            <p>{brand ? "Failed to fetch short links" : "Failed to fetch links"}</p>
+            <Button variant="secondary" onClick={() => mutate()}>Try again</Button>
+          </div>
+        ) : links.length === 0 ? (
+          <div className="empty">
+            <p>You haven't created any links yet.</p>
+            <Button onClick={() => setCreating(true)}>Create your first link</Button>
+          </div>
+        ) : shown.length === 0 ? (
+          <p className="empty">No results found. Try a different search.</p>
+        ) : (
+          <ul className="link-list" aria-label="Links">
+            {shown.map((l) => (
+              <li key={l.id} className="card link-card">
+                <div className="link-main">
+                  <h2 className="link-title">{l.title}</h2>
+                  <p className="muted break link-original">{l.originalUrl}</p>
+                  {l.description && <p className="link-desc break">{l.description}</p>}
+                  <div className="row link-short">
+                    <code className="break">{l.shortUrl}</code>
+                    <Button variant="secondary" size="sm" onClick={() => copyLink(l.shortUrl)} aria-label={`Copy short URL for ${l.title}`}>Copy</Button>
+                  </div>
+                  <p className="row link-meta">
+                    <span className="badge badge-primary">{clicksLabel(l.clickCount)}</span>
+                    {l.expiresAt && <span className="muted">Expires: {formatDate(l.expiresAt)}</span>}
+                    <span className="muted">Created {formatDate(l.createdAt)}</span>
+                  </p>
+                </div>
+                <div className="row link-actions">
+                  <a className="btn btn-secondary btn-sm" href={l.originalUrl} target="_blank" rel="noopener noreferrer" aria-label={`Open ${l.title}`}>Open</a>
+                  <Button variant="secondary" size="sm" onClick={() => setAnalytics(l)} aria-label={`Analytics for ${l.title}`}>Analytics</Button>
+                  {brand && (
+                    <>
+                      <Button variant="secondary" size="sm" onClick={() => setEditing(l)} aria-label={`Edit ${l.title}`}>Edit</Button>
+                      <Button variant="secondary" size="sm" onClick={() => setQr(l)} aria-label={`Generate QR code for ${l.title}`}>QR code</Button>
+                      <Button variant="secondary" size="sm" onClick={() => setPending({ kind: "reset", link: l })} aria-label={`Reset click count for ${l.title}`}>Reset</Button>
+                    </>
+                  )}
+                  <Button variant="danger" size="sm" onClick={() => setPending({ kind: "delete", link: l })} aria-label={`Delete ${l.title}`}>Delete</Button>
+                </div>
+              </li>
+            ))}
+          </ul>
+        )}
+      </main>
+      <AppFooter />
+
+      <CreateLinkDialog open={creating} onClose={() => setCreating(false)} apiBase={base} onCreated={() => void mutate()} />
+      <AnalyticsDialog linkId={analytics?.id ?? null} title={analytics?.title ?? ""} tracker={tracker} onClose={() => setAnalytics(null)} />
+      {brand && <EditLinkDialog link={editing} onClose={() => setEditing(null)} onSaved={() => void mutate()} />}
+      {brand && <QrCodeDialog link={qr} onClose={() => setQr(null)} />}
+      <ConfirmDialog
+        open={pending !== null}
+        title={pending?.kind === "reset" ? "Reset click count" : "Delete link"}
+        description={pending?.kind === "reset" ? RESET_CONFIRM : DELETE_CONFIRM}
+        confirmLabel={pending?.kind === "reset" ? "Reset" : "Delete"}
+        busy={busy}
+        onConfirm={confirmPending}
+        onCancel={() => setPending(null)}
+      />
+    </div>
+  );
+}
