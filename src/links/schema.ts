@@ -91,7 +91,7 @@ export const Description = v.pipe(
 );
 
 export const ShortCode = v.pipe(
-  v.string("Short code must be text"),
+  v.optional(v.string("Short code must be text"), ""),
   v.trim(),
   v.minLength(CODE_MIN, MSG.codeShort),
   v.maxLength(CODE_MAX, MSG.codeLong),
