@@ -53,6 +53,10 @@ test("create, rename, copy the link of, and delete a topic", async ({ page }) =>
   await expect(page.getByRole("listitem", { name: "Weekend Plans" })).toBeVisible();
   await page.getByRole("listitem", { name: "Weekend Plans" }).getByRole("button", { name: "Edit" }).click();
   const editing = page.locator(".topic-row").filter({ has: page.getByRole("button", { name: "Save" }) });
+  // The dashboard does not check the length of a rename; the server does, and says why.
+  await editing.getByLabel("Topic name").fill("z".repeat(51));
+  await editing.getByRole("button", { name: "Save" }).click();
+  await expect(page.getByText("Topic name must be less than 50 characters")).toBeVisible();
   await editing.getByLabel("Topic name").fill("Holiday Plans");
   await editing.getByLabel("Access").selectOption("public");
   await editing.getByRole("button", { name: "Save" }).click();

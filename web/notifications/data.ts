@@ -6,7 +6,9 @@ export type { Notification };
 export const NOTIFICATIONS_KEY = "/api/notifications";
 type Payload = { notifications: Notification[]; unreadCount: number };
 
-export const useNotifications = (enabled = true) => useSWR<Payload>(enabled ? NOTIFICATIONS_KEY : null);
+// Read afresh whenever a page (and so its header bell) mounts: notifications arrive from other
+// people's actions, so the cached copy from the previous page may be out of date.
+export const useNotifications = (enabled = true) => useSWR<Payload>(enabled ? NOTIFICATIONS_KEY : null, { revalidateOnMount: true });
 
 export async function markRead(id: number) {
   await api(`${NOTIFICATIONS_KEY}/${id}/read`, { method: "POST" });
