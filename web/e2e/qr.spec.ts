@@ -240,3 +240,25 @@ test("Video without a logo falls back to the PNG", async ({ page }) => {
   expect(d.suggestedFilename()).toMatch(/^qr-code-\d{13}\.png$/);
   expect(decodePng(await saved(d))).toEqual({ width: 1500, height: 1500, text: url });
 });
+
+test("scannability check: a logo that breaks the code is flagged before download", async ({ page }) => {
+  // A solid dark square filling the logo area: at this URL length (version 13, level H) too
+  // much of the symbol is hidden for it to decode.
+  const square = new PNG({ width: 200, height: 200 });
+  for (let i = 0; i < square.data.length; i += 4) square.data.set([60, 60, 60, 255], i);
+  const url = "https://example.com/" + "abcdefghij".repeat(15);
+  await page.goto("/qr");
+  await page.getByLabel("Logo (optional)").setInputFiles({ name: "square.png", mimeType: "image/png", buffer: PNG.sync.write(square) });
+  await page.getByLabel("URL", { exact: true }).fill(url);
+  await page.getByRole("button", { name: "Generate" }).click();
+  await expect(page.getByText(`Warning: this QR code does not scan back to ${url}. Try a smaller logo or a shorter URL.`)).toBeVisible();
+  // The warning is honest: the file it would save does not read back either.
+  const d = await download(page);
+  expect(decodePng(await saved(d)).text).not.toBe(url);
+
+  // The same logo on a short URL is fine, and the warning goes away.
+  await page.getByLabel("URL", { exact: true }).fill("https://example.com/");
+  await page.getByRole("button", { name: "Generate" }).click();
+  await expect(page.getByText("Checked: scans to https://example.com/")).toBeVisible();
+  await expect(page.getByText(/^Warning: this QR code/)).toHaveCount(0);
+});
