@@ -31,9 +31,45 @@ export function errorResponse(code: ErrorCode, message: string, fields?: Record<
 
 type Issue = { message?: string; path?: { key?: unknown }[] };
 
+export const BUSY_MESSAGE = "The database is busy. Please try again.";
+export const FULL_MESSAGE = "The server's storage is full. Please try again later.";
+export const UNWRITABLE_MESSAGE = "The server cannot write to its storage right now. Please try again later.";
+/** Seconds a client should wait after a busy answer: the writer already waited busy_timeout (5 s). */
+export const BUSY_RETRY_AFTER_S = 2;
+
+/**
+ * SQLite faults that are the environment's, not the request's: a writer holding the lock past
+ * busy_timeout, a full disk or quota, a read-only or failing disk. SQLite rolls the statement
+ * (and bun's db.transaction the whole transaction) back before the error reaches us, so
+ * answering 503 loses nothing that was committed and leaves nothing half-written. Extended
+ * codes (SQLITE_BUSY_SNAPSHOT, SQLITE_IOERR_WRITE…) are matched by their primary prefix.
+ */
+export function sqliteFault(error: unknown): AppError | null {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code !== "string" || !code.startsWith("SQLITE_")) return null;
+  switch (code.split("_").slice(0, 2).join("_")) {
+    case "SQLITE_BUSY":
+    case "SQLITE_LOCKED":
+      return new AppError("UNAVAILABLE", BUSY_MESSAGE, undefined, { "retry-after": String(BUSY_RETRY_AFTER_S) });
+    case "SQLITE_FULL":
+      return new AppError("UNAVAILABLE", FULL_MESSAGE);
+    case "SQLITE_READONLY":
+    case "SQLITE_IOERR":
+    case "SQLITE_CANTOPEN":
+      return new AppError("UNAVAILABLE", UNWRITABLE_MESSAGE);
+  }
+  return null;
+}
+
 /** The single onError: every failure leaves the server as the one error shape. */
 export const errorHandler = new Elysia({ name: "errors" }).onError({ as: "global" }, ({ code, error, request }) => {
   if (error instanceof AppError) return errorResponse(error.code, error.message, error.fields, error.headers);
+  const fault = sqliteFault(error);
+  if (fault) {
+    // Operators need to see these (a full disk does not fix itself); no request body is logged.
+    log.error("database unavailable", { method: request.method, path: new URL(request.url).pathname, error: String(error) });
+    return errorResponse(fault.code, fault.message, undefined, fault.headers);
+  }
   switch (code) {
     case "VALIDATION": {
       const issue = (error as unknown as { valueError?: Issue }).valueError;
