@@ -62,7 +62,7 @@ export function QrCodeDialog({ link, onClose }: { link: LinkView | null; onClose
         <canvas
           key={target}
           ref={drawPreview}
-          className="qr-preview"
+          className="brand-qr-preview"
           width={PREVIEW_SIZE}
           height={PREVIEW_SIZE}
           role="img"
