@@ -33,6 +33,18 @@ describe("POST /api/invites", () => {
     const other = await newInvite(alice.cookie);
     expect(other.code).not.toBe(inv.code);
   });
+  test("at most 50 open invites per user (429, nothing added); used ones do not count", async () => {
+    const u = await t.signUp("spammer");
+    for (let i = 0; i < 50; i++) await newInvite(u.cookie);
+    const before = t.count("invites");
+    const r = await t.call("POST", "/api/invites", { cookie: u.cookie });
+    expect(r.status).toBe(429);
+    expect(r.json.error.message).toBe("You have 50 unused invite links. Wait until some are used or expire before creating more.");
+    expect(t.count("invites")).toBe(before);
+    t.db.run("UPDATE invites SET expires_at = ? WHERE rowid = (SELECT rowid FROM invites WHERE user_id = ? LIMIT 1)", [new Date(Date.now() - 1).toISOString(), u.user.id]);
+    expect((await t.call("POST", "/api/invites", { cookie: u.cookie })).status).toBe(201);
+  });
+
   test("signed out is 401", async () => {
     const before = t.count("invites");
     expect((await t.call("POST", "/api/invites")).status).toBe(401);
@@ -161,6 +173,12 @@ describe("shared access per accessType", () => {
     expect(own.json.topics).toHaveLength(3);
     expect((await t.call("GET", "/api/share/nobody", { cookie: bob.cookie })).status).toBe(404);
     expect((await t.call("GET", "/api/share/alice")).status).toBe(401);
+  });
+
+  test.each(Object.entries(HOSTILE))("/api/share with a hostile username (%s) is a clean 404", async (_k, name) => {
+    const r = await t.call("GET", `/api/share/${encodeURIComponent(name)}`, { cookie: bob.cookie });
+    expect(r.status).toBe(404);
+    expect(r.json.error.code).toBe("NOT_FOUND");
   });
 
   test("topic links follow the same rules", async () => {

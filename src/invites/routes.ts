@@ -4,7 +4,7 @@ import type { AuthPlugin } from "../http/auth";
 import { AppError, badRequest, conflict, notFound } from "../http/errors";
 import { notificationsStore } from "../notifications/store";
 import { inviteAcceptedNotice } from "../notifications/events";
-import { invitesStore } from "./store";
+import { MAX_OPEN_INVITES, invitesStore } from "./store";
 
 const UNKNOWN = "This invite link is not valid. Check the code and try again.";
 
@@ -17,6 +17,12 @@ export function inviteRoutes(ctx: AppContext, auth: AuthPlugin) {
     .post(
       "/invites",
       ({ user, set }) => {
+        if (store.openCount(user.id) >= MAX_OPEN_INVITES) {
+          throw new AppError(
+            "RATE_LIMITED",
+            `You have ${MAX_OPEN_INVITES} unused invite links. Wait until some are used or expire before creating more.`,
+          );
+        }
         const invite = store.create(user.id);
         set.status = 201;
         set.headers["cache-control"] = "no-store";

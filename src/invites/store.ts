@@ -3,6 +3,8 @@ import type { Db } from "../db/open";
 import { DAY_MS, isoIn, nowIso } from "../shared/time";
 
 export const INVITE_TTL_MS = 7 * DAY_MS;
+/** Open (unused, unexpired) invites one user may hold: plenty for people, a wall for scripts. */
+export const MAX_OPEN_INVITES = 50;
 /** 128 random bits, base64url: 22 characters. */
 export const INVITE_CODE = /^[A-Za-z0-9_-]{22}$/;
 
@@ -43,6 +45,7 @@ export function invitesStore(db: Db) {
     share: db.prepare(
       `INSERT INTO shares (owner_id, member_id, created_at) VALUES ($owner, $member, $now) ON CONFLICT DO NOTHING`,
     ),
+    open: db.prepare(`SELECT COUNT(*) AS n FROM invites WHERE user_id = $userId AND used_by IS NULL AND expires_at > $now`),
     // Spent and long-expired invites are of no use to anyone; they are swept when new ones are made.
     sweep: db.prepare(`DELETE FROM invites WHERE user_id = $userId AND expires_at <= $before`),
   };
@@ -50,6 +53,8 @@ export function invitesStore(db: Db) {
   const find = (code: string) => (INVITE_CODE.test(code) ? (q.byHash.get(hashCode(code)) as InviteRow | null) : null);
 
   return {
+    openCount: (userId: number) => (q.open.get({ userId, now: nowIso() }) as { n: number }).n,
+
     /** A new single-use code; only its hash is stored, so the code is returned once, here. */
     create(userId: number) {
       const code = Buffer.from(crypto.getRandomValues(new Uint8Array(16))).toString("base64url");
