@@ -132,7 +132,9 @@ export class ClickRecorder {
 
   private enrich(c: RawClick): ClickRecord {
     const ua = this.parseUa(c.userAgent);
-    const place = c.country || c.city ? { country: c.country, city: c.city } : this.geo.lookup(c.ip);
+    // A proxy's headers win; the databases fill in whatever they left out.
+    const looked = c.country && c.city ? null : this.geo.lookup(c.ip);
+    const place = { country: c.country ?? looked?.country ?? null, city: c.city ?? looked?.city ?? null };
     return {
       linkId: c.linkId,
       timestamp: new Date(c.at).toISOString(),

@@ -30,6 +30,7 @@ describe("location and address from proxy headers", () => {
     await s.get({ "x-forwarded-for": "2a00:1450:4001:82a::200e" });
     await s.get({ "x-forwarded-for": "not-an-ip<script>" });
     await s.get({ "cf-ipcountry": "XX" });
+    await s.get({ "x-forwarded-for": "8.8.8.8", "cf-ipcity": "Mountain View" });
     await settle();
     expect(s.rows()).toEqual([
       // Resolved by the embedded DB-IP country database; stored truncated (IP_STORAGE default).
@@ -39,6 +40,8 @@ describe("location and address from proxy headers", () => {
       // A malformed forwarded address falls back to the peer (loopback: no location).
       { ip: "127.0.0.0", country: null, city: null },
       { ip: "127.0.0.0", country: null, city: null },
+      // A city from the proxy, the country from the database.
+      { ip: "8.8.8.0", country: "US", city: "Mountain View" },
     ]);
     s.stop();
   });
