@@ -133,7 +133,7 @@ describe("POST /api/login", () => {
     // Other accounts are unaffected by one account's lock.
     const other = await t.call("POST", "/api/login", { body: { username: "alice", password: PASSWORD } });
     expect(other.status).toBe(200);
-  });
+  }, 30_000);
 
   test("failed logins are rate-limited per IP across usernames", async () => {
     const s = await setup();
@@ -142,7 +142,7 @@ describe("POST /api/login", () => {
     }
     const r = await s.call("POST", "/api/login", { body: { username: "spray99", password: "wrong-password" } });
     expect(r.status).toBe(429);
-  });
+  }, 60_000); // 20 argon2 verifications: slow on a loaded 2-core machine
 });
 
 describe("GET /api/user, sessions and logout", () => {

@@ -27,10 +27,11 @@ export function accountRoutes(ctx: AppContext, auth: AuthPlugin) {
   const byUser = new FailureLimiter(5, 15 * 60_000);
   const byIp = new FailureLimiter(20, 15 * 60_000);
 
-  const startSession = (userId: number, set: { headers: Record<string, unknown> }) => {
+  /** Stores a new session and returns its token (the cookie is set once the write is done). */
+  const newSession = (userId: number) => {
     const token = newToken();
     ctx.accounts.createSession(hashToken(token), userId, isoIn(SESSION_TTL_MS));
-    setSessionCookie(ctx, set, token);
+    return token;
   };
 
   const tooMany = (ms: number) =>
@@ -53,15 +54,20 @@ export function accountRoutes(ctx: AppContext, auth: AuthPlugin) {
         if (taken.username) throw conflict("That username is already taken", { username: "That username is already taken" });
         if (taken.email) throw conflict("An account with that email already exists", { email: "An account with that email already exists" });
         const hash = await Bun.password.hash(body.password, { algorithm: "argon2id" });
-        let user;
+        let user, token;
         try {
-          user = ctx.accounts.createUser(body.username, hash, body.email);
+          // Account and session commit together: a failed session write must not leave an
+          // account the user cannot sign up for again.
+          [user, token] = ctx.db.transaction(() => {
+            const u = ctx.accounts.createUser(body.username, hash, body.email);
+            return [u, newSession(u.id)] as const;
+          }).immediate();
         } catch (e) {
           // Two sign-ups racing for one name: the UNIQUE constraint decides.
           if (String(e).includes("UNIQUE")) throw conflict("That username or email is already taken");
           throw e;
         }
-        startSession(user.id, set);
+        setSessionCookie(ctx, set, token);
         set.status = 201;
         return { ok: true, message: "Account created", user: toPublicUser(ctx, user) };
       },
@@ -81,7 +87,7 @@ export function accountRoutes(ctx: AppContext, auth: AuthPlugin) {
           throw new AppError("UNAUTHORIZED", LOGIN_FAILED);
         }
         byUser.clear(body.username);
-        startSession(user.id, set);
+        setSessionCookie(ctx, set, newSession(user.id));
         return { ok: true, message: "Logged in", user: toPublicUser(ctx, user) };
       },
       { body: LoginBody },

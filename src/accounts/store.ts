@@ -66,7 +66,7 @@ export function accountsStore(db: Db) {
         q.setPassword.run({ id, hash, now: nowIso() });
         // A new password ends every existing session.
         q.deleteUserSessions.run(id);
-      })();
+      }).immediate();
     },
     createSession(id: string, userId: number, expires: string) {
       q.insertSession.run({ id, userId, expires, now: nowIso() });
