@@ -262,3 +262,22 @@ test("scannability check: a logo that breaks the code is flagged before download
   await expect(page.getByText("Checked: scans to https://example.com/")).toBeVisible();
   await expect(page.getByText(/^Warning: this QR code/)).toHaveCount(0);
 });
+
+test("an SVG logo is accepted; a file that is not an image is refused", async ({ page }) => {
+  const url = "https://example.com/svg";
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="64" height="64"><circle cx="32" cy="32" r="30" fill="#0a0"/></svg>`;
+  await page.goto("/qr");
+  await page.getByLabel("Logo (optional)").setInputFiles({ name: "notes.txt", mimeType: "text/plain", buffer: Buffer.from("hello") });
+  await expect(page.getByText("This file could not be read as an image")).toBeVisible();
+  await page.getByLabel("Logo (optional)").setInputFiles({ name: "logo.svg", mimeType: "image/svg+xml", buffer: Buffer.from(svg) });
+  await expect(page.getByText("logo.svg")).toBeVisible();
+  await expect(page.getByText("This file could not be read as an image")).toHaveCount(0);
+  await page.getByLabel("URL", { exact: true }).fill(url);
+  await page.getByRole("button", { name: "Generate" }).click();
+  const d = await download(page);
+  const png = await saved(d);
+  expect(decodePng(png)).toEqual({ width: 1500, height: 1500, text: url });
+  const img = PNG.sync.read(png);
+  const o = (750 * 1500 + 750) * 4;
+  expect([img.data[o], img.data[o + 1], img.data[o + 2]]).toEqual([0, 170, 0]);
+});

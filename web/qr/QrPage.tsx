@@ -44,6 +44,29 @@ function errorToast(description: string) {
   toast({ title: "Error", description, variant: "destructive" });
 }
 
+/**
+ * Decodes an uploaded logo. createImageBitmap reads raster formats directly; SVG needs an
+ * <img> first (Chromium rejects SVG blobs there), then a bitmap at a size fit for the box.
+ */
+async function readLogo(file: File): Promise<ImageBitmap> {
+  try {
+    return await createImageBitmap(file);
+  } catch {
+    const src = URL.createObjectURL(file);
+    try {
+      const img = new Image();
+      img.src = src;
+      await img.decode();
+      const w = img.naturalWidth || 512;
+      const h = img.naturalHeight || 512;
+      const scale = 1024 / Math.max(w, h);
+      return await createImageBitmap(img, { resizeWidth: Math.round(w * scale), resizeHeight: Math.round(h * scale) });
+    } finally {
+      URL.revokeObjectURL(src);
+    }
+  }
+}
+
 /** The engine's load state, kept in step with the module-level engine. */
 function useEngineState() {
   const [s, setS] = useState<EngineState>(engineState());
@@ -108,7 +131,7 @@ export function QrPage() {
     setLogoError("");
     if (!file) return setLogo(null);
     try {
-      setLogo({ bitmap: await createImageBitmap(file), name: file.name });
+      setLogo({ bitmap: await readLogo(file), name: file.name });
     } catch {
       setLogo(null);
       setLogoError("This file could not be read as an image");
@@ -330,7 +353,7 @@ export function QrPage() {
 
             {progress !== null && (
               <div className="qr-progress">
-                <label htmlFor={ids.progress}>Rendering video… {percent}%</label>
+                <label htmlFor={ids.progress}>{engine === "loading" ? "Loading the video engine…" : `Rendering video… ${percent}%`}</label>
                 <div className="row">
                   <progress id={ids.progress} max={100} value={percent} />
                   <Button variant="secondary" size="sm" onClick={() => abortRef.current?.abort()}>Cancel</Button>
