@@ -85,19 +85,29 @@ export function topicRoutes(ctx: AppContext, auth: AuthPlugin) {
       },
       { auth: true },
     )
-    // The topic behind a link {host}/{username}/{slug}; old slugs still resolve.
+    // The topic behind a link {host}/{username}/{slug}; old slugs still resolve. Reading it
+    // counts nothing: the message list and detail pages fetch it too.
     .get(
       "/topic/:username/:topicSlug",
       ({ params, user }) => {
         const found = store.findVisible(user.id, params.username, params.topicSlug);
         if (!found) throw notFound("Topic not found");
         const { topic, role } = found;
-        // clickCount counts opens of the topic link by anyone but its owner (PRODUCT.md).
-        if (role !== "owner") {
-          store.recordOpen(topic.id);
-          topic.clickCount += 1;
-        }
         return { ...topic, slug: topic.linkSlug, role };
+      },
+      { auth: true },
+    )
+    // clickCount counts opens of the topic link by anyone but its owner (PRODUCT.md). Only the
+    // topic page (the page behind that link) sends this, once per open.
+    .post(
+      "/topic/:username/:topicSlug/open",
+      ({ params, user }) => {
+        const found = store.findVisible(user.id, params.username, params.topicSlug);
+        if (!found) throw notFound("Topic not found");
+        const { topic, role } = found;
+        const counted = role !== "owner";
+        if (counted) store.recordOpen(topic.id);
+        return { counted, clickCount: topic.clickCount + (counted ? 1 : 0) };
       },
       { auth: true },
     )

@@ -302,17 +302,47 @@ describe("GET /api/topics/:id/contact.vcf", () => {
 });
 
 describe("GET /api/topic/:username/:topicSlug and clickCount", () => {
-  test("opens by others count; the owner's do not", async () => {
-    const topic = await create(premium.cookie, { name: "Public Board", accessType: "public" });
-    const own = await t.call("GET", "/api/topic/prem/public-board", { cookie: premium.cookie });
+  test("reading the topic (as the message list and detail pages do) never counts", async () => {
+    const topic = await create(premium.cookie, { name: "Reading Room", accessType: "public" });
+    const own = await t.call("GET", "/api/topic/prem/reading-room", { cookie: premium.cookie });
     expect(own.json).toMatchObject({ role: "owner", clickCount: 0 });
-    const other = await t.call("GET", "/api/topic/PREM/public-board", { cookie: bob.cookie });
-    expect(other.status).toBe(200);
-    expect(other.json).toMatchObject({ id: topic.id, role: "viewer", clickCount: 1, slug: "public-board" });
-    await t.call("GET", "/api/topic/prem/public-board", { cookie: alice.cookie });
-    expect(topicRow(topic.id)).toMatchObject({ click_count: 2 });
-    expect((await t.call("GET", "/api/topic/prem/public-board")).status).toBe(401);
-    expect((await t.call("GET", "/api/topic/nobody/public-board", { cookie: bob.cookie })).status).toBe(404);
+    for (let i = 0; i < 3; i++) {
+      const other = await t.call("GET", "/api/topic/PREM/reading-room", { cookie: bob.cookie });
+      expect(other.status).toBe(200);
+      expect(other.json).toMatchObject({ id: topic.id, role: "viewer", clickCount: 0, slug: "reading-room" });
+    }
+    expect(topicRow(topic.id)).toMatchObject({ click_count: 0 });
+    expect((await t.call("GET", "/api/topic/prem/reading-room")).status).toBe(401);
+    expect((await t.call("GET", "/api/topic/nobody/reading-room", { cookie: bob.cookie })).status).toBe(404);
     expect((await t.call("GET", `/api/topic/prem/${encodeURIComponent(HOSTILE.sql)}`, { cookie: bob.cookie })).status).toBe(404);
+  });
+
+  test("a topic-page open counts for anyone but the owner", async () => {
+    const topic = await create(premium.cookie, { name: "Public Board", accessType: "public" });
+    const open = (cookie?: string, slug = "public-board", user = "prem") =>
+      t.call("POST", `/api/topic/${user}/${encodeURIComponent(slug)}/open`, { cookie });
+    // The owner never counts, however often they open it.
+    for (let i = 0; i < 2; i++) {
+      const own = await open(premium.cookie);
+      expect(own.status).toBe(200);
+      expect(own.json).toEqual({ counted: false, clickCount: 0 });
+    }
+    expect(topicRow(topic.id)).toMatchObject({ click_count: 0 });
+    const first = await open(bob.cookie, "public-board", "PREM");
+    expect(first.json).toEqual({ counted: true, clickCount: 1 });
+    expect((await open(alice.cookie)).json).toEqual({ counted: true, clickCount: 2 });
+    // A reload of the topic page is another open.
+    expect((await open(bob.cookie)).json).toEqual({ counted: true, clickCount: 3 });
+    expect(topicRow(topic.id)).toMatchObject({ click_count: 3 });
+    // The owner's dashboard shows it.
+    const mine = (await t.call("GET", "/api/topics", { cookie: premium.cookie })).json as { id: number; clickCount: number }[];
+    expect(mine.find((x) => x.id === topic.id)?.clickCount).toBe(3);
+    // Nothing counts for the unauthenticated, unknown or hidden.
+    expect((await open(undefined)).status).toBe(401);
+    expect((await open(bob.cookie, "no-such-topic")).status).toBe(404);
+    expect((await open(bob.cookie, HOSTILE.sql)).status).toBe(404);
+    expect((await open(bob.cookie, "secret-plans", "victim")).status).toBe(404);
+    expect(topicRow(secret.id)).toMatchObject({ click_count: 0 });
+    expect(topicRow(topic.id)).toMatchObject({ click_count: 3 });
   });
 });

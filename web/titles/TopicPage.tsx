@@ -20,6 +20,7 @@ import {
   useHost,
   useTitles,
   useTopic,
+  useTopicOpen,
   type SortKey,
   type Title,
   type TopicView,
@@ -68,6 +69,7 @@ export function TopicPage() {
   const { username, topicSlug } = useParams<{ username?: string; topicSlug?: string }>();
   const topic = useTopic(username, topicSlug);
   const titles = useTitles(username, topicSlug);
+  useTopicOpen(username, topicSlug);
 
   if (!username || !topicSlug) return <TopicProblem error={new Error("Could not load the topic. Please try again.")} />;
   if (topic.isLoading) {

@@ -1,4 +1,5 @@
 // Server state for the topic page, the message list and the message detail.
+import { useEffect, useRef } from "react";
 import useSWR, { mutate } from "swr";
 import { format } from "date-fns";
 import { api } from "../lib/api";
@@ -31,6 +32,22 @@ export const titlesKey = (username?: string, topicSlug?: string) =>
 /** Spec §7: fetched only when both parameters exist; no retry, no refetch on focus. */
 export function useTopic(username?: string, topicSlug?: string) {
   return useSWR<TopicView>(topicKey(username, topicSlug));
+}
+
+/**
+ * The topic page is what the topic link opens, so only it reports an open (the server counts
+ * it unless the caller owns the topic). Once per mount: the ref keeps StrictMode's second
+ * effect run and re-renders from counting twice; a new topic or a new visit counts again.
+ */
+export function useTopicOpen(username?: string, topicSlug?: string) {
+  const reported = useRef<string | null>(null);
+  useEffect(() => {
+    const key = topicKey(username, topicSlug);
+    if (!key || reported.current === key) return;
+    reported.current = key;
+    // Best effort: a failed count must not disturb the page, which shows its own load errors.
+    api(`${key}/open`, { method: "POST" }).catch(() => {});
+  }, [username, topicSlug]);
 }
 
 /** Spec §7: the titles list is not cached, so every visit to a page reads it afresh. */
