@@ -1,6 +1,6 @@
 // The only SQL for invites and the shares they create.
 import type { Db } from "../db/open";
-import { DAY_MS, isoIn, nowIso } from "../shared/time";
+import { DAY_MS, nowIso } from "../shared/time";
 
 export const INVITE_TTL_MS = 7 * DAY_MS;
 /** Open (unused, unexpired) invites one user may hold: plenty for people, a wall for scripts. */
@@ -58,8 +58,10 @@ export function invitesStore(db: Db) {
     /** A new single-use code; only its hash is stored, so the code is returned once, here. */
     create(userId: number) {
       const code = Buffer.from(crypto.getRandomValues(new Uint8Array(16))).toString("base64url");
-      const now = nowIso();
-      const expiresAt = isoIn(INVITE_TTL_MS);
+      // One clock reading for both, so the lifetime is exactly INVITE_TTL_MS.
+      const at = Date.now();
+      const now = new Date(at).toISOString();
+      const expiresAt = new Date(at + INVITE_TTL_MS).toISOString();
       q.sweep.run({ userId, before: new Date(Date.now() - 30 * DAY_MS).toISOString() });
       q.insert.run({ hash: hashCode(code), userId, now, expires: expiresAt });
       return { code, createdAt: now, expiresAt };
