@@ -16,6 +16,8 @@ export type RawClick = {
   /** The visitor's full address: used for location, then stored per IP_STORAGE. */
   ip: string | null;
   visitorId: string | null;
+  /** The visitor cookie was minted for this click. */
+  newVisitor: boolean;
   source: string;
   /** Location a trusted proxy told us, when it did. */
   country: string | null;
@@ -23,6 +25,9 @@ export type RawClick = {
 };
 
 export const FLUSH_INTERVAL_MS = 100;
+// Clicks are written in slices of at most this many, each its own short transaction with the
+// event loop free in between, so a burst never holds a visitor's redirect for long.
+export const SLICE = 256;
 // A bound on memory if the disk stalls: beyond this, a flush is forced from the capture path.
 const MAX_BUFFER = 50_000;
 const UA_CACHE_MAX = 2_000;
@@ -60,7 +65,7 @@ export class ClickRecorder {
   readonly geo: Geo;
 
   constructor(
-    db: Db,
+    private db: Db,
     private opts: { ipStorage: "truncated" | "full" | "none"; geoipDb: string | null; onMilestone?: (m: Milestone, reached: number) => void },
   ) {
     this.store = analyticsStore(db);
@@ -72,36 +77,64 @@ export class ClickRecorder {
   capture(click: RawClick) {
     this.buffer.push(click);
     if (this.buffer.length >= MAX_BUFFER) return this.flush();
+    if (this.buffer.length >= SLICE) this.scheduleSlice();
     // The timer exists only while clicks wait, so an idle app has none pending.
-    this.timer ??= setTimeout(() => this.flush(), FLUSH_INTERVAL_MS);
+    else this.timer ??= setTimeout(() => this.flushSlices(), FLUSH_INTERVAL_MS);
+  }
+
+  private sliceScheduled = false;
+  private scheduleSlice() {
+    if (this.sliceScheduled) return;
+    this.sliceScheduled = true;
+    setImmediate(() => {
+      this.sliceScheduled = false;
+      this.flushSlices(true);
+    });
+  }
+
+  /** Writes one slice, then yields to the event loop before the next. */
+  private flushSlices(oneSlice = false) {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    if (this.buffer.length === 0) return;
+    this.write(this.buffer.splice(0, SLICE));
+    if (this.buffer.length >= SLICE || (!oneSlice && this.buffer.length > 0)) this.scheduleSlice();
+    else if (this.buffer.length > 0) this.timer ??= setTimeout(() => this.flushSlices(), FLUSH_INTERVAL_MS);
   }
 
   get pending() {
     return this.buffer.length;
   }
 
-  /** Writes everything buffered in one transaction. Safe to call at any time (shutdown, before a delete). */
+  /** Writes everything buffered now. Safe to call at any time (shutdown, before a delete or a read). */
   flush() {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
-    if (this.buffer.length === 0) return;
-    const batch = this.buffer;
-    this.buffer = [];
-    let moved: Milestone[];
+    while (this.buffer.length > 0) {
+      if (!this.write(this.buffer.splice(0, SLICE * 8))) break;
+    }
+  }
+
+  private write(batch: RawClick[]): boolean {
+    const records = batch.map((c) => this.enrich(c));
     try {
-      moved = this.store.writeBatch(batch.map((c) => this.enrich(c)));
+      // Milestone notifications join the clicks' transaction: one commit per slice, not one
+      // more per link that gets its first click.
+      this.db.transaction(() => {
+        const moved = this.store.writeBatch(records);
+        if (!this.opts.onMilestone) return;
+        for (const m of moved) {
+          for (const n of MILESTONES) if (m.before < n && m.after >= n) this.safe(() => this.opts.onMilestone!(m, n));
+        }
+      })();
     } catch (e) {
       // Keep the clicks for the next attempt (a locked or full disk may recover) within the bound.
       log.error("click flush failed", { clicks: batch.length, error: String(e) });
       this.buffer = batch.concat(this.buffer).slice(-MAX_BUFFER);
-      this.timer ??= setTimeout(() => this.flush(), 1000);
-      return;
+      this.timer ??= setTimeout(() => this.flushSlices(), 1000);
+      return false;
     }
-    if (this.opts.onMilestone) {
-      for (const m of moved) {
-        for (const n of MILESTONES) if (m.before < n && m.after >= n) this.safe(() => this.opts.onMilestone!(m, n));
-      }
-    }
+    return true;
   }
 
   private safe(f: () => void) {
@@ -148,6 +181,7 @@ export class ClickRecorder {
       os: ua.os,
       // Without a cookie (HEAD-less clients, unknown hosts) the visitor is its address and agent.
       visitorId: c.visitorId ?? `h:${hashVisitor(c.ip, c.userAgent)}`,
+      newVisitor: c.newVisitor && c.visitorId !== null,
       isBot: ua.isBot,
       source: c.source,
     };

@@ -45,6 +45,7 @@ export function analyticsReports(db: Db) {
       const wanted = int(query.days, 30, 1, 366);
       const days = (RANGE_DAYS as readonly number[]).includes(wanted) ? wanted : 30;
       const since = new Date(Date.now() - (days - 1) * 86_400_000).toISOString().slice(0, 10);
+      store.rollUp(link.id);
       const tallies = Object.fromEntries(DIMENSIONS.map((d) => [d, store.top(link.id, d)])) as AnalyticsReport["tallies"];
       return {
         link: {

@@ -14,6 +14,8 @@ export type ClickRecord = {
   browser: string | null;
   os: string | null;
   visitorId: string;
+  /** The visitor cookie was issued by this click: visit 1 without looking anything up. */
+  newVisitor: boolean;
   isBot: boolean;
   source: string;
 };
@@ -91,18 +93,29 @@ export function toClickView(r: ClickRow): ClickView {
 
 export type Milestone = { linkId: number; userId: number | null; title: string; shortCode: string; tracker: string; before: number; after: number };
 
+type Aggregate = Map<string, number>;
+
 export function analyticsStore(db: Db) {
   const q = {
     insert: db.prepare(
       `INSERT INTO link_analytics (link_id, timestamp, referrer, user_agent, ip, country, city, device_type, browser, os, visitor_id, is_bot, metadata)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
-    bump: db.prepare(
-      `INSERT INTO link_rollups (link_id, dim, value, count) VALUES (?, ?, ?, 1)
-       ON CONFLICT (link_id, dim, value) DO UPDATE SET count = count + 1 RETURNING count`,
+    visits: db.prepare("SELECT COUNT(*) AS n FROM link_analytics WHERE link_id = ? AND visitor_id = ?"),
+    addCount: db.prepare("UPDATE short_links SET click_count = click_count + ? WHERE id = ? RETURNING click_count, user_id, title, short_code, tracker"),
+    add: db.prepare(
+      `INSERT INTO link_rollups (link_id, dim, value, count) VALUES (?, ?, ?, ?)
+       ON CONFLICT (link_id, dim, value) DO UPDATE SET count = count + excluded.count RETURNING count`,
     ),
-    exists: db.prepare("SELECT user_id, title, short_code, tracker, click_count FROM short_links WHERE id = ?"),
-    addCount: db.prepare("UPDATE short_links SET click_count = click_count + ? WHERE id = ? RETURNING click_count"),
+    setMark: db.prepare(
+      `INSERT INTO link_rollups (link_id, dim, value, count) VALUES (?, 'summary', ?, ?)
+       ON CONFLICT (link_id, dim, value) DO UPDATE SET count = excluded.count`,
+    ),
+    mark: db.prepare("SELECT value, count FROM link_rollups WHERE link_id = ? AND dim = 'summary' AND value IN ('mark_ms', 'mark_id')"),
+    fresh: db.prepare(
+      `SELECT id, timestamp, country, city, browser, device_type, os, referrer, visitor_id, is_bot
+       FROM link_analytics WHERE link_id = ? AND timestamp >= ? AND id > ? ORDER BY timestamp, id`,
+    ),
     top: db.prepare("SELECT value AS name, count FROM link_rollups WHERE link_id = ? AND dim = ? ORDER BY count DESC, value LIMIT ?"),
     summary: db.prepare("SELECT count FROM link_rollups WHERE link_id = ? AND dim = 'summary' AND value = 'unique'"),
     days: db.prepare("SELECT value AS day, count FROM link_rollups WHERE link_id = ? AND dim = 'day' AND value >= ? ORDER BY value"),
@@ -119,47 +132,83 @@ export function analyticsStore(db: Db) {
   };
 
   /**
-   * Writes a batch of clicks in one transaction: the rows, the rollups, and the links' counts.
-   * Returns the links whose count moved, so the caller can announce milestones. Clicks for a
-   * link deleted meanwhile are dropped (its history went with it).
+   * Writes a batch of clicks in one transaction: one row per click and one count update per
+   * link. This is all the hot path pays for; the tallies are rolled up when someone reads them.
+   * Returns how each link's count moved, for milestone notifications. Clicks for a link that
+   * no longer exists are dropped (its history went with it).
    */
   const writeBatch = db.transaction((clicks: ClickRecord[]): Milestone[] => {
-    const perLink = new Map<number, { n: number; link: { user_id: number | null; title: string; short_code: string; tracker: string; click_count: number } }>();
+    const byLink = new Map<number, ClickRecord[]>();
     for (const c of clicks) {
-      let entry = perLink.get(c.linkId);
-      if (!entry) {
-        const link = q.exists.get(c.linkId) as { user_id: number | null; title: string; short_code: string; tracker: string; click_count: number } | null;
-        if (!link) continue;
-        entry = { n: 0, link };
-        perLink.set(c.linkId, entry);
-      }
-      entry.n++;
-      // The visitor's click count on this link is its visit number.
-      const visitNumber = (q.bump.get(c.linkId, "visitor", c.visitorId) as { count: number }).count;
-      if (visitNumber === 1 && !c.isBot) q.bump.get(c.linkId, "summary", "unique");
-      const dims: [string, string][] = [
-        ["country", c.country ?? UNKNOWN],
-        ["city", c.city ?? UNKNOWN],
-        ["browser", c.browser ?? UNKNOWN],
-        ["device", c.deviceType ?? UNKNOWN],
-        ["os", c.os ?? UNKNOWN],
-        ["referrer", referrerHost(c.referrer)],
-        ["day", c.timestamp.slice(0, 10)],
-      ];
-      for (const [dim, value] of dims) q.bump.get(c.linkId, dim, value);
-      const metadata = JSON.stringify({ isReturningVisitor: visitNumber > 1, visitNumber, source: c.source, isBot: c.isBot });
-      q.insert.run(c.linkId, c.timestamp, c.referrer, c.userAgent, c.ip, c.country, c.city, c.deviceType, c.browser, c.os, c.visitorId, c.isBot ? 1 : 0, metadata);
+      const list = byLink.get(c.linkId);
+      if (list) list.push(c);
+      else byLink.set(c.linkId, [c]);
     }
     const moved: Milestone[] = [];
-    for (const [linkId, { n, link }] of perLink) {
-      const after = (q.addCount.get(n, linkId) as { click_count: number }).click_count;
-      moved.push({ linkId, userId: link.user_id, title: link.title, shortCode: link.short_code, tracker: link.tracker, before: after - n, after });
+    for (const [linkId, list] of byLink) {
+      const link = q.addCount.get(list.length, linkId) as { click_count: number; user_id: number | null; title: string; short_code: string; tracker: string } | null;
+      if (!link) continue;
+      moved.push({ linkId, userId: link.user_id, title: link.title, shortCode: link.short_code, tracker: link.tracker, before: link.click_count - list.length, after: link.click_count });
+      const seen = new Map<string, number>();
+      for (const c of list) {
+        // A visitor whose cookie was minted by this very click has no history to count.
+        const prior = seen.get(c.visitorId) ?? (c.newVisitor ? 0 : (q.visits.get(linkId, c.visitorId) as { n: number }).n);
+        const visitNumber = prior + 1;
+        seen.set(c.visitorId, visitNumber);
+        const metadata = JSON.stringify({ isReturningVisitor: visitNumber > 1, visitNumber, source: c.source, isBot: c.isBot });
+        q.insert.run(linkId, c.timestamp, c.referrer, c.userAgent, c.ip, c.country, c.city, c.deviceType, c.browser, c.os, c.visitorId, c.isBot ? 1 : 0, metadata);
+      }
     }
     return moved;
   });
 
+  /**
+   * Folds the clicks written since the last roll-up into the link's tallies. The mark is the
+   * (timestamp, id) of the last click folded in: clicks are written in capture order, so both
+   * only grow, and the (link_id, timestamp) index finds the new ones directly.
+   */
+  const rollUp = db.transaction((linkId: number) => {
+    const marks = q.mark.all(linkId) as { value: string; count: number }[];
+    const markMs = marks.find((m) => m.value === "mark_ms")?.count ?? 0;
+    const markId = marks.find((m) => m.value === "mark_id")?.count ?? 0;
+    const dims = new Map<string, Aggregate>();
+    const visitors: Aggregate = new Map();
+    const bump = (dim: string, value: string) => {
+      let agg = dims.get(dim);
+      if (!agg) dims.set(dim, (agg = new Map()));
+      agg.set(value, (agg.get(value) ?? 0) + 1);
+    };
+    let lastId = markId;
+    let lastTs = markMs ? new Date(markMs).toISOString() : "";
+    type Fresh = { id: number; timestamp: string; country: string | null; city: string | null; browser: string | null; device_type: string | null; os: string | null; referrer: string | null; visitor_id: string | null; is_bot: number };
+    for (const r of q.fresh.iterate(linkId, lastTs, markId) as IterableIterator<Fresh>) {
+      bump("country", r.country ?? UNKNOWN);
+      bump("city", r.city ?? UNKNOWN);
+      bump("browser", r.browser ?? UNKNOWN);
+      bump("device", r.device_type ?? UNKNOWN);
+      bump("os", r.os ?? UNKNOWN);
+      bump("referrer", referrerHost(r.referrer));
+      bump("day", r.timestamp.slice(0, 10));
+      // Bots are counted as clicks but never as visitors.
+      if (!r.is_bot && r.visitor_id) visitors.set(r.visitor_id, (visitors.get(r.visitor_id) ?? 0) + 1);
+      lastId = r.id;
+      lastTs = r.timestamp;
+    }
+    if (lastId === markId) return;
+    for (const [dim, agg] of dims) for (const [value, n] of agg) q.add.get(linkId, dim, value, n);
+    let newVisitors = 0;
+    for (const [visitor, n] of visitors) {
+      const total = (q.add.get(linkId, "visitor", visitor, n) as { count: number }).count;
+      if (total === n) newVisitors++;
+    }
+    if (newVisitors) q.add.get(linkId, "summary", "unique", newVisitors);
+    q.setMark.run(linkId, "mark_ms", Date.parse(lastTs));
+    q.setMark.run(linkId, "mark_id", lastId);
+  });
+
   return {
     writeBatch: (clicks: ClickRecord[]) => writeBatch(clicks),
+    rollUp: (linkId: number) => rollUp(linkId),
     top: (linkId: number, dim: Dimension, limit = TOP) => q.top.all(linkId, dim, limit) as Tally[],
     uniqueVisitors: (linkId: number) => (q.summary.get(linkId) as { count: number } | null)?.count ?? 0,
     /** Clicks per UTC day from `since` (YYYY-MM-DD) on; days without clicks are absent. */

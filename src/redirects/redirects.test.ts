@@ -224,3 +224,25 @@ describe("shutdown hook", () => {
     expect(clickCount(link.id)).toBe(N);
   });
 });
+
+describe("roll-ups", () => {
+  test("tallies fold in only new clicks between reads and always add up to the count", async () => {
+    const link = await makeLink("rolling");
+    const read = async () => (await t.call("GET", `/api/links/${link.id}/analytics`, { cookie: alice.cookie })).json;
+    for (let i = 0; i < 3; i++) await t.call("GET", "/rolling", { headers: { "user-agent": UA.safariIos } });
+    const first = await read();
+    expect(first.tallies.os).toEqual([{ name: "iOS", count: 3 }]);
+    // Reading again without new clicks changes nothing.
+    expect((await read()).tallies.os).toEqual([{ name: "iOS", count: 3 }]);
+    for (let i = 0; i < 2; i++) await t.call("GET", "/rolling", { headers: { "user-agent": UA.android } });
+    const second = await read();
+    expect(second.clickCount).toBe(5);
+    expect(second.uniqueVisitors).toBe(5);
+    expect(second.tallies.os).toEqual([
+      { name: "iOS", count: 3 },
+      { name: "Android", count: 2 },
+    ]);
+    const day = new Date().toISOString().slice(0, 10);
+    expect(second.timeline.series.at(-1)).toEqual({ day, count: 5 });
+  });
+});

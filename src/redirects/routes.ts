@@ -69,10 +69,12 @@ function redirector(ctx: AppContext, links: Links, webPage: WebPage) {
       const knownHost = known.has(host);
       let visitorId = readCookie(request, VISITOR_COOKIE) ?? null;
       if (visitorId !== null && !VISITOR_ID.test(visitorId)) visitorId = null;
+      let newVisitor = false;
       // An unknown Host gets no cookie: we never set state for a name we do not serve.
       if (visitorId === null && knownHost) {
         visitorId = Buffer.from(crypto.getRandomValues(new Uint8Array(16))).toString("base64url");
         headers["set-cookie"] = new Bun.Cookie(VISITOR_COOKIE, visitorId, cookieBase).serialize();
+        newVisitor = true;
       }
       const peer = normaliseIp(server?.requestIP?.(request)?.address ?? "");
       const fromProxy = peer !== "" && trusted.has(peer);
@@ -93,6 +95,7 @@ function redirector(ctx: AppContext, links: Links, webPage: WebPage) {
         referrer,
         ip,
         visitorId,
+        newVisitor,
         source: source === "safari-direct" ? "safari-direct" : qr ? "qr" : referrer ? "referrer" : "direct",
         country: place.country,
         city: place.city,

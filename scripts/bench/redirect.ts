@@ -1,0 +1,258 @@
+// Redirect benchmark (issue 5): bounded, loopback only, prints figures; not part of `npm test`.
+//
+//   node_modules/.bin/bun run scripts/bench/redirect.ts            # builds dist/threadlink if missing
+//   BENCH_BINARY=.tmp/x/threadlink BENCH_SECONDS=10 bun run scripts/bench/redirect.ts
+//
+// 1. Seeds 100,000 links (and one link with 1,000,000 clicks) straight into a fresh database.
+// 2. Drives GET /{random code} with wrk (installed from Debian if missing) at c=64 and c=8 against
+//    (a) a bare Bun.serve answering a fixed 302 — the ceiling — and (b) the compiled binary with
+//    click recording on. Prints requests/s, p50/p99, server CPU µs per request, RSS, b/a.
+// 3. Sends an exact number of requests with its own client, stops the binary with SIGTERM and
+//    checks that every non-HEAD request became exactly one click row (none lost on a graceful stop).
+// 4. Times GET /api/links/{id}/analytics for the link with 1,000,000 clicks.
+import { $ } from "bun";
+import { Database } from "bun:sqlite";
+import { existsSync, mkdtempSync, rmSync, writeFileSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createHash } from "node:crypto";
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const LINKS = Number(process.env.BENCH_LINKS ?? 100_000);
+const BIG_CLICKS = Number(process.env.BENCH_BIG_CLICKS ?? 1_000_000);
+const EXACT = Number(process.env.BENCH_EXACT ?? 20_000);
+const PORT_A = 3391;
+const PORT_B = 3392;
+const HOST = "127.0.0.1"; // loopback only, always
+const binary = process.env.BENCH_BINARY ?? "dist/threadlink";
+const CLK_TCK = 100; // Linux USER_HZ
+
+async function ensureWrk() {
+  if (Bun.which("wrk")) return;
+  console.log("wrk not found: installing it from Debian (apt-get install wrk)…");
+  const install = await $`apt-get install -y wrk`.nothrow().quiet();
+  if (install.exitCode !== 0) {
+    await $`apt-get update`.quiet();
+    await $`apt-get install -y wrk`.quiet();
+  }
+}
+
+function cpuTicks(pid: number) {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return Number(fields[11]) + Number(fields[12]); // utime + stime
+}
+
+function rssMb(pid: number) {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  const kb = (name: string) => Number(status.match(new RegExp(`${name}:\\s+(\\d+)`))?.[1] ?? 0);
+  return { rss: kb("VmRSS") / 1024, peak: kb("VmHWM") / 1024 };
+}
+
+async function waitFor(url: string) {
+  for (let i = 0; i < 200; i++) {
+    try {
+      const r = await fetch(url, { redirect: "manual" });
+      if (r.status < 500) return;
+    } catch {
+      /* not up yet */
+    }
+    await Bun.sleep(50);
+  }
+  throw new Error(`server at ${url} did not start`);
+}
+
+type Run = { label: string; c: number; rps: number; p50: number; p99: number; requests: number; errors: number; cpuUs: number; rss: number };
+
+async function wrk(label: string, port: number, pid: number, c: number, script: string, method = "GET"): Promise<Run> {
+  const before = cpuTicks(pid);
+  const out = await $`wrk -t2 -c${c} -d${SECONDS}s --timeout 5s -s ${script} http://${HOST}:${port}/`.env({ ...process.env, BENCH_METHOD: method }).quiet().text();
+  const ticks = cpuTicks(pid) - before;
+  const json = JSON.parse(out.slice(out.indexOf("BENCH_JSON") + 10).trim().split("\n")[0]!);
+  const errors = json.connect + json.read + json.write + json.timeout + json.status;
+  const r: Run = {
+    label,
+    c,
+    rps: json.requests / (json.duration / 1e6),
+    p50: json.p50 / 1000,
+    p99: json.p99 / 1000,
+    requests: json.requests,
+    errors,
+    cpuUs: (ticks * (1e6 / CLK_TCK)) / json.requests,
+    rss: rssMb(pid).rss,
+  };
+  console.log(
+    `${label.padEnd(28)} c=${String(c).padEnd(3)} ${r.rps.toFixed(0).padStart(7)} req/s  p50 ${r.p50.toFixed(2)} ms  p99 ${r.p99.toFixed(2)} ms  ` +
+      `cpu ${r.cpuUs.toFixed(1)} µs/req  rss ${r.rss.toFixed(0)} MB  errors ${errors} (non-3xx ${json.status})`,
+  );
+  return r;
+}
+
+function seed(dir: string) {
+  const started = performance.now();
+  const db = new Database(join(dir, "threadlink.db"));
+  db.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = OFF;");
+  const now = new Date().toISOString();
+  db.query("INSERT INTO users (id, username, password_hash, email, created_at, updated_at) VALUES (1, 'bench', 'x', 'bench@example.test', ?, ?)").run(now, now);
+  const token = "bench-session-token-0123456789abcdef";
+  db.query("INSERT INTO sessions (id, user_id, created_at, expires_at) VALUES (?, 1, ?, ?)").run(createHash("sha256").update(token).digest("hex"), now, new Date(Date.now() + 86_400_000).toISOString());
+  const insert = db.prepare("INSERT INTO short_links (user_id, tracker, short_code, original_url, title, created_at, updated_at) VALUES (1, 'main', ?, ?, ?, ?, ?)");
+  const codes: string[] = [];
+  db.transaction(() => {
+    for (let i = 0; i < LINKS; i++) {
+      const code = `b${i.toString(36).padStart(6, "0")}`;
+      codes.push(code);
+      insert.run(code, `https://example.com/landing/${i}?utm_source=bench`, `Bench ${i}`, now, now);
+    }
+  })();
+  // One link with a million clicks for the analytics timing, with the rollups the writer keeps.
+  const big = (db.query("INSERT INTO short_links (user_id, tracker, short_code, original_url, title, created_at, updated_at, click_count) VALUES (1, 'main', 'bigone', 'https://example.com/big', 'Big', ?, ?, ?) RETURNING id").get(now, now, BIG_CLICKS) as { id: number }).id;
+  const browsers = ["Chrome", "Mobile Safari", "Firefox", "Edge", "Samsung Internet"];
+  const countries = ["US", "DE", "GB", "FR", "IN", "BR", "JP", "AU", null];
+  const cities = ["Berlin", "London", "Paris", "Mumbai", null, null];
+  const addClick = db.prepare(
+    "INSERT INTO link_analytics (link_id, timestamp, referrer, user_agent, ip, country, city, device_type, browser, os, visitor_id, is_bot, metadata) VALUES (?, ?, ?, 'Mozilla/5.0', '203.0.113.0', ?, ?, ?, ?, ?, ?, 0, ?)",
+  );
+  const t0 = Date.now() - 90 * 86_400_000;
+  db.transaction(() => {
+    for (let i = 0; i < BIG_CLICKS; i++) {
+      const ts = new Date(t0 + Math.floor((i / BIG_CLICKS) * 90 * 86_400_000)).toISOString();
+      const visitor = `v${i % 250_000}`;
+      addClick.run(big, ts, i % 3 ? null : "https://news.example/item", countries[i % countries.length] ?? null, cities[i % cities.length] ?? null, i % 2 ? "mobile" : "desktop", browsers[i % browsers.length]!, i % 2 ? "iOS" : "Windows", visitor, `{"isReturningVisitor":${i >= 250_000},"visitNumber":${Math.floor(i / 250_000) + 1},"source":"direct","isBot":false}`);
+    }
+  })();
+  db.exec(`
+    INSERT INTO link_rollups (link_id, dim, value, count) SELECT link_id, 'country', COALESCE(country, 'Unknown'), COUNT(*) FROM link_analytics WHERE link_id = ${big} GROUP BY 3;
+    INSERT INTO link_rollups (link_id, dim, value, count) SELECT link_id, 'city', COALESCE(city, 'Unknown'), COUNT(*) FROM link_analytics WHERE link_id = ${big} GROUP BY 3;
+    INSERT INTO link_rollups (link_id, dim, value, count) SELECT link_id, 'browser', COALESCE(browser, 'Unknown'), COUNT(*) FROM link_analytics WHERE link_id = ${big} GROUP BY 3;
+    INSERT INTO link_rollups (link_id, dim, value, count) SELECT link_id, 'device', COALESCE(device_type, 'Unknown'), COUNT(*) FROM link_analytics WHERE link_id = ${big} GROUP BY 3;
+    INSERT INTO link_rollups (link_id, dim, value, count) SELECT link_id, 'os', COALESCE(os, 'Unknown'), COUNT(*) FROM link_analytics WHERE link_id = ${big} GROUP BY 3;
+    INSERT INTO link_rollups (link_id, dim, value, count) SELECT link_id, 'referrer', CASE WHEN referrer IS NULL THEN 'Direct' ELSE 'news.example' END, COUNT(*) FROM link_analytics WHERE link_id = ${big} GROUP BY 3;
+    INSERT INTO link_rollups (link_id, dim, value, count) SELECT link_id, 'day', substr(timestamp, 1, 10), COUNT(*) FROM link_analytics WHERE link_id = ${big} GROUP BY 3;
+    INSERT INTO link_rollups (link_id, dim, value, count) SELECT link_id, 'visitor', visitor_id, COUNT(*) FROM link_analytics WHERE link_id = ${big} GROUP BY 3;
+    INSERT INTO link_rollups (link_id, dim, value, count) SELECT ${big}, 'summary', 'unique', COUNT(*) FROM link_rollups WHERE link_id = ${big} AND dim = 'visitor';
+  `);
+  // The roll-up mark: every seeded click is already folded in (as the app's roll-up leaves it).
+  const last = db.query("SELECT id, timestamp FROM link_analytics WHERE link_id = ? ORDER BY timestamp DESC, id DESC LIMIT 1").get(big) as { id: number; timestamp: string };
+  db.query("INSERT INTO link_rollups (link_id, dim, value, count) VALUES (?, 'summary', 'mark_ms', ?), (?, 'summary', 'mark_id', ?)").run(big, Date.parse(last.timestamp), big, last.id);
+  db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+  db.close();
+  console.log(`seeded ${LINKS.toLocaleString("en-US")} links and ${BIG_CLICKS.toLocaleString("en-US")} clicks in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  return { codes, big, token };
+}
+
+function clickRows(dir: string) {
+  const db = new Database(join(dir, "threadlink.db"), { readonly: true });
+  const n = (db.query("SELECT COUNT(*) AS n FROM link_analytics WHERE link_id != (SELECT id FROM short_links WHERE short_code = 'bigone')").get() as { n: number }).n;
+  const counted = (db.query("SELECT COALESCE(SUM(click_count), 0) AS n FROM short_links WHERE short_code != 'bigone'").get() as { n: number }).n;
+  db.close();
+  return { rows: n, counted };
+}
+
+async function main() {
+  await ensureWrk();
+  if (!existsSync(binary)) {
+    console.log(`building ${binary}…`);
+    await $`OUTFILE=${binary} ${process.execPath} run scripts/build.ts`;
+  }
+  const dir = mkdtempSync(join(tmpdir(), "threadlink-bench-"));
+  const env = { ...process.env, PORT: String(PORT_B), HOST, DATA_DIR: dir, PUBLIC_URL: `http://${HOST}:${PORT_B}`, LOG_LEVEL: "warn" };
+  const procs: Bun.Subprocess[] = [];
+  try {
+    await $`${binary} migrate`.env(env).quiet();
+    const { codes, big, token } = seed(dir);
+    const codesFile = join(dir, "codes.txt");
+    writeFileSync(codesFile, codes.join("\n") + "\n");
+    const script = join(dir, "random.lua");
+    // Random codes from the seeded set; `done` prints the figures as one JSON line.
+    writeFileSync(
+      script,
+      `local codes = {}
+for line in io.lines("${codesFile}") do codes[#codes + 1] = line end
+math.randomseed(os.time())
+local method = os.getenv("BENCH_METHOD") or "GET"
+request = function() return wrk.format(method, "/" .. codes[math.random(#codes)]) end
+done = function(s, latency, requests)
+  io.write(string.format('BENCH_JSON{"requests":%d,"duration":%d,"connect":%d,"read":%d,"write":%d,"timeout":%d,"status":%d,"p50":%d,"p99":%d}\\n',
+    s.requests, s.duration, s.errors.connect, s.errors.read, s.errors.write, s.errors.timeout, s.errors.status, latency:percentile(50), latency:percentile(99)))
+end
+`,
+    );
+
+    // (a) the ceiling
+    const a = Bun.spawn([process.execPath, "scripts/bench/ceiling.ts", String(PORT_A)], { stdout: "ignore", stderr: "inherit" });
+    procs.push(a);
+    await waitFor(`http://${HOST}:${PORT_A}/x`);
+    const a64 = await wrk("(a) bare Bun.serve 302", PORT_A, a.pid, 64, script);
+    const a8 = await wrk("(a) bare Bun.serve 302", PORT_A, a.pid, 8, script);
+    a.kill();
+    await a.exited;
+
+    // (b) the binary, recording clicks
+    const b = Bun.spawn([binary, "serve"], { env, stdout: "ignore", stderr: "inherit" });
+    procs.push(b);
+    await waitFor(`http://${HOST}:${PORT_B}/api/health`);
+    const rssIdle = rssMb(b.pid).rss;
+    const b64 = await wrk("(b) threadlink + recording", PORT_B, b.pid, 64, script);
+    const b8 = await wrk("(b) threadlink + recording", PORT_B, b.pid, 8, script);
+    // HEAD redirects without recording: the cost of the lookup and the 302 alone.
+    await wrk("(b) threadlink, HEAD only", PORT_B, b.pid, 64, script, "HEAD");
+    await Bun.sleep(300);
+    const afterWrk = clickRows(dir);
+
+    // Analytics for the link with a million clicks (median of 5, after one warm-up).
+    const times: number[] = [];
+    let report: { clickCount: number; uniqueVisitors: number } | null = null;
+    for (let i = 0; i < 6; i++) {
+      const t = performance.now();
+      const r = await fetch(`http://${HOST}:${PORT_B}/api/links/${big}/analytics`, { headers: { cookie: `tl_session=${token}` } });
+      report = (await r.json()) as { clickCount: number; uniqueVisitors: number };
+      if (i > 0) times.push(performance.now() - t);
+    }
+    times.sort((x, y) => x - y);
+    const analyticsMs = times[Math.floor(times.length / 2)]!;
+
+    // Exact accounting: a known number of GETs (and some HEADs), then a graceful stop.
+    const before = clickRows(dir);
+    let sent = 0;
+    let heads = 0;
+    const worker = async () => {
+      while (sent < EXACT) {
+        const n = ++sent;
+        const code = codes[Math.floor(Math.random() * codes.length)]!;
+        const r = await fetch(`http://${HOST}:${PORT_B}/${code}`, { redirect: "manual" });
+        if (r.status !== 302) throw new Error(`unexpected ${r.status}`);
+        if (n % 10 === 0) {
+          heads++;
+          await fetch(`http://${HOST}:${PORT_B}/${code}`, { method: "HEAD", redirect: "manual" });
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: 32 }, worker));
+    const rssPeak = rssMb(b.pid).peak;
+    b.kill("SIGTERM");
+    const code = await b.exited;
+    const after = clickRows(dir);
+    const exactRows = after.rows - before.rows;
+
+    const ratio64 = b64.rps / a64.rps;
+    const ratio8 = b8.rps / a8.rps;
+    const wrkSent = b64.requests + b8.requests;
+    console.log("\nsummary");
+    console.log(`  b/a at c=64: ${ratio64.toFixed(2)}   (target ≥ 0.5)`);
+    console.log(`  b/a at c=8:  ${ratio8.toFixed(2)}`);
+    console.log(`  p99 (b) c=64: ${b64.p99.toFixed(2)} ms, c=8: ${b8.p99.toFixed(2)} ms   (target ≤ 10 ms)`);
+    console.log(`  RSS (b): idle ${rssIdle.toFixed(0)} MB, peak ${rssPeak.toFixed(0)} MB   (target ≤ 150 MB)`);
+    console.log(`  errors: a ${a64.errors + a8.errors}, b ${b64.errors + b8.errors}   (target 0)`);
+    console.log(`  wrk: ${wrkSent.toLocaleString("en-US")} completed GETs → ${afterWrk.rows.toLocaleString("en-US")} click rows (wrk does not count requests cut off at its deadline, so rows may exceed it by at most the connection count)`);
+    console.log(`  exact: ${EXACT.toLocaleString("en-US")} GETs + ${heads} HEADs, SIGTERM (exit ${code}) → ${exactRows.toLocaleString("en-US")} new click rows; click_count total = rows: ${after.counted === after.rows}   (target: rows = GETs)`);
+    console.log(`  analytics for ${report?.clickCount.toLocaleString("en-US")} clicks (${report?.uniqueVisitors.toLocaleString("en-US")} unique): median ${analyticsMs.toFixed(1)} ms   (target ≤ 100 ms)`);
+    const ok = ratio64 >= 0.5 && b64.p99 <= 10 && b8.p99 <= 10 && rssPeak <= 150 && b64.errors + b8.errors === 0 && exactRows === EXACT && after.counted === after.rows && analyticsMs <= 100 && code === 0;
+    console.log(`\n${ok ? "ALL TARGETS MET" : "SOME TARGETS MISSED"}`);
+  } finally {
+    for (const p of procs) p.kill();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+await main();
