@@ -4,6 +4,7 @@ import type { Db } from "./db/open";
 import { createContext, type AppContext } from "./context";
 import { errorHandler, notFound } from "./http/errors";
 import { originGuard, securityHeaders } from "./http/security";
+import { MAX_REQUEST_BYTES, bodyLimit } from "./http/bodyLimit";
 import { authPlugin } from "./http/auth";
 import { spaPlugin } from "./http/spa";
 import { accountRoutes } from "./accounts/routes";
@@ -30,10 +31,11 @@ export async function createApp({ db, config }: { db: Db; config: Config }) {
   const spa = await spaPlugin();
   // Redirect routes hand app pages and unknown codes to the web app through this.
   const webPage = (request: Request) => spa.handle(request);
-  const app = new Elysia()
+  const app = new Elysia({ serve: { maxRequestBodySize: MAX_REQUEST_BYTES } })
     .use(errorHandler)
     .use(securityHeaders(ctx))
     .use(originGuard(ctx))
+    .use(bodyLimit(ctx))
     .use(healthRoutes(ctx))
     .use(accountRoutes(ctx, auth))
     // Only 4-segment paths ending in /titles reach it (titles.test.ts checks the neighbours).

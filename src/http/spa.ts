@@ -11,6 +11,56 @@ type Bundle = { index: string; files?: BundleFile[] };
 const IMMUTABLE = "public, max-age=31536000, immutable";
 const TEXT = /^(text\/|application\/(javascript|json)|image\/svg)/;
 
+/** Inline <script> elements without src (web/index.html's theme script) as CSP sha256 sources. */
+export function inlineScriptHashes(html: string): string[] {
+  const hashes = new Set<string>();
+  for (const m of html.matchAll(/<script\b([^>]*)>([\s\S]*?)<\/script\s*>/gi)) {
+    if (/\bsrc\s*=/i.test(m[1]!) || !m[2]!.trim()) continue;
+    hashes.add(`'sha256-${new Bun.CryptoHasher("sha256").update(m[2]!).digest("base64")}'`);
+  }
+  return [...hashes];
+}
+
+/**
+ * The app's Content-Security-Policy. Only this origin's files run: the one inline script is
+ * allowed by its hash (taken from the HTML actually served, so editing it cannot silently
+ * break), 'wasm-unsafe-eval' lets the QR video engine compile its wasm (it allows no JS eval),
+ * and blob: covers the QR page's previews, rendered video and engine worker. Styles come from
+ * files only: React's style={{}} and the UI libraries set element styles through the CSSOM
+ * (element.style), which CSP does not govern, so no 'unsafe-inline' is needed (the whole e2e
+ * suite runs with this policy and no violation). Nothing may frame the app, and forms and
+ * <base> cannot leave it.
+ */
+export function contentSecurityPolicy(scriptHashes: string[]): string {
+  return [
+    "default-src 'self'",
+    ["script-src 'self' 'wasm-unsafe-eval'", ...scriptHashes].join(" "),
+    "worker-src 'self' blob:",
+    "style-src 'self'",
+    "img-src 'self' data: blob:",
+    "media-src 'self' blob:",
+    "font-src 'self'",
+    "connect-src 'self'",
+    "object-src 'none'",
+    "base-uri 'none'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+  ].join("; ");
+}
+
+/** Headers for every file the web app is made of (HTML, chunks, styles). */
+export function securityHeadersFor(csp: string): Record<string, string> {
+  return {
+    "content-security-policy": csp,
+    "x-content-type-options": "nosniff",
+    "x-frame-options": "DENY",
+    "referrer-policy": "strict-origin-when-cross-origin",
+    "cross-origin-opener-policy": "same-origin",
+    "cross-origin-resource-policy": "same-origin",
+    "permissions-policy": "camera=(), microphone=(), geolocation=(), payment=(), usb=()",
+  };
+}
+
 function entry(body: Bytes, headers: Record<string, string>, cache: string): Entry {
   const gz = TEXT.test(headers["content-type"] ?? "") ? Bun.gzipSync(body) : null;
   return { body, gz, headers: { ...headers, "cache-control": cache } };
@@ -47,6 +97,12 @@ async function loadWebApp(): Promise<{ html: Entry; assets: Map<string, Entry> }
     log.debug("web app built", { ms: Math.round(performance.now() - started) });
   }
   if (!html) throw new Error("The web bundle has no index.html");
+  // One policy for the HTML and every chunk: a chunk's own CSP only matters if it is ever run
+  // as a worker, and then it should be held to the same rules as the page.
+  const csp = contentSecurityPolicy(inlineScriptHashes(new TextDecoder().decode(html.body)));
+  const secure = securityHeadersFor(csp);
+  Object.assign(html.headers, secure);
+  for (const e of assets.values()) Object.assign(e.headers, secure);
   return { html, assets };
 }
 

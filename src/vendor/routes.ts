@@ -4,6 +4,7 @@ import { gzip } from "node:zlib";
 // The files are embedded in the binary (see embedded.js); nothing is fetched from a CDN.
 import { embedded } from "./embedded.js";
 import { FFMPEG_BASE } from "./paths";
+import { contentSecurityPolicy, securityHeadersFor } from "../http/spa";
 
 const JS = "text/javascript; charset=utf-8";
 // application/wasm is required for WebAssembly.instantiateStreaming.
@@ -20,6 +21,9 @@ export const VENDOR_FILES: VendorFile[] = [
 ];
 
 const gzipAsync = promisify(gzip);
+// The engine runs as a module worker, which takes its CSP from its own response (not the
+// page's): the app's policy, so it may load this origin's files and compile wasm, nothing else.
+const SECURITY = securityHeadersFor(contentSecurityPolicy([]));
 
 /**
  * Serves the embedded video engine under /vendor/ffmpeg-{version}/. Files are read on first
@@ -43,7 +47,7 @@ export function vendorRoutes() {
         "content-type": f.type,
         "cache-control": CACHE,
         vary: "accept-encoding",
-        "x-content-type-options": "nosniff",
+        ...SECURITY,
       };
       const acceptsGzip = (request.headers.get("accept-encoding") ?? "").includes("gzip");
       if (gz && acceptsGzip) return new Response(gz, { headers: { ...headers, "content-encoding": "gzip" } });
