@@ -27,7 +27,7 @@ export type RawClick = {
 export const FLUSH_INTERVAL_MS = 100;
 // Clicks are written in slices of at most this many, each its own short transaction with the
 // event loop free in between, so a burst never holds a visitor's redirect for long.
-export const SLICE = 256;
+export const SLICE = 64;
 // A bound on memory if the disk stalls: beyond this, a flush is forced from the capture path.
 const MAX_BUFFER = 50_000;
 const UA_CACHE_MAX = 2_000;

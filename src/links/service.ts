@@ -3,6 +3,7 @@
 // stays exact (a changed destination is used by the very next redirect).
 import type { AppContext } from "../context";
 import { ClickRecorder } from "../analytics/recorder";
+import { startCheckpointer } from "../analytics/checkpointer";
 import { notificationsStore } from "../notifications/store";
 import { linksStore, type LinkRow, type RedirectRow } from "./store";
 import type { LinkView, Tracker } from "./schema";
@@ -43,7 +44,10 @@ export function createLinks(ctx: AppContext) {
       notifications.create({ userId: m.userId, kind: "link-clicks", message, link: TRACKER_PAGE[m.tracker as Tracker] ?? "/link-tracker", dedupeKey: `link:${m.linkId}:clicks:${n}` });
     },
   });
+  const checkpointer = startCheckpointer(ctx.db);
+  // Clicks first, then the checkpoint worker, then (in serve) the database closes.
   ctx.shutdownHooks.push(() => recorder.flush());
+  ctx.shutdownHooks.push(() => checkpointer.stop());
 
   const byCode = new Map<string, CachedLink>();
   for (const r of store.allForRedirect()) {
