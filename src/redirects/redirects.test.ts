@@ -246,3 +246,24 @@ describe("roll-ups", () => {
     expect(second.timeline.series.at(-1)).toEqual({ day, count: 5 });
   });
 });
+
+describe("CSV export", () => {
+  test("every click, newest first, spreadsheet formulas neutralised; another user gets 404", async () => {
+    const link = await makeLink("csvlink");
+    await t.call("GET", "/csvlink", { headers: { "user-agent": UA.firefoxMac, referer: "https://a.example/" } });
+    await t.call("GET", "/csvlink", { headers: { "user-agent": "=HYPERLINK(\"http://evil.example\",\"x\")" } });
+    const r = await t.call("GET", `/api/links/${link.id}/clicks.csv`, { cookie: alice.cookie });
+    expect(r.status).toBe(200);
+    expect(r.headers.get("content-type")).toBe("text/csv; charset=utf-8");
+    expect(r.headers.get("content-disposition")).toBe('attachment; filename="clicks-csvlink.csv"');
+    const lines = r.text.trim().split("\r\n");
+    expect(lines[0]).toBe("timestamp,browser,device,os,country,city,referrer,visit_type,visit_number,source,is_bot,user_agent,ip");
+    expect(lines).toHaveLength(3);
+    // Newest first: the formula-looking agent, quoted and prefixed so it stays text.
+    expect(lines[1]).toContain(`"'=HYPERLINK(""http://evil.example"",""x"")"`);
+    expect(lines[2]).toContain("Firefox,desktop,macOS");
+    expect(lines[2]).toContain("https://a.example/,New Visit,1,referrer,no");
+    const bob = await t.signUp("csvbob");
+    expect((await t.call("GET", `/api/links/${link.id}/clicks.csv`, { cookie: bob.cookie })).status).toBe(404);
+  });
+});
