@@ -34,3 +34,24 @@ export function trackOutsideRequests(page: Page) {
   });
   return outside;
 }
+
+/**
+ * No sideways scrolling: neither the page nor any clipped or scrolling box inside it is wider
+ * than it shows (a list with overflow:auto hides a too-wide row from the page's own
+ * scrollWidth). Form fields scroll their own text and screen-reader-only text is clipped on
+ * purpose, so both are skipped.
+ */
+export async function expectNoHorizontalOverflow(page: Page) {
+  const wide = await page.evaluate(() => {
+    const out: string[] = [];
+    const root = document.documentElement;
+    if (root.scrollWidth > root.clientWidth) out.push(`page ${root.scrollWidth}px > ${root.clientWidth}px`);
+    for (const el of document.body.querySelectorAll<HTMLElement>("*")) {
+      if (["INPUT", "TEXTAREA", "SELECT"].includes(el.tagName) || el.closest(".sr-only")) continue;
+      if (getComputedStyle(el).overflowX === "visible") continue;
+      if (el.scrollWidth > el.clientWidth + 1) out.push(`${el.tagName.toLowerCase()}.${[...el.classList].join(".")} ${el.scrollWidth}px > ${el.clientWidth}px`);
+    }
+    return out;
+  });
+  expect(wide, "horizontal overflow").toEqual([]);
+}

@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { registerViaApi, uniqueName } from "./helpers";
+import { expectNoHorizontalOverflow, registerViaApi, uniqueName } from "./helpers";
 
 test.use({ permissions: ["clipboard-read", "clipboard-write"] });
 
@@ -73,6 +73,14 @@ test("A invites B: B accepts via /invite/{code}, sees A's shared topics with the
   await a.getByRole("link", { name: "Notifications (1 unread)" }).click();
   await expect(a).toHaveURL(/\/notifications$/);
   await expect(a.getByText(`${bob} accepted your invite and can now see your shared topics.`)).toBeVisible();
+  // On a phone the message keeps the row's width ("Mark as read" wraps under it) and nothing
+  // scrolls sideways.
+  await a.setViewportSize({ width: 360, height: 740 });
+  const item = a.getByRole("listitem").filter({ hasText: "accepted your invite" });
+  const rowBox = (await item.boundingBox())!;
+  const textBox = (await item.getByRole("link").boundingBox())!;
+  expect(textBox.width).toBeGreaterThan(rowBox.width * 0.7);
+  await expectNoHorizontalOverflow(a);
   await a.getByRole("button", { name: "Mark all as read" }).click();
   await expect(a.getByRole("link", { name: "Notifications", exact: true })).toBeVisible();
   await expect(a.getByTestId("unread-dot")).toHaveCount(0);

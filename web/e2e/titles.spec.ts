@@ -1,5 +1,5 @@
 import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
-import { registerViaApi, trackOutsideRequests, uniqueName } from "./helpers";
+import { expectNoHorizontalOverflow, registerViaApi, trackOutsideRequests, uniqueName } from "./helpers";
 
 const DATE = /^[A-Z][a-z]{2} \d{1,2}, \d{4} \d{2}:\d{2}$/;
 
@@ -276,6 +276,71 @@ test("an invitee adds a message in a shared topic; a stranger gets 'Topic Not Fo
   await expect(strangerPage.getByRole("textbox", { name: "Message" })).toHaveText("Read me");
   await expect(strangerPage.getByRole("button", { name: "Edit Message" })).toHaveCount(0);
   await expect(strangerPage.getByRole("textbox", { name: "Display name" })).toHaveAttribute("readonly", "");
+
+  // clickCount (PRODUCT.md) counts opens of the topic link, i.e. the topic page, by anyone
+  // but the owner. The list and detail pages read the same topic and must not count.
+  const clicks = async (slug: string) =>
+    ((await (await ownerCtx.request.get("/api/topics")).json()) as { linkSlug: string; clickCount: number }[]).find((t) => t.linkSlug === slug)?.clickCount;
+  await strangerPage.reload();
+  await expect(strangerPage.getByRole("textbox", { name: "Message" })).toHaveText("Read me");
+  await strangerPage.goto(`/${owner}/${openSlug}/notice`);
+  await expect(strangerPage.getByRole("listitem", { name: "Message 1" })).toBeVisible();
+  await strangerPage.reload();
+  await expect(strangerPage.getByRole("listitem", { name: "Message 1" })).toBeVisible();
+  // The owner's own opens never count.
+  await ownerPage.goto(`/${owner}/${openSlug}`);
+  await expect(ownerPage.getByRole("heading", { level: 3, name: "Notice" })).toBeVisible();
+  // A second open of the topic page by the stranger: exactly 2 (more would mean the list or
+  // detail visits above were counted too).
+  await strangerPage.goto(`/${owner}/${openSlug}`);
+  await expect(strangerPage.getByRole("heading", { level: 3, name: "Notice" })).toBeVisible();
+  await expect.poll(() => clicks(openSlug)).toBe(2);
+  // The invitee opened Family Chat's page once; its list, New Message and detail did not count.
+  await expect.poll(() => clicks(topic.linkSlug)).toBe(1);
+  await ownerPage.goto("/");
+  await expect(ownerPage.getByRole("listitem", { name: "Open Board" })).toContainText("2 clicks");
+  await expect(ownerPage.getByRole("listitem", { name: "Family Chat" })).toContainText("1 click");
   await ownerCtx.close();
   await strangerCtx.close();
+});
+
+test("at 360 px, light and dark: topic, list and detail pages never scroll sideways; Escape leaves an inline edit", async ({ page }) => {
+  await page.setViewportSize({ width: 360, height: 740 });
+  const me = await registerViaApi(page.request);
+  const topic = await createTopic(page.request, "y".repeat(50));
+  const api = `/api/${me}/${topic.linkSlug}/titles`;
+  // Long unbroken words and a long URL are what push a phone layout sideways.
+  const long = "Supercalifragilisticexpialidociousandlongerwordzz";
+  const notes = `Meet at https://example.com/${"very-long-path/".repeat(10)}?with=query&and=more`;
+  expect((await page.request.post(api, { data: { name: long, notes, version: 1 } })).status()).toBe(201);
+  expect((await page.request.post(api, { data: { name: long, notes } })).status()).toBe(201);
+  const titleSlug = long.toLowerCase();
+
+  for (const scheme of ["light", "dark"] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    await page.goto(`/${me}/${topic.linkSlug}`);
+    await expect(page.getByRole("heading", { level: 3, name: long }).first()).toBeVisible();
+    await expectNoHorizontalOverflow(page);
+    await page.getByRole("button", { name: `Edit ${long}` }).first().click();
+    const editor = page.getByRole("form", { name: `Edit ${long}` });
+    await expect(editor.getByLabel("Title name")).toBeFocused();
+    await expectNoHorizontalOverflow(page);
+    await page.keyboard.press("Escape");
+    await expect(editor).toHaveCount(0);
+    await expect(page.getByRole("button", { name: `Edit ${long}` }).first()).toBeFocused();
+
+    await page.goto(`/${me}/${topic.linkSlug}/${titleSlug}`);
+    await expect(page.getByRole("listitem", { name: "Message 2" })).toBeVisible();
+    await expectNoHorizontalOverflow(page);
+    await page.getByRole("button", { name: "Edit Message 1" }).click();
+    await expect(page.getByRole("form", { name: "Edit Message 1" })).toBeVisible();
+    await expectNoHorizontalOverflow(page);
+    await page.keyboard.press("Escape");
+    await expect(page.getByRole("form", { name: "Edit Message 1" })).toHaveCount(0);
+    await expect(page.getByRole("button", { name: "Edit Message 1" })).toBeFocused();
+
+    await page.goto(`/${me}/${topic.linkSlug}/${titleSlug}/1`);
+    await expect(page.getByRole("textbox", { name: "Display name" })).toBeVisible();
+    await expectNoHorizontalOverflow(page);
+  }
 });

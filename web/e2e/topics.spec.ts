@@ -1,5 +1,5 @@
 import { expect, test, type Page } from "@playwright/test";
-import { registerViaApi, trackOutsideRequests } from "./helpers";
+import { expectNoHorizontalOverflow, registerViaApi, trackOutsideRequests } from "./helpers";
 
 test.use({ permissions: ["clipboard-read", "clipboard-write"] });
 
@@ -95,12 +95,12 @@ test("create, rename, copy the link of, and delete a topic", async ({ page }) =>
 test("sort selectors: Newest, Oldest, Most Clicked, Custom Order; handles only in Custom Order", async ({ page, browser }) => {
   const username = await registerViaApi(page.request);
   await seed(page, ["Alpha", "Bravo", "Charlie"]);
-  // Two opens of Bravo by someone else make it the most clicked.
+  // Two opens of Bravo's topic page by someone else make it the most clicked.
   const ids = (await (await page.request.get("/api/topics")).json()) as { id: number; linkSlug: string }[];
   await page.request.put(`/api/topics/${ids[1]!.id}`, { data: { accessType: "public" } });
   const other = await browser.newContext();
   await registerViaApi(other.request);
-  for (let i = 0; i < 2; i++) expect((await other.request.get(`/api/topic/${username}/bravo`)).status()).toBe(200);
+  for (let i = 0; i < 2; i++) expect((await other.request.post(`/api/topic/${username}/bravo/open`)).status()).toBe(200);
   await other.close();
 
   await page.goto("/");
@@ -213,4 +213,57 @@ test("the mobile menu at 375 px holds the spec's items in order; row actions sit
   await expect(page.getByText("Topic deleted successfully")).toBeVisible();
   // No sideways scrolling at this width.
   expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
+});
+
+test("at 360 px, light and dark: no sideways scrolling, also renaming or in Custom Order; Escape cancels a rename", async ({ page }) => {
+  await page.setViewportSize({ width: 360, height: 740 });
+  await registerViaApi(page.request);
+  const long = "Groceries and other household things";
+  await seed(page, ["x".repeat(50), long]);
+  for (const scheme of ["light", "dark"] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    await page.goto("/");
+    // The theme follows the system until the user picks one.
+    if (scheme === "dark") await expect(page.locator("html")).toHaveClass(/\bdark\b/);
+    else await expect(page.locator("html")).not.toHaveClass(/\bdark\b/);
+    const row = page.getByRole("listitem", { name: long });
+    await expect(row).toBeVisible();
+    await expectNoHorizontalOverflow(page);
+
+    await row.getByRole("button", { name: `Actions for ${long}` }).click();
+    await page.getByRole("menuitem", { name: "Edit" }).click();
+    const input = row.getByLabel("Topic name");
+    await expect(input).toBeFocused();
+    // The Access select's longest option once pushed the row wider than the list.
+    await expectNoHorizontalOverflow(page);
+    await input.fill("Changed my mind");
+    await page.keyboard.press("Escape");
+    await expect(input).toHaveCount(0);
+    await expect(row).toContainText(long);
+    // Focus goes back to the row's menu button, not to the top of the page.
+    await expect(row.getByRole("button", { name: `Actions for ${long}` })).toBeFocused();
+
+    await page.getByLabel("Sort").selectOption({ label: "Custom Order" });
+    await expect(row.getByRole("button", { name: `Reorder ${long}` })).toBeVisible();
+    await expectNoHorizontalOverflow(page);
+    await page.getByLabel("Sort").selectOption({ label: "Newest" });
+    await page.getByLabel("View").selectOption({ label: "Shared (0)" });
+    await expect(page.getByRole("button", { name: "Share Topics" })).toBeVisible();
+    await expectNoHorizontalOverflow(page);
+  }
+  const topics = (await (await page.request.get("/api/topics")).json()) as { name: string }[];
+  expect(topics.map((t) => t.name).sort()).toEqual([long, "x".repeat(50)]);
+});
+
+test("desktop: Escape cancels a rename and focus returns to its Edit button", async ({ page }) => {
+  await registerViaApi(page.request);
+  await seed(page, ["Desk"]);
+  await page.goto("/");
+  const row = page.getByRole("listitem", { name: "Desk" });
+  await row.getByRole("button", { name: "Edit" }).click();
+  await row.getByLabel("Topic name").fill("Nope");
+  await page.keyboard.press("Escape");
+  await expect(row.getByLabel("Topic name")).toHaveCount(0);
+  await expect(row.getByRole("button", { name: "Edit" })).toBeFocused();
+  await expect(row).toContainText("Desk");
 });

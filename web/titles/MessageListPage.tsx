@@ -8,7 +8,7 @@ import { Field, Select, TextArea } from "../ui/Field";
 import { Menu } from "../ui/Menu";
 import { FullPageSpinner, Spinner } from "../ui/Spinner";
 import { toast, toastError } from "../ui/Toast";
-import { arrange, formatDate, refetchTitles, titleSlug, titlesApi, topicLabel, useTitles, useTopic, type SortKey, type Title, type ViewKey } from "./data";
+import { arrange, formatDate, refetchTitles, titleSlug, titlesApi, topicLabel, useInlineEditor, useTitles, useTopic, type SortKey, type Title, type ViewKey } from "./data";
 import { HIGHLIGHT_MS, TopicProblem } from "./TopicPage";
 import "./titles.css";
 
@@ -161,6 +161,7 @@ function MessageCard(props: {
   const [title, setTitle] = useState(m.displayName ?? "");
   const [notes, setNotes] = useState(m.notes);
   const [busy, setBusy] = useState(false);
+  const editor = useInlineEditor(props.editing, props.onDone, busy);
   const [confirm, setConfirm] = useState(false);
   const label = `Message ${m.version}`;
 
@@ -202,7 +203,7 @@ function MessageCard(props: {
   return (
     <li className={`message-card card ${props.highlighted ? "is-new" : ""}`} aria-label={label}>
       {props.editing ? (
-        <form className="stack" onSubmit={save} aria-label={`Edit ${label}`}>
+        <form className="stack" onSubmit={save} onKeyDown={editor.onKeyDown} aria-label={`Edit ${label}`}>
           <Field label="Title" value={title} onChange={(e) => setTitle(e.target.value)} placeholder="Message bar title" autoFocus />
           <TextArea label="Notes" value={notes} onChange={(e) => setNotes(e.target.value)} placeholder="Add notes..." rows={3} className="notes-field" />
           <div className="row">
@@ -224,7 +225,7 @@ function MessageCard(props: {
           <div className="title-actions">
             <Link href={props.href} className="btn btn-primary btn-sm" aria-label={`Open ${label}`}>Open</Link>
             {props.canWrite && (
-              <Button variant="secondary" size="sm" onClick={props.onEdit} aria-label={`Edit ${label}`}>Edit</Button>
+              <Button ref={editor.opener} variant="secondary" size="sm" onClick={props.onEdit} aria-label={`Edit ${label}`}>Edit</Button>
             )}
             <Menu
               label={`More actions for ${label}`}

@@ -21,6 +21,7 @@ import {
   useTitles,
   useTopic,
   useTopicOpen,
+  useInlineEditor,
   type SortKey,
   type Title,
   type TopicView,
@@ -273,6 +274,7 @@ function TitleRow(props: {
   const [notes, setNotes] = useState(t.notes);
   const [busy, setBusy] = useState(false);
   const [confirm, setConfirm] = useState(false);
+  const editor = useInlineEditor(props.editing, props.onDone, busy);
 
   // Spec §4: pressing edit loads the row's name and notes into the editor.
   useEffect(() => {
@@ -317,7 +319,7 @@ function TitleRow(props: {
   if (props.editing) {
     return (
       <li className="title-row card">
-        <form className="stack" onSubmit={save} aria-label={`Edit ${t.name}`}>
+        <form className="stack" onSubmit={save} onKeyDown={editor.onKeyDown} aria-label={`Edit ${t.name}`}>
           <Field label="Title name" value={name} onChange={(e) => setName(e.target.value)} autoFocus />
           <TextArea label="Notes" value={notes} onChange={(e) => setNotes(e.target.value)} placeholder="Add notes..." rows={3} className="notes-field" />
           <div className="row">
@@ -344,7 +346,7 @@ function TitleRow(props: {
             Start {PRODUCT}
           </Link>
           {props.canWrite && (
-            <Button variant="secondary" size="sm" onClick={props.onEdit} aria-label={`Edit ${t.name}`}>Edit</Button>
+            <Button ref={editor.opener} variant="secondary" size="sm" onClick={props.onEdit} aria-label={`Edit ${t.name}`}>Edit</Button>
           )}
           <Button variant="secondary" size="sm" onClick={copy} aria-label={`Copy link to ${t.name}`}>Copy</Button>
           {props.canDelete && (

@@ -50,6 +50,27 @@ export function useTopicOpen(username?: string, topicSlug?: string) {
   }, [username, topicSlug]);
 }
 
+/**
+ * Inline editors (title rows, message cards): Escape cancels, and when the editor closes
+ * with focus dropped on <body>, focus goes back to the row's Edit button so a keyboard user
+ * keeps their place. Returns the ref for that button and the form's keydown handler.
+ */
+export function useInlineEditor(editing: boolean, cancel: () => void, busy: boolean) {
+  const opener = useRef<HTMLButtonElement | null>(null);
+  const was = useRef(editing);
+  useEffect(() => {
+    const lost = !document.activeElement || document.activeElement === document.body;
+    if (was.current && !editing && lost) opener.current?.focus();
+    was.current = editing;
+  }, [editing]);
+  const onKeyDown = (e: { key: string; preventDefault: () => void }) => {
+    if (e.key !== "Escape" || busy) return;
+    e.preventDefault();
+    cancel();
+  };
+  return { opener, onKeyDown };
+}
+
 /** Spec §7: the titles list is not cached, so every visit to a page reads it afresh. */
 export function useTitles(username?: string, topicSlug?: string) {
   return useSWR<Title[]>(titlesKey(username, topicSlug), { revalidateOnMount: true, dedupingInterval: 0 });

@@ -1,4 +1,4 @@
-import { useEffect, useState, type CSSProperties, type FormEvent } from "react";
+import { useEffect, useRef, useState, type CSSProperties, type FormEvent, type KeyboardEvent } from "react";
 import { useLocation } from "wouter";
 import { useSortable } from "@dnd-kit/sortable";
 import { CSS } from "@dnd-kit/utilities";
@@ -42,6 +42,17 @@ export function TopicRow({ topic, shared, draggable }: Props) {
     transition: sortable.transition,
   };
 
+  // After Save or Cancel, focus goes back to what opened the editor (Edit on desktop, the ⋯
+  // menu on phones), so a keyboard user keeps their place instead of landing on <body>.
+  const rowRef = useRef<HTMLLIElement | null>(null);
+  const refocus = useRef(false);
+  useEffect(() => {
+    if (editing || !refocus.current) return;
+    refocus.current = false;
+    const candidates = rowRef.current?.querySelectorAll<HTMLElement>("[data-edit-opener], .mobile-only button") ?? [];
+    [...candidates].find((el) => el.offsetParent !== null)?.focus();
+  }, [editing]);
+
   const startEdit = () => {
     setName(label);
     setAccess(topic.accessType);
@@ -51,7 +62,13 @@ export function TopicRow({ topic, shared, draggable }: Props) {
     // Spec §4: Cancel restores the original name.
     setName(label);
     setAccess(topic.accessType);
+    refocus.current = true;
     setEditing(false);
+  };
+  const cancelOnEscape = (e: KeyboardEvent) => {
+    if (e.key !== "Escape" || saving) return;
+    e.preventDefault();
+    cancel();
   };
   const save = async (e: FormEvent) => {
     e.preventDefault();
@@ -60,6 +77,7 @@ export function TopicRow({ topic, shared, draggable }: Props) {
     try {
       await topicsApi.update(topic.id, { name, accessType: access });
       toast({ title: "Topic updated successfully" });
+      refocus.current = true;
       setEditing(false);
       await mutate(TOPICS_KEY);
     } catch (err) {
@@ -91,7 +109,10 @@ export function TopicRow({ topic, shared, draggable }: Props) {
 
   return (
     <li
-      ref={sortable.setNodeRef}
+      ref={(node) => {
+        sortable.setNodeRef(node);
+        rowRef.current = node;
+      }}
       style={style}
       className={`topic-row ${fresh ? "topic-new" : ""} ${sortable.isDragging ? "dragging" : ""}`}
       aria-label={label}
@@ -109,7 +130,7 @@ export function TopicRow({ topic, shared, draggable }: Props) {
         </button>
       )}
       {editing ? (
-        <form className="topic-edit" onSubmit={save} noValidate>
+        <form className="topic-edit" onSubmit={save} onKeyDown={cancelOnEscape} noValidate>
           <Field label="Topic name" value={name} onChange={(e) => setName(e.target.value)} disabled={saving} autoFocus />
           <Select
             label="Access"
@@ -135,7 +156,7 @@ export function TopicRow({ topic, shared, draggable }: Props) {
           </div>
           <div className="topic-actions desktop-only">
             <Button size="sm" onClick={start}>Start Message</Button>
-            {!shared && <Button size="sm" variant="secondary" onClick={startEdit}>Edit</Button>}
+            {!shared && <Button size="sm" variant="secondary" onClick={startEdit} data-edit-opener>Edit</Button>}
             <Button size="sm" variant="secondary" onClick={copy} aria-label={`Copy link to ${label}`}>Copy</Button>
             {!shared && (
               <a className="btn btn-ghost btn-sm" href={vcard} download aria-label={`Download contact card for ${label}`} title="Contact card (vCard)">

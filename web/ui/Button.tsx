@@ -1,7 +1,9 @@
-import type { ButtonHTMLAttributes, ReactNode } from "react";
+import type { ButtonHTMLAttributes, ReactNode, Ref } from "react";
 import { Spinner } from "./Spinner";
 
 type Props = ButtonHTMLAttributes<HTMLButtonElement> & {
+  /** React 19 passes ref as a prop; it reaches the <button> through ...rest (focus return). */
+  ref?: Ref<HTMLButtonElement>;
   variant?: "primary" | "secondary" | "ghost" | "danger";
   size?: "sm" | "md" | "icon";
   busy?: boolean;
