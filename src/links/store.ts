@@ -73,7 +73,8 @@ export function linksStore(db: Db) {
       q.resetRollups.run(id);
       q.resetCount.run(nowIso(), id);
     }),
-    allForRedirect: () => q.allForRedirect.all() as RedirectRow[],
+    /** Streams every link (no 100,000-row array held at once while the redirect map loads). */
+    allForRedirect: () => q.allForRedirect.iterate() as IterableIterator<RedirectRow>,
     syncRootUrl: (url: string) => q.setRootUrl.run(url, url).changes > 0,
     root: () => q.root.get() as LinkRow | null,
   };
