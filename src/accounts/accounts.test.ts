@@ -230,6 +230,24 @@ describe("Origin checks on state-changing requests", () => {
     });
   }
 
+  test("DNS rebinding (Origin and Host both a foreign name) is refused", async () => {
+    const before = t.count("users");
+    const r = await t.call("POST", "/api/register", {
+      body: { username: "rebind", password: PASSWORD, email: "rebind@example.test" },
+      headers: { origin: "http://evil.example", host: "evil.example" },
+    });
+    expect(r.status).toBe(403);
+    expect(t.count("users")).toBe(before);
+  });
+
+  test("loopback access with a matching Origin is allowed (local use)", async () => {
+    const r = await t.call("POST", "/api/login", {
+      body: { username: "alice", password: PASSWORD },
+      headers: { origin: "http://127.0.0.1:3000", host: "127.0.0.1:3000" },
+    });
+    expect(r.status).toBe(200);
+  });
+
   test("a cross-site register adds nobody", async () => {
     const before = t.count("users");
     const r = await t.call("POST", "/api/register", {

@@ -25,7 +25,7 @@ export function errorResponse(code: ErrorCode, message: string, fields?: Record<
   const body: ErrorBody = { error: { code, message, ...(fields ? { fields } : {}) } };
   return new Response(JSON.stringify(body), {
     status: statusOf[code],
-    headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-store", ...headers },
+    headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-store", "x-content-type-options": "nosniff", ...headers },
   });
 }
 
@@ -62,12 +62,20 @@ export function sqliteFault(error: unknown): AppError | null {
 }
 
 /** The single onError: every failure leaves the server as the one error shape. */
-export const errorHandler = new Elysia({ name: "errors" }).onError({ as: "global" }, ({ code, error, request }) => {
+/**
+ * What to log for a failing request: the route pattern (/api/invites/:code) rather than the
+ * path, whose segments may be secrets such as invite codes.
+ */
+function routeOf(request: Request, route: string | undefined) {
+  return route || new URL(request.url).pathname.replace(/^(\/api\/invites\/)[^/]+/, "$1:code");
+}
+
+export const errorHandler = new Elysia({ name: "errors" }).onError({ as: "global" }, ({ code, error, request, route }) => {
   if (error instanceof AppError) return errorResponse(error.code, error.message, error.fields, error.headers);
   const fault = sqliteFault(error);
   if (fault) {
     // Operators need to see these (a full disk does not fix itself); no request body is logged.
-    log.error("database unavailable", { method: request.method, path: new URL(request.url).pathname, error: String(error) });
+    log.error("database unavailable", { method: request.method, path: routeOf(request, route), error: String(error) });
     return errorResponse(fault.code, fault.message, undefined, fault.headers);
   }
   switch (code) {
@@ -89,6 +97,6 @@ export const errorHandler = new Elysia({ name: "errors" }).onError({ as: "global
     return errorResponse(status === 413 ? "PAYLOAD_TOO_LARGE" : "BAD_REQUEST", status === 413 ? "The request is too large" : "Bad request");
   }
   // Unknown failures are logged with the path only (never bodies: they may hold passwords).
-  log.error("unhandled error", { method: request.method, path: new URL(request.url).pathname, error: String((error as Error)?.stack ?? error) });
+  log.error("unhandled error", { method: request.method, path: routeOf(request, route), error: String((error as Error)?.stack ?? error) });
   return errorResponse("INTERNAL", "Something went wrong on our side. Please try again.");
 });

@@ -25,9 +25,20 @@ export function originGuard(ctx: AppContext) {
       throw forbidden("Cross-site request refused");
     }
     const host = (request.headers.get("host") ?? "").toLowerCase();
-    if (origin === ctx.config.publicUrl || originHost === host) return;
+    if (origin === ctx.config.publicUrl) return;
+    // Same host as addressed, and that host is one of ours: a DNS-rebinding page at
+    // evil.example reaching this port sends Host: evil.example, which is not.
+    if (originHost === host && isOwnHost(ctx, host)) return;
     throw forbidden("Cross-site request refused");
   });
+}
+
+const LOOPBACK = /^(localhost|127\.\d+\.\d+\.\d+|\[::1\])(:\d+)?$/;
+
+/** This instance's own names (dashboard, both short domains) and loopback for local use. */
+export function isOwnHost(ctx: AppContext, host: string) {
+  const c = ctx.config;
+  return host === c.appHost || host === c.shortDomain || host === c.brandDomain || LOOPBACK.test(host);
 }
 
 type ServerLike = { requestIP?: (r: Request) => { address: string } | null } | null | undefined;

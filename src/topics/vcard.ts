@@ -3,7 +3,7 @@ import { displayName } from "./slug";
 import type { Topic } from "./store";
 
 /** RFC 6350 §3.4: backslash, comma, semicolon and newlines are escaped in text values. */
-const esc = (s: string) => s.replace(/\\/g, "\\\\").replace(/,/g, "\\,").replace(/;/g, "\\;").replace(/\r?\n/g, "\\n");
+const esc = (s: string) => s.replace(/\\/g, "\\\\").replace(/,/g, "\\,").replace(/;/g, "\\;").replace(/\r\n|\r|\n/g, "\\n");
 
 /** RFC 6350 §3.2: lines longer than 75 octets are folded, never inside a UTF-8 sequence. */
 function fold(line: string) {

@@ -3,6 +3,7 @@ import { Link, Redirect, useLocation, useSearch } from "wouter";
 import * as v from "valibot";
 import { LoginBody, RegisterBody } from "../../src/accounts/schema";
 import { login, register, useUser } from "../lib/auth";
+import { safeLocalPath } from "../lib/safePath";
 import { useConfig } from "../lib/config";
 import { Button } from "../ui/Button";
 import { Field } from "../ui/Field";
@@ -15,8 +16,7 @@ const empty = { username: "", email: "", password: "" };
 
 /** Only same-site paths are followed after sign-in (no open redirect). */
 function safeNext(search: string) {
-  const next = new URLSearchParams(search).get("next");
-  return next && next.startsWith("/") && !next.startsWith("//") ? next : "/";
+  return safeLocalPath(new URLSearchParams(search).get("next")) ?? "/";
 }
 
 export function AuthPage() {

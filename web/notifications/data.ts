@@ -1,3 +1,4 @@
+import { safeLocalPath } from "../lib/safePath";
 import useSWR, { mutate } from "swr";
 import { api } from "../lib/api";
 import type { Notification } from "../../src/notifications/store";
@@ -21,4 +22,4 @@ export async function markAllRead() {
 }
 
 /** Notification links are app paths; anything else is never followed. */
-export const safeLink = (link: string | null) => (link && link.startsWith("/") && !link.startsWith("//") ? link : null);
+export const safeLink = (link: string | null) => safeLocalPath(link);
