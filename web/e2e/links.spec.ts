@@ -168,3 +168,17 @@ test("the Link Tracker works at 360 px wide", async ({ page }) => {
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
   expect(overflow).toBeLessThanOrEqual(0);
 });
+
+test("a short code reached by in-app navigation still goes through the server's redirect", async ({ page }) => {
+  await registerViaApi(page.request);
+  const r = await page.request.post("/api/links", { data: { originalUrl: `${destBase}/in-app`, title: "In app" } });
+  const { shortCode } = (await r.json()) as { shortCode: string };
+  await page.goto("/link-tracker");
+  await expect(page.getByRole("heading", { name: "Link Tracker", level: 1 })).toBeVisible();
+  await page.evaluate((path) => {
+    history.pushState(null, "", path);
+    dispatchEvent(new PopStateEvent("popstate"));
+  }, `/${shortCode}`);
+  await expect(page.getByRole("heading", { name: "Landing page" })).toBeVisible();
+  expect(page.url()).toBe(`${destBase}/in-app`);
+});

@@ -4,6 +4,9 @@ import { Link, useLocation } from "wouter";
 // Spec §9: redirect fallback to home after 2000 ms.
 export const REDIRECT_FALLBACK_MS = 2000;
 
+// The path the page was loaded at: the server already answered that one (404, unknown code).
+const LOADED_AT = typeof location === "undefined" ? "" : location.pathname;
+
 /**
  * /l/:shortCode, /r/:shortCode, /:shortCode. Known codes never reach this page: the server
  * answers them with a 302. What arrives here is an unknown code (the server sent a 404), so
@@ -15,6 +18,11 @@ export function RedirectPage({ params }: { params: { shortCode?: string } }) {
   useEffect(() => {
     if (!code) {
       navigate("/", { replace: true });
+      return;
+    }
+    // Reached by in-app navigation: let the server answer (302 for a known code).
+    if (location.pathname !== LOADED_AT) {
+      window.location.replace(location.pathname + location.search);
       return;
     }
     const t = setTimeout(() => navigate("/", { replace: true }), REDIRECT_FALLBACK_MS);
