@@ -71,6 +71,8 @@ test("create, edit code and destination, follow, reset, and download the QR code
   const visitor = await context.newPage();
   await visitor.goto(`${brandBase}/${code}`);
   await expect(visitor.getByRole("heading", { name: "Destination /second" })).toBeVisible();
+  // Back to the tracker tab (a background tab gets no animation frames, which slows every click).
+  await page.bringToFront();
   await expect(async () => {
     await page.getByRole("button", { name: "Refresh" }).click();
     await expect(c.getByText("1 click", { exact: true })).toBeVisible({ timeout: 1000 });
