@@ -70,7 +70,7 @@ export function analyticsReports(db: Db) {
 
     /** All of a link's clicks as CSV, streamed so a million rows never sit in memory at once. */
     csv(link: LinkRow): ReadableStream<Uint8Array> {
-      const rows = store.iterate(link.id);
+      const { rows, close } = store.cursor(link.id);
       const enc = new TextEncoder();
       let headerSent = false;
       return new ReadableStream({
@@ -84,12 +84,17 @@ export function analyticsReports(db: Db) {
             const next = rows.next();
             if (next.done) {
               if (chunk) controller.enqueue(enc.encode(chunk));
+              close();
               controller.close();
               return;
             }
             chunk += csvRow(next.value);
           }
           controller.enqueue(enc.encode(chunk));
+        },
+        // The client went away mid-download: end the read at once.
+        cancel() {
+          close();
         },
       });
     },

@@ -125,10 +125,6 @@ export function analyticsStore(db: Db) {
       `SELECT id, timestamp, referrer, user_agent, ip, country, city, device_type, browser, os, metadata
        FROM link_analytics WHERE link_id = ? ORDER BY timestamp DESC, id DESC LIMIT ? OFFSET ?`,
     ),
-    all: db.prepare(
-      `SELECT id, timestamp, referrer, user_agent, ip, country, city, device_type, browser, os, metadata
-       FROM link_analytics WHERE link_id = ? ORDER BY timestamp DESC, id DESC`,
-    ),
   };
 
   /**
@@ -216,7 +212,18 @@ export function analyticsStore(db: Db) {
     lastClick: (linkId: number) => (q.last.get(linkId) as { last: string | null }).last,
     total: (linkId: number) => (q.total.get(linkId) as { n: number }).n,
     page: (linkId: number, limit: number, offset: number) => (q.page.all(linkId, limit, offset) as ClickRow[]).map(toClickView),
-    iterate: (linkId: number) => q.all.iterate(linkId) as IterableIterator<ClickRow>,
+    /**
+     * Every click of a link, newest first, as a cursor. Each call gets its own statement (two
+     * exports at once must not share one); `close` ends the read so the WAL can be checkpointed.
+     */
+    cursor(linkId: number) {
+      const stmt = db.prepare(
+        `SELECT id, timestamp, referrer, user_agent, ip, country, city, device_type, browser, os, metadata
+         FROM link_analytics WHERE link_id = ? ORDER BY timestamp DESC, id DESC`,
+      );
+      const rows = stmt.iterate(linkId) as IterableIterator<ClickRow>;
+      return { rows, close: () => stmt.finalize() };
+    },
   };
 }
 
