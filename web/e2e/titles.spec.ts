@@ -321,6 +321,8 @@ test("at 360 px, light and dark: topic, list and detail pages never scroll sidew
     await page.goto(`/${me}/${topic.linkSlug}`);
     await expect(page.getByRole("heading", { level: 3, name: long }).first()).toBeVisible();
     await expectNoHorizontalOverflow(page);
+    // Each page names itself in the browser tab.
+    await expect(page).toHaveTitle(`${"y".repeat(50)} · Threadlink`);
     await page.getByRole("button", { name: `Edit ${long}` }).first().click();
     const editor = page.getByRole("form", { name: `Edit ${long}` });
     await expect(editor.getByLabel("Title name")).toBeFocused();
@@ -332,6 +334,7 @@ test("at 360 px, light and dark: topic, list and detail pages never scroll sidew
     await page.goto(`/${me}/${topic.linkSlug}/${titleSlug}`);
     await expect(page.getByRole("listitem", { name: "Message 2" })).toBeVisible();
     await expectNoHorizontalOverflow(page);
+    await expect(page).toHaveTitle(`${long} · Threadlink`);
     await page.getByRole("button", { name: "Edit Message 1" }).click();
     await expect(page.getByRole("form", { name: "Edit Message 1" })).toBeVisible();
     await expectNoHorizontalOverflow(page);
@@ -342,5 +345,6 @@ test("at 360 px, light and dark: topic, list and detail pages never scroll sidew
     await page.goto(`/${me}/${topic.linkSlug}/${titleSlug}/1`);
     await expect(page.getByRole("textbox", { name: "Display name" })).toBeVisible();
     await expectNoHorizontalOverflow(page);
+    await expect(page).toHaveTitle(`${long}: Message 1 · Threadlink`);
   }
 });

@@ -229,6 +229,7 @@ test("at 360 px, light and dark: no sideways scrolling, also renaming or in Cust
     const row = page.getByRole("listitem", { name: long });
     await expect(row).toBeVisible();
     await expectNoHorizontalOverflow(page);
+    await expect(page).toHaveTitle("Your topics · Threadlink");
 
     await row.getByRole("button", { name: `Actions for ${long}` }).click();
     await page.getByRole("menuitem", { name: "Edit" }).click();

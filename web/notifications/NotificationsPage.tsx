@@ -7,8 +7,10 @@ import { Spinner } from "../ui/Spinner";
 import { toastError } from "../ui/Toast";
 import { markAllRead, markRead, safeLink, useNotifications } from "./data";
 import "./notifications.css";
+import { usePageTitle } from "../shell/usePageTitle";
 
 export function NotificationsPage() {
+  usePageTitle("Notifications");
   const { data, error } = useNotifications();
   const [busy, setBusy] = useState(false);
 

@@ -1,9 +1,11 @@
 import { Link } from "wouter";
 import { useConfig } from "../lib/config";
 import { PublicShell } from "./PublicShell";
+import { usePageTitle } from "../shell/usePageTitle";
 
 /** /about: what the product does, and who is legally responsible for this instance. */
 export function AboutPage() {
+  usePageTitle("About Us");
   const config = useConfig();
   const app = config?.appName ?? "Threadlink";
   return (

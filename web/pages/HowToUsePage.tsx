@@ -1,8 +1,10 @@
 import { useConfig } from "../lib/config";
 import { PublicShell } from "./PublicShell";
+import { usePageTitle } from "../shell/usePageTitle";
 
 /** /how-to-use: four steps and three pro tips (spec §2). */
 export function HowToUsePage() {
+  usePageTitle("How to Use");
   const app = useConfig()?.appName ?? "Threadlink";
   return (
     <PublicShell>

@@ -8,9 +8,11 @@ import { Button } from "../ui/Button";
 import { toast, toastError } from "../ui/Toast";
 import { PublicShell } from "../pages/PublicShell";
 import "./plans.css";
+import { usePageTitle } from "../shell/usePageTitle";
 
 /** /pricing: the Free and Premium cards with the Upgrade button (spec §2, §4 'Subscription'). */
 export function PricingPage() {
+  usePageTitle("Pricing");
   const { user } = useUser();
   const config = useConfig();
   const [, navigate] = useLocation();

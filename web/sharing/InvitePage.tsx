@@ -8,6 +8,7 @@ import { toast, toastError } from "../ui/Toast";
 import { PublicShell } from "../pages/PublicShell";
 import { acceptInvite, type InviteInfo } from "./invites";
 import "./sharing.css";
+import { usePageTitle } from "../shell/usePageTitle";
 
 /** /invite/{code}: who invited you; sign in first when needed, then accept. */
 export function InvitePage() {
@@ -15,6 +16,7 @@ export function InvitePage() {
   const [, navigate] = useLocation();
   const { user, isLoading: userLoading } = useUser();
   const info = useSWR<InviteInfo>(code ? `/api/invites/${encodeURIComponent(code)}` : null);
+  usePageTitle(info.error ? "Invite not available" : info.data ? `${info.data.inviter} invited you` : undefined);
   const [busy, setBusy] = useState(false);
   const back = `/invite/${encodeURIComponent(code)}`;
 

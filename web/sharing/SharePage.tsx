@@ -12,6 +12,7 @@ import type { SortKey, Topic } from "../topics/data";
 import { acceptInvite, codeFrom } from "./invites";
 import "../topics/topics.css";
 import "./sharing.css";
+import { usePageTitle } from "../shell/usePageTitle";
 
 type SharePayload = { username: string; isOwner: boolean; isMember: boolean; topics: Topic[] };
 
@@ -21,6 +22,7 @@ export function SharePage() {
   const { user, isLoading } = useUser();
   const key = user && username ? `/api/share/${encodeURIComponent(username)}` : null;
   const share = useSWR<SharePayload>(key);
+  usePageTitle(`Shared Topics from ${username}`);
   const [sort, setSort] = useState<SortKey>("custom");
   const [code, setCode] = useState("");
   const [busy, setBusy] = useState(false);

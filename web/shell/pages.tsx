@@ -1,6 +1,8 @@
 import { Link } from "wouter";
+import { usePageTitle } from "./usePageTitle";
 
 export function NotFoundPage() {
+  usePageTitle("Page Not Found");
   return (
     <main className="center-page">
       <h1>Page Not Found</h1>

@@ -8,6 +8,7 @@ import { copyText, formatDate, refetchTitles, titleSlug, titlesApi, topicLabel, 
 import { LinkedText } from "./LinkedText";
 import { TopicProblem } from "./TopicPage";
 import "./titles.css";
+import { usePageTitle } from "../shell/usePageTitle";
 
 const PRODUCT = "Messages";
 
@@ -16,6 +17,8 @@ export function MessageDetailPage() {
   const { username, topicSlug, titleSlug: slug, version } = useParams<{ username: string; topicSlug: string; titleSlug: string; version: string }>();
   const topic = useTopic(username, topicSlug);
   const titles = useTitles(username, topicSlug);
+  const found = titles.data?.find((x) => titleSlug(x.name) === slug && String(x.version) === version);
+  usePageTitle(topic.error ? "Topic Not Found" : found ? `${found.name}: Message ${found.version}` : titles.data || titles.error ? "Message Not Found" : undefined);
 
   // Spec §2: 'Loading...' until the entry and the topic are loaded.
   if (topic.isLoading || (!titles.data && !titles.error)) return <FullPageSpinner text="Loading..." />;

@@ -11,6 +11,7 @@ import { toast, toastError } from "../ui/Toast";
 import { arrange, formatDate, refetchTitles, titleSlug, titlesApi, topicLabel, useInlineEditor, useTitles, useTopic, type SortKey, type Title, type ViewKey } from "./data";
 import { HIGHLIGHT_MS, TopicProblem } from "./TopicPage";
 import "./titles.css";
+import { usePageTitle } from "../shell/usePageTitle";
 
 const PRODUCT = "Messages";
 const SORTS = [
@@ -41,6 +42,7 @@ export function MessageListPage() {
 
   const series = useMemo(() => (titles.data ?? []).filter((t) => titleSlug(t.name) === slug), [titles.data, slug]);
   const shown = useMemo(() => arrange(series, sort, view, user?.id, "version"), [series, sort, view, user?.id]);
+  usePageTitle(topic.error ? "Topic Not Found" : topic.data && titles.data ? (series[0]?.name ?? slug) : undefined);
 
   useEffect(() => {
     if (highlight === null) return;

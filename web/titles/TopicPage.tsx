@@ -28,6 +28,7 @@ import {
   type ViewKey,
 } from "./data";
 import "./titles.css";
+import { usePageTitle } from "../shell/usePageTitle";
 
 const PRODUCT = "Messages";
 export const HIGHLIGHT_MS = 2000;
@@ -71,6 +72,7 @@ export function TopicPage() {
   const topic = useTopic(username, topicSlug);
   const titles = useTitles(username, topicSlug);
   useTopicOpen(username, topicSlug);
+  usePageTitle(topic.error ? "Topic Not Found" : topic.data ? topicLabel(topic.data) : undefined);
 
   if (!username || !topicSlug) return <TopicProblem error={new Error("Could not load the topic. Please try again.")} />;
   if (topic.isLoading) {

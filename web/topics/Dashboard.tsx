@@ -8,6 +8,7 @@ import { AddTopicForm } from "./AddTopicForm";
 import { TopicList } from "./TopicList";
 import { useSharedTopics, useSharingUsers, useTopics, type SortKey, type ViewKey } from "./data";
 import "./topics.css";
+import { usePageTitle } from "../shell/usePageTitle";
 
 const SORTS: { value: SortKey; label: string }[] = [
   { value: "newest", label: "Newest" },
@@ -24,6 +25,7 @@ function initialSort(): SortKey {
 
 /** The signed-in home (spec §2 'Dashboard'). */
 export function Dashboard() {
+  usePageTitle("Your topics");
   const search = useSearch();
   const [view, setView] = useState<ViewKey>(() => (new URLSearchParams(search).get("view") === "shared" ? "shared" : "personal"));
   const [sort, setSort] = useState<SortKey>(initialSort);

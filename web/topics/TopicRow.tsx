@@ -155,8 +155,8 @@ export function TopicRow({ topic, shared, draggable }: Props) {
             </span>
           </div>
           <div className="topic-actions desktop-only">
-            <Button size="sm" onClick={start}>Start Message</Button>
-            {!shared && <Button size="sm" variant="secondary" onClick={startEdit} data-edit-opener>Edit</Button>}
+            <Button size="sm" onClick={start} aria-label={`Start Message: ${label}`}>Start Message</Button>
+            {!shared && <Button size="sm" variant="secondary" onClick={startEdit} data-edit-opener aria-label={`Edit ${label}`}>Edit</Button>}
             <Button size="sm" variant="secondary" onClick={copy} aria-label={`Copy link to ${label}`}>Copy</Button>
             {!shared && (
               <a className="btn btn-ghost btn-sm" href={vcard} download aria-label={`Download contact card for ${label}`} title="Contact card (vCard)">
