@@ -102,10 +102,6 @@ export class ClickRecorder {
     else if (this.buffer.length > 0) this.timer ??= setTimeout(() => this.flushSlices(), FLUSH_INTERVAL_MS);
   }
 
-  get pending() {
-    return this.buffer.length;
-  }
-
   /** Writes everything buffered now. Safe to call at any time (shutdown, before a delete or a read). */
   flush() {
     if (this.timer) clearTimeout(this.timer);

@@ -120,7 +120,6 @@ export function analyticsStore(db: Db) {
     summary: db.prepare("SELECT count FROM link_rollups WHERE link_id = ? AND dim = 'summary' AND value = 'unique'"),
     days: db.prepare("SELECT value AS day, count FROM link_rollups WHERE link_id = ? AND dim = 'day' AND value >= ? ORDER BY value"),
     last: db.prepare("SELECT MAX(timestamp) AS last FROM link_analytics WHERE link_id = ?"),
-    total: db.prepare("SELECT COUNT(*) AS n FROM link_analytics WHERE link_id = ?"),
     page: db.prepare(
       `SELECT id, timestamp, referrer, user_agent, ip, country, city, device_type, browser, os, metadata
        FROM link_analytics WHERE link_id = ? ORDER BY timestamp DESC, id DESC LIMIT ? OFFSET ?`,
@@ -210,7 +209,6 @@ export function analyticsStore(db: Db) {
     /** Clicks per UTC day from `since` (YYYY-MM-DD) on; days without clicks are absent. */
     days: (linkId: number, since: string) => q.days.all(linkId, since) as { day: string; count: number }[],
     lastClick: (linkId: number) => (q.last.get(linkId) as { last: string | null }).last,
-    total: (linkId: number) => (q.total.get(linkId) as { n: number }).n,
     page: (linkId: number, limit: number, offset: number) => (q.page.all(linkId, limit, offset) as ClickRow[]).map(toClickView),
     /**
      * Every click of a link, newest first, as a cursor. Each call gets its own statement (two
