@@ -38,8 +38,8 @@ export function trackOutsideRequests(page: Page) {
 /**
  * No sideways scrolling: neither the page nor any clipped or scrolling box inside it is wider
  * than it shows (a list with overflow:auto hides a too-wide row from the page's own
- * scrollWidth). Form fields scroll their own text and screen-reader-only text is clipped on
- * purpose, so both are skipped.
+ * scrollWidth). Form fields scroll their own text; screen-reader-only text, visually hidden
+ * helpers and ellipsis-truncated text are clipped on purpose; all of those are skipped.
  */
 export async function expectNoHorizontalOverflow(page: Page) {
   const wide = await page.evaluate(() => {
@@ -48,7 +48,9 @@ export async function expectNoHorizontalOverflow(page: Page) {
     if (root.scrollWidth > root.clientWidth) out.push(`page ${root.scrollWidth}px > ${root.clientWidth}px`);
     for (const el of document.body.querySelectorAll<HTMLElement>("*")) {
       if (["INPUT", "TEXTAREA", "SELECT"].includes(el.tagName) || el.closest(".sr-only")) continue;
-      if (getComputedStyle(el).overflowX === "visible") continue;
+      const style = getComputedStyle(el);
+      // Visually hidden helpers (1 px boxes) and ellipsis-truncated text are clipped on purpose.
+      if (style.overflowX === "visible" || style.textOverflow === "ellipsis" || el.clientWidth <= 1) continue;
       if (el.scrollWidth > el.clientWidth + 1) out.push(`${el.tagName.toLowerCase()}.${[...el.classList].join(".")} ${el.scrollWidth}px > ${el.clientWidth}px`);
     }
     return out;

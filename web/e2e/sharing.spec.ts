@@ -129,3 +129,37 @@ test("the share page signed out asks to sign in; unknown invites say so", async 
   await page.goto(`/invite/${"Q".repeat(22)}`);
   await expect(page.getByText("This invite link is not valid. Check the code and try again.")).toBeVisible();
 });
+
+test("at 360 px, 32-character usernames and 50-character topic names wrap instead of scrolling sideways", async ({ browser }) => {
+  const ctxA = await browser.newContext({ viewport: { width: 360, height: 740 } });
+  const ctxB = await browser.newContext({ viewport: { width: 360, height: 740 } });
+  const a = await ctxA.newPage();
+  const b = await ctxB.newPage();
+  const owner = await registerViaApi(a.request, (uniqueName("o") + "x".repeat(32)).slice(0, 32));
+  await registerViaApi(b.request, (uniqueName("m") + "y".repeat(32)).slice(0, 32));
+  const topicName = "z".repeat(50);
+  expect((await a.request.post("/api/topics", { data: { name: topicName } })).status()).toBe(201);
+  const invite = await a.request.post("/api/invites");
+  expect(invite.status()).toBe(201);
+  const { code } = (await invite.json()) as { code: string };
+
+  await b.goto(`/invite/${code}`);
+  await expect(b.getByRole("heading", { name: `${owner} invited you` })).toBeVisible();
+  await expectNoHorizontalOverflow(b);
+  await b.getByRole("button", { name: "Accept Invite" }).click();
+  await expect(b.getByRole("listitem", { name: topicName })).toContainText(`from ${owner}`);
+  await expectNoHorizontalOverflow(b);
+  await b.goto(`/share/${owner}`);
+  await expect(b.getByRole("heading", { name: `Shared Topics from ${owner}` })).toBeVisible();
+  await expectNoHorizontalOverflow(b);
+
+  await a.goto("/");
+  await a.getByRole("button", { name: `Actions for ${topicName}` }).click();
+  await a.getByRole("menuitem", { name: "Delete" }).click();
+  await expect(a.getByRole("alertdialog")).toContainText(topicName);
+  await expectNoHorizontalOverflow(a);
+  await a.keyboard.press("Escape");
+  await expect(a.getByRole("alertdialog")).toHaveCount(0);
+  await ctxA.close();
+  await ctxB.close();
+});
