@@ -1,9 +1,9 @@
 import { useState, type FormEvent } from "react";
 import { Link, Redirect, useLocation, useSearch } from "wouter";
-import * as v from "valibot";
 import { LoginBody, RegisterBody } from "../../src/accounts/schema";
 import { login, register, useUser } from "../lib/auth";
 import { safeLocalPath } from "../lib/safePath";
+import { validateForm } from "../lib/forms";
 import { useConfig } from "../lib/config";
 import { Button } from "../ui/Button";
 import { Field } from "../ui/Field";
@@ -41,14 +41,9 @@ export function AuthPage() {
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     const schema = mode === "signup" ? RegisterBody : LoginBody;
-    const parsed = v.safeParse(schema, mode === "signup" ? form : { username: form.username, password: form.password });
-    if (!parsed.success) {
-      const fieldErrors: Record<string, string> = {};
-      for (const issue of parsed.issues) {
-        const key = issue.path?.[0]?.key as string | undefined;
-        if (key && !fieldErrors[key]) fieldErrors[key] = issue.message;
-      }
-      setErrors(fieldErrors);
+    const checked = validateForm(schema, mode === "signup" ? form : { username: form.username, password: form.password });
+    if (!checked.ok) {
+      setErrors(checked.errors);
       return;
     }
     setErrors({});

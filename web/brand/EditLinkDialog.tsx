@@ -1,5 +1,4 @@
 import { useEffect, useState, type FormEvent } from "react";
-import * as v from "valibot";
 import { Dialog } from "../ui/Dialog";
 import { Button } from "../ui/Button";
 import { Field, TextArea } from "../ui/Field";
@@ -7,6 +6,7 @@ import { toast } from "../ui/Toast";
 import { api, ApiError } from "../lib/api";
 import { EditLinkBody } from "../../src/links/schema";
 import { API_BASE, type LinkView } from "../links/types";
+import { validateForm } from "../lib/forms";
 
 type Errors = Partial<Record<"shortCode" | "originalUrl" | "title" | "description", string>>;
 
@@ -27,14 +27,9 @@ export function EditLinkDialog({ link, onClose, onSaved }: { link: LinkView | nu
     e.preventDefault();
     if (!link) return;
     const body = { id: link.id, ...form };
-    const parsed = v.safeParse(EditLinkBody, body);
-    if (!parsed.success) {
-      const next: Errors = {};
-      for (const issue of parsed.issues) {
-        const key = issue.path?.[0]?.key as keyof Errors | undefined;
-        if (key && !next[key]) next[key] = issue.message;
-      }
-      setErrors(next);
+    const checked = validateForm(EditLinkBody, body);
+    if (!checked.ok) {
+      setErrors(checked.errors as Errors);
       return;
     }
     setErrors({});

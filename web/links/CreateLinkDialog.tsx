@@ -1,5 +1,4 @@
 import { useState, type FormEvent } from "react";
-import * as v from "valibot";
 import { Dialog } from "../ui/Dialog";
 import { Button } from "../ui/Button";
 import { Field, TextArea } from "../ui/Field";
@@ -7,6 +6,7 @@ import { toast } from "../ui/Toast";
 import { api, ApiError } from "../lib/api";
 import { CreateLinkBody, DESCRIPTION_MAX, TITLE_MAX } from "../../src/links/schema";
 import type { LinkView } from "./types";
+import { validateForm } from "../lib/forms";
 
 type Errors = Partial<Record<"originalUrl" | "title" | "description" | "shortCode" | "expiresAt", string>>;
 
@@ -22,14 +22,9 @@ export function CreateLinkDialog({ open, onClose, apiBase, onCreated }: { open: 
     e.preventDefault();
     // datetime-local is the visitor's local time; the server stores UTC.
     const body = { ...form, expiresAt: form.expiresAt ? new Date(form.expiresAt).toISOString() : "" };
-    const parsed = v.safeParse(CreateLinkBody, body);
-    if (!parsed.success) {
-      const next: Errors = {};
-      for (const issue of parsed.issues) {
-        const key = issue.path?.[0]?.key as keyof Errors | undefined;
-        if (key && !next[key]) next[key] = issue.message;
-      }
-      setErrors(next);
+    const checked = validateForm(CreateLinkBody, body);
+    if (!checked.ok) {
+      setErrors(checked.errors as Errors);
       return;
     }
     setErrors({});
