@@ -1,4 +1,4 @@
-import { expect, type APIRequestContext, type Page } from "@playwright/test";
+import { expect, type APIRequestContext, type Locator, type Page } from "@playwright/test";
 
 let counter = 0;
 /** A username unique to this run, so tests never collide in the shared server. */
@@ -56,4 +56,31 @@ export async function expectNoHorizontalOverflow(page: Page) {
     return out;
   });
   expect(wide, "horizontal overflow").toEqual([]);
+}
+
+/**
+ * WCAG contrast of an element's text against the first opaque background behind it: at least
+ * 4.5:1 (3:1 for large text). Catches dark-mode pairs such as white on a light red.
+ */
+export async function expectReadableContrast(locator: Locator) {
+  const { ratio, large } = await locator.evaluate((el) => {
+    const parse = (c: string) => (c.match(/[\d.]+/g) ?? []).map(Number);
+    const lum = ([r = 0, g = 0, b = 0]: number[]) => {
+      const f = (v: number) => ((v /= 255) <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4);
+      return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b);
+    };
+    let bg = [255, 255, 255];
+    for (let e: Element | null = el; e; e = e.parentElement) {
+      const c = parse(getComputedStyle(e).backgroundColor);
+      if (c.length === 3 || (c[3] ?? 0) > 0.5) {
+        bg = c;
+        break;
+      }
+    }
+    const style = getComputedStyle(el);
+    const [a, b] = [lum(parse(style.color)), lum(bg)];
+    const size = parseFloat(style.fontSize);
+    return { ratio: (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05), large: size >= 24 || (size >= 18.6 && Number(style.fontWeight) >= 700) };
+  });
+  expect(ratio, `contrast ${ratio.toFixed(2)}:1`).toBeGreaterThanOrEqual(large ? 3 : 4.5);
 }

@@ -1,5 +1,5 @@
 import { expect, test, type Page } from "@playwright/test";
-import { expectNoHorizontalOverflow, registerViaApi, trackOutsideRequests } from "./helpers";
+import { expectNoHorizontalOverflow, expectReadableContrast, registerViaApi, trackOutsideRequests } from "./helpers";
 
 test.use({ permissions: ["clipboard-read", "clipboard-write"] });
 
@@ -243,6 +243,16 @@ test("at 360 px, light and dark: no sideways scrolling, also renaming or in Cust
     await expect(row).toContainText(long);
     // Focus goes back to the row's menu button, not to the top of the page.
     await expect(row.getByRole("button", { name: `Actions for ${long}` })).toBeFocused();
+
+    // The delete confirmation reads clearly in both themes (white on dark mode's light red did not).
+    await row.getByRole("button", { name: `Actions for ${long}` }).click();
+    await page.getByRole("menuitem", { name: "Delete" }).click();
+    const confirm = page.getByRole("alertdialog");
+    await expectReadableContrast(confirm.getByRole("button", { name: "Delete" }));
+    await expectReadableContrast(confirm.getByRole("button", { name: "Cancel" }));
+    await expectReadableContrast(confirm.getByText(/This action cannot be undone/));
+    await page.keyboard.press("Escape");
+    await expect(confirm).toHaveCount(0);
 
     await page.getByLabel("Sort").selectOption({ label: "Custom Order" });
     await expect(row.getByRole("button", { name: `Reorder ${long}` })).toBeVisible();
