@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { storeIp } from "./recorder";
+import { storeIp } from "./writer";
 import { isPrivateIp } from "./geo";
 import { csvCell } from "./report";
 

@@ -1,11 +1,10 @@
-// Click recording off the hot path: the redirect only pushes a few raw strings into a buffer;
-// parsing, location and the database write happen ~100 ms later in one transaction.
-import { UAParser } from "ua-parser-js";
-import { isbot } from "isbot";
+// Click recording off the request thread. A redirect only pushes a few raw strings into an
+// array; every ~100 ms (or once BATCH clicks wait) the array goes to the click worker in one
+// message. The worker (src/analytics/clickWorker.ts, its own SQLite connection) parses, locates
+// and writes them and runs the WAL checkpoints. Reads that must see every click await flush().
 import type { Db } from "../db/open";
 import { log } from "../http/log";
-import { analyticsStore, type ClickRecord, type Milestone } from "./store";
-import { Geo } from "./geo";
+import type { FromWorker, ToWorker } from "./clickWorker";
 
 /** What the redirect captures: cheap to take, nothing parsed yet. */
 export type RawClick = {
@@ -25,165 +24,161 @@ export type RawClick = {
 };
 
 export const FLUSH_INTERVAL_MS = 100;
-// Clicks are written in slices of at most this many, each its own short transaction with the
-// event loop free in between, so a burst never holds a visitor's redirect for long.
-export const SLICE = 64;
-// A bound on memory if the disk stalls: beyond this, a flush is forced from the capture path.
-const MAX_BUFFER = 50_000;
-const UA_CACHE_MAX = 2_000;
-const MILESTONES = [1, 100, 1_000, 10_000];
+/** Clicks posted to the worker in one message at most; a full batch goes at once. */
+export const BATCH = 512;
+/**
+ * Clicks captured but not yet written (here plus in the worker's queue). Beyond it new clicks
+ * are dropped and counted in the log, so a stalled disk costs analytics, never memory or a
+ * visitor's redirect (docs/decisions.md).
+ */
+export const MAX_BACKLOG = 50_000;
+const FLUSH_TIMEOUT_MS = 10_000;
+const CLOSE_TIMEOUT_MS = 5_000;
+const CHECKPOINT_MS = 1_000;
+const DEFAULT_AUTOCHECKPOINT = 1000;
 
-type Parsed = { browser: string | null; os: string | null; deviceType: string | null; isBot: boolean };
+type Opts = { ipStorage: "truncated" | "full" | "none"; geoipDb: string | null };
 
-/** IP_STORAGE: 'truncated' keeps /24 of IPv4 and /48 of IPv6, like Shlink's default. */
-export function storeIp(ip: string | null, mode: "truncated" | "full" | "none"): string | null {
-  if (!ip || mode === "none") return null;
-  if (mode === "full") return ip;
-  if (ip.includes(":")) {
-    const groups = expandIpv6(ip);
-    return groups ? `${groups.slice(0, 3).join(":")}::` : null;
-  }
-  const p = ip.split(".");
-  return p.length === 4 ? `${p[0]}.${p[1]}.${p[2]}.0` : null;
-}
-
-function expandIpv6(ip: string): string[] | null {
-  const [head = "", tail] = ip.split("::");
-  const a = head ? head.split(":") : [];
-  const b = tail !== undefined && tail !== "" ? tail.split(":") : [];
-  if (tail === undefined && a.length !== 8) return null;
-  const fill = 8 - a.length - b.length;
-  if (fill < 0) return null;
-  return [...a, ...Array(fill).fill("0"), ...b].map((g) => (g || "0").toLowerCase().replace(/^0+(?=.)/, ""));
-}
+// The worker is a separate entrypoint, so the compiled binary carries it (scripts/build.ts).
+// There this module is bundled into main.js at the root of the binary's file system, while the
+// worker keeps its place under analytics/; from source it sits next to this file.
+const WORKER_URL = import.meta.url.includes("$bunfs")
+  ? new URL("./analytics/clickWorker.ts", import.meta.url)
+  : new URL("./clickWorker.ts", import.meta.url);
 
 export class ClickRecorder {
   private buffer: RawClick[] = [];
   private timer: ReturnType<typeof setTimeout> | null = null;
-  private store;
-  private uaCache = new Map<string, Parsed>();
-  readonly geo: Geo;
+  private worker: Worker | null = null;
+  /** Clicks handed to the worker, and those it reported written: the difference is in flight. */
+  private posted = 0;
+  private written = 0;
+  private dropped = 0;
+  private lastDropLog = 0;
+  private nextFlush = 1;
+  private flushes = new Map<number, (ok: boolean) => void>();
+  private onClosed: (() => void) | null = null;
 
   constructor(
     private db: Db,
-    private opts: { ipStorage: "truncated" | "full" | "none"; geoipDb: string | null; onMilestone?: (m: Milestone, reached: number) => void },
-  ) {
-    this.store = analyticsStore(db);
-    this.geo = new Geo(opts.geoipDb);
-    void this.geo.load();
-  }
+    private opts: Opts,
+  ) {}
 
   /** Called on the request path: O(1), never touches the database. */
   capture(click: RawClick) {
+    if (this.posted - this.written + this.buffer.length >= MAX_BACKLOG) return this.drop();
     this.buffer.push(click);
-    if (this.buffer.length >= MAX_BUFFER) return this.flush();
-    if (this.buffer.length >= SLICE) this.scheduleSlice();
+    if (this.buffer.length >= BATCH) this.post();
     // The timer exists only while clicks wait, so an idle app has none pending.
-    else this.timer ??= setTimeout(() => this.flushSlices(), FLUSH_INTERVAL_MS);
+    else this.timer ??= setTimeout(() => this.post(), FLUSH_INTERVAL_MS);
   }
 
-  private sliceScheduled = false;
-  private scheduleSlice() {
-    if (this.sliceScheduled) return;
-    this.sliceScheduled = true;
-    setImmediate(() => {
-      this.sliceScheduled = false;
-      this.flushSlices(true);
-    });
+  /** Clicks captured and not yet known to be written. */
+  get backlog() {
+    return this.posted - this.written + this.buffer.length;
   }
 
-  /** Writes one slice, then yields to the event loop before the next. */
-  private flushSlices(oneSlice = false) {
+  private drop() {
+    this.dropped++;
+    const now = Date.now();
+    if (now - this.lastDropLog >= 10_000) {
+      this.lastDropLog = now;
+      log.error("click backlog full: clicks dropped", { dropped: this.dropped, backlog: this.backlog });
+    }
+  }
+
+  /** Hands the waiting clicks to the worker: one message for the whole array. */
+  private post() {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     if (this.buffer.length === 0) return;
-    this.write(this.buffer.splice(0, SLICE));
-    if (this.buffer.length >= SLICE || (!oneSlice && this.buffer.length > 0)) this.scheduleSlice();
-    else if (this.buffer.length > 0) this.timer ??= setTimeout(() => this.flushSlices(), FLUSH_INTERVAL_MS);
+    const w = this.worker ?? this.start();
+    const clicks = this.buffer;
+    this.buffer = [];
+    this.posted += clicks.length;
+    w.postMessage({ type: "batch", clicks } satisfies ToWorker);
   }
 
-  /** Writes everything buffered now. Safe to call at any time (shutdown, before a delete or a read). */
-  flush() {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    while (this.buffer.length > 0) {
-      if (!this.write(this.buffer.splice(0, SLICE * 8))) break;
-    }
+  /**
+   * Resolves once every click captured before the call is in the database (true), or the
+   * writer failed or timed out (false, logged). Reads that must see every click await it.
+   */
+  flush(): Promise<boolean> {
+    this.post();
+    const w = this.worker;
+    if (!w) return Promise.resolve(true);
+    const id = this.nextFlush++;
+    return new Promise((resolve) => {
+      // Also keeps the process alive while waiting (the worker itself is unref'd).
+      const guard = setTimeout(() => {
+        this.flushes.delete(id);
+        log.error("click flush timed out", { backlog: this.backlog });
+        resolve(false);
+      }, FLUSH_TIMEOUT_MS);
+      this.flushes.set(id, (ok) => {
+        clearTimeout(guard);
+        resolve(ok);
+      });
+      w.postMessage({ type: "flush", id } satisfies ToWorker);
+    });
   }
 
-  private write(batch: RawClick[]): boolean {
-    const records = batch.map((c) => this.enrich(c));
-    try {
-      // Milestone notifications join the clicks' transaction: one commit per slice, not one
-      // more per link that gets its first click.
-      this.db.transaction(() => {
-        const moved = this.store.writeBatch(records);
-        if (!this.opts.onMilestone) return;
-        for (const m of moved) {
-          for (const n of MILESTONES) if (m.before < n && m.after >= n) this.safe(() => this.opts.onMilestone!(m, n));
-        }
-      })();
-    } catch (e) {
-      // Keep the clicks for the next attempt (a locked or full disk may recover) within the bound.
-      log.error("click flush failed", { clicks: batch.length, error: String(e) });
-      this.buffer = batch.concat(this.buffer).slice(-MAX_BUFFER);
-      this.timer ??= setTimeout(() => this.flushSlices(), 1000);
-      return false;
-    }
-    return true;
+  /** Graceful stop: every captured click written, then the worker and its connection close. */
+  async stop() {
+    await this.flush();
+    const w = this.worker;
+    if (!w) return;
+    this.worker = null;
+    // The app's connection checkpoints again (and on close) once the worker is gone.
+    this.restoreCheckpoints();
+    const closed = new Promise<void>((r) => (this.onClosed = r));
+    w.postMessage({ type: "close" } satisfies ToWorker);
+    await Promise.race([closed, Bun.sleep(CLOSE_TIMEOUT_MS)]);
+    this.onClosed = null;
+    w.terminate();
   }
 
-  private safe(f: () => void) {
-    try {
-      f();
-    } catch (e) {
-      log.error("milestone notification failed", { error: String(e) });
-    }
-  }
-
-  parseUa(ua: string | null): Parsed {
-    if (!ua) return { browser: null, os: null, deviceType: null, isBot: false };
-    const hit = this.uaCache.get(ua);
-    if (hit) return hit;
-    const r = UAParser(ua);
-    const parsed: Parsed = {
-      browser: r.browser.name ?? null,
-      os: r.os.name ?? null,
-      // ua-parser-js leaves desktops untyped; a known desktop OS means a desktop.
-      deviceType: r.device.type ?? (r.os.name ? "desktop" : null),
-      isBot: isbot(ua),
+  /** Started with the first click (an app that never redirects never starts a thread). */
+  private start(): Worker {
+    const w = new Worker(WORKER_URL);
+    // Never keeps the process alive by itself (tests open many apps in one process).
+    (w as unknown as { unref(): void }).unref();
+    w.onmessage = (e: MessageEvent<FromWorker>) => {
+      const m = e.data;
+      if (m.type === "written") this.written += m.n;
+      else if (m.type === "flushed") {
+        this.flushes.get(m.id)?.(m.ok);
+        this.flushes.delete(m.id);
+      } else if (m.type === "ready") {
+        // The worker checkpoints now: commits on this connection never stop to copy the WAL.
+        this.exec("PRAGMA wal_autocheckpoint = 0");
+      } else if (m.type === "closed") this.onClosed?.();
+      else if (m.type === "error") log.error("click writer", { error: m.message });
     };
-    // User agents repeat heavily; a bounded cache (oldest out first) keeps memory flat.
-    if (this.uaCache.size >= UA_CACHE_MAX) this.uaCache.delete(this.uaCache.keys().next().value!);
-    this.uaCache.set(ua, parsed);
-    return parsed;
-  }
-
-  private enrich(c: RawClick): ClickRecord {
-    const ua = this.parseUa(c.userAgent);
-    // A proxy's headers win; the databases fill in whatever they left out.
-    const looked = c.country && c.city ? null : this.geo.lookup(c.ip);
-    const place = { country: c.country ?? looked?.country ?? null, city: c.city ?? looked?.city ?? null };
-    return {
-      linkId: c.linkId,
-      timestamp: new Date(c.at).toISOString(),
-      referrer: c.referrer,
-      userAgent: c.userAgent,
-      ip: storeIp(c.ip, this.opts.ipStorage),
-      country: place.country,
-      city: place.city,
-      deviceType: ua.deviceType,
-      browser: ua.browser,
-      os: ua.os,
-      // Without a cookie (HEAD-less clients, unknown hosts) the visitor is its address and agent.
-      visitorId: c.visitorId ?? `h:${hashVisitor(c.ip, c.userAgent)}`,
-      newVisitor: c.newVisitor && c.visitorId !== null,
-      isBot: ua.isBot,
-      source: c.source,
+    w.onerror = (e) => {
+      // The clicks it held are lost (the crash window); the next click starts a new worker.
+      log.error("click worker stopped", { error: String(e.message), lost: this.posted - this.written });
+      if (this.worker === w) this.worker = null;
+      this.written = this.posted;
+      for (const done of this.flushes.values()) done(false);
+      this.flushes.clear();
+      this.restoreCheckpoints();
     };
+    const path = this.db.filename;
+    w.postMessage({ type: "open", path, ipStorage: this.opts.ipStorage, geoipDb: this.opts.geoipDb, checkpointMs: CHECKPOINT_MS } satisfies ToWorker);
+    this.worker = w;
+    return w;
   }
-}
 
-function hashVisitor(ip: string | null, ua: string | null) {
-  return new Bun.CryptoHasher("sha256").update(`${ip ?? ""}|${ua ?? ""}`).digest("base64url").slice(0, 22);
+  private restoreCheckpoints() {
+    this.exec(`PRAGMA wal_autocheckpoint = ${DEFAULT_AUTOCHECKPOINT}`);
+  }
+
+  private exec(sql: string) {
+    try {
+      this.db.exec(sql);
+    } catch {
+      /* the database is already closed */
+    }
+  }
 }

@@ -202,8 +202,10 @@ export function analyticsStore(db: Db) {
   });
 
   return {
-    writeBatch: (clicks: ClickRecord[]) => writeBatch(clicks),
-    rollUp: (linkId: number) => rollUp(linkId),
+    // IMMEDIATE: two connections write (the app's and the click writer's); a deferred transaction
+    // that reads first would fail with SQLITE_BUSY instead of waiting if the other committed.
+    writeBatch: (clicks: ClickRecord[]) => writeBatch.immediate(clicks),
+    rollUp: (linkId: number) => rollUp.immediate(linkId),
     top: (linkId: number, dim: Dimension, limit = TOP) => q.top.all(linkId, dim, limit) as Tally[],
     uniqueVisitors: (linkId: number) => (q.summary.get(linkId) as { count: number } | null)?.count ?? 0,
     /** Clicks per UTC day from `since` (YYYY-MM-DD) on; days without clicks are absent. */

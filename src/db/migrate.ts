@@ -27,7 +27,7 @@ export function migrate(db: Db, migrations = bundled): { applied: string[]; vers
     db.transaction(() => {
       db.exec(m.sql);
       record.run(m.version, m.name, new Date().toISOString());
-    })();
+    }).immediate();
     applied.push(m.name);
   }
   return { applied, version: Math.max(current, latest) };

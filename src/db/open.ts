@@ -11,7 +11,12 @@ export function dbPath(dataDir: string) {
 /** Opens (creating if needed) the database with the pragmas the whole app relies on. */
 export function openDb(dataDir: string): Db {
   mkdirSync(dataDir, { recursive: true });
-  const db = new Database(dbPath(dataDir), { create: true, strict: true });
+  return openDbFile(dbPath(dataDir));
+}
+
+/** The same pragmas for any connection to the app's file (the click writer opens its own). */
+export function openDbFile(path: string): Db {
+  const db = new Database(path, { create: true, strict: true });
   // WAL lets readers run beside the single writer; NORMAL is durable across process crashes
   // in WAL mode (only an OS crash can lose the last commits) and ~10x faster than FULL.
   db.exec("PRAGMA journal_mode = WAL");

@@ -86,7 +86,7 @@ export function invitesStore(db: Db) {
         if (q.use.run({ member: memberId, now, hash: r.code_hash }).changes === 0) return { ok: false, reason: "used", inviter: r.inviter };
         q.share.run({ owner: r.user_id, member: memberId, now });
         return { ok: true, ownerId: r.user_id, inviter: r.inviter, codeHash: r.code_hash };
-      })();
+      }).immediate();
     },
   };
 }

@@ -50,7 +50,9 @@ export function linkRoutes(ctx: AppContext, auth: AuthPlugin, links: Links, trac
     .use(auth)
     .get(
       "/",
-      ({ user, query }) => {
+      async ({ user, query }) => {
+        // The counts include every click captured so far.
+        await links.recorder.flush();
         const rows = links.store.list(user.id, tracker);
         const out = rows.map((r) => links.view(r));
         if (tracker === "brand" && query.includeRoot === "true" && isOwner(user.id)) {
@@ -89,11 +91,11 @@ export function linkRoutes(ctx: AppContext, auth: AuthPlugin, links: Links, trac
     )
     .delete(
       "/:id",
-      ({ params, user }) => {
+      async ({ params, user }) => {
         const row = find(params.id, user.id);
         if (row.is_system) throw forbidden("The root link cannot be deleted");
         // Buffered clicks for this link are written first, so none is left pointing at nothing.
-        links.recorder.flush();
+        await links.recorder.flush();
         const gone = links.store.delete(row.id, user.id, tracker);
         if (!gone) throw notFound("Link not found");
         links.forget(gone.short_code);
@@ -103,8 +105,8 @@ export function linkRoutes(ctx: AppContext, auth: AuthPlugin, links: Links, trac
     )
     .get(
       "/:id/analytics",
-      ({ params, user, query }) => {
-        links.recorder.flush();
+      async ({ params, user, query }) => {
+        await links.recorder.flush();
         const row = find(params.id, user.id);
         return reports.report(row, links.shortUrl(row), query);
       },
@@ -112,8 +114,8 @@ export function linkRoutes(ctx: AppContext, auth: AuthPlugin, links: Links, trac
     )
     .get(
       "/:id/clicks.csv",
-      ({ params, user }) => {
-        links.recorder.flush();
+      async ({ params, user }) => {
+        await links.recorder.flush();
         const row = find(params.id, user.id);
         return new Response(reports.csv(row), {
           headers: {
@@ -148,12 +150,12 @@ export function linkRoutes(ctx: AppContext, auth: AuthPlugin, links: Links, trac
     )
     .post(
       "/:id/reset-clicks",
-      ({ params, user, query }) => {
+      async ({ params, user, query }) => {
         if (tracker !== "brand") throw notFound("No such API route");
         const row = find(params.id, user.id);
         // isRoot=true is how the page addresses the root link (spec §7); it must match the row.
         if ((query.isRoot === "true") !== (row.is_system === 1)) throw notFound("Link not found");
-        links.recorder.flush();
+        await links.recorder.flush();
         links.store.resetClicks(row.id);
         return links.view({ ...row, click_count: 0 });
       },

@@ -3,8 +3,6 @@
 // stays exact (a changed destination is used by the very next redirect).
 import type { AppContext } from "../context";
 import { ClickRecorder } from "../analytics/recorder";
-import { startCheckpointer } from "../analytics/checkpointer";
-import { notificationsStore } from "../notifications/store";
 import { linksStore, type LinkRow, type RedirectRow } from "./store";
 import type { LinkView, Tracker } from "./schema";
 
@@ -15,8 +13,6 @@ export type CachedLink = {
   active: boolean;
   expiresMs: number | null;
 };
-
-const TRACKER_PAGE: Record<Tracker, string> = { main: "/link-tracker", brand: "/pic-drift-link-tracker" };
 
 function toCached(r: Pick<RedirectRow, "id" | "original_url" | "active" | "expires_at">): CachedLink | null {
   let href: string;
@@ -31,23 +27,11 @@ function toCached(r: Pick<RedirectRow, "id" | "original_url" | "active" | "expir
 export function createLinks(ctx: AppContext) {
   const store = linksStore(ctx.db);
   store.syncRootUrl(ctx.config.rootRedirectUrl);
-  const notifications = notificationsStore(ctx.db);
 
-  const recorder = new ClickRecorder(ctx.db, {
-    ipStorage: ctx.config.ipStorage,
-    geoipDb: ctx.config.geoipDb,
-    // Runs on the flush path, never inside a visitor's request.
-    onMilestone(m, n) {
-      if (m.userId === null) return;
-      const message =
-        n === 1 ? `Your link "${m.title}" (/${m.shortCode}) got its first click` : `Your link "${m.title}" (/${m.shortCode}) passed ${n.toLocaleString("en-US")} clicks`;
-      notifications.create({ userId: m.userId, kind: "link-clicks", message, link: TRACKER_PAGE[m.tracker as Tracker] ?? "/link-tracker", dedupeKey: `link:${m.linkId}:clicks:${n}` });
-    },
-  });
-  const checkpointer = startCheckpointer(ctx.db);
-  // Clicks first, then the checkpoint worker, then (in serve) the database closes.
-  ctx.shutdownHooks.push(() => recorder.flush());
-  ctx.shutdownHooks.push(() => checkpointer.stop());
+  // Clicks are written (and the WAL checkpointed) by a worker with its own connection.
+  const recorder = new ClickRecorder(ctx.db, { ipStorage: ctx.config.ipStorage, geoipDb: ctx.config.geoipDb });
+  // Every captured click is written and the worker closed before (in serve) the database closes.
+  ctx.shutdownHooks.push(() => recorder.stop());
 
   const byCode = new Map<string, CachedLink>();
   for (const r of store.allForRedirect()) {

@@ -49,6 +49,12 @@ export function linksStore(db: Db) {
     root: db.prepare(`SELECT ${COLS} FROM short_links WHERE short_code = 'root' AND is_system = 1`),
   };
 
+  const resetClicks = db.transaction((id: number) => {
+    q.resetClicks.run(id);
+    q.resetRollups.run(id);
+    q.resetCount.run(nowIso(), id);
+  });
+
   return {
     list: (userId: number, tracker: Tracker) => q.list.all(userId, tracker) as LinkRow[],
     /** The user's own link, or the system root link when `allowSystem` (the instance owner). */
@@ -68,11 +74,9 @@ export function linksStore(db: Db) {
     },
     delete: (id: number, userId: number, tracker: Tracker) => q.delete.get(id, userId, tracker) as { id: number; short_code: string } | null,
     /** Count to zero and the history with it, so the analytics always add up to the count. */
-    resetClicks: db.transaction((id: number) => {
-      q.resetClicks.run(id);
-      q.resetRollups.run(id);
-      q.resetCount.run(nowIso(), id);
-    }),
+    // IMMEDIATE: the click writer is another connection; a deferred transaction that had read
+    // before it wrote would fail at once with SQLITE_BUSY if the writer committed in between.
+    resetClicks: (id: number) => resetClicks.immediate(id),
     /** Streams every link (no 100,000-row array held at once while the redirect map loads). */
     allForRedirect: () => q.allForRedirect.iterate() as IterableIterator<RedirectRow>,
     syncRootUrl: (url: string) => q.setRootUrl.run(url, url).changes > 0,

@@ -166,7 +166,7 @@ export function topicsStore(db: Db) {
         }) as { id: number };
         q.rememberSlug.run({ userId, slug, topicId: id });
         return byId(userId, id)!;
-      })();
+      }).immediate();
     },
 
     /** Renames keep every previous slug in topic_slugs, so old links keep resolving. */
@@ -187,7 +187,7 @@ export function topicsStore(db: Db) {
         });
         q.rememberSlug.run({ userId, slug, topicId: id });
         return byId(userId, id);
-      })();
+      }).immediate();
     },
 
     remove: (userId: number, id: number) => q.remove.run({ id, userId }).changes > 0,
@@ -204,7 +204,7 @@ export function topicsStore(db: Db) {
           if (t.order !== i) q.setOrder.run({ id: t.id, userId, order: i, now });
         });
         return (q.own.all(userId) as TopicRow[]).map(toTopic);
-      })();
+      }).immediate();
     },
 
     /**

@@ -1,0 +1,156 @@
+// The click worker: batches written by another thread on its own connection, flush() as the
+// read barrier, WAL checkpoints moved off the app's connection, a graceful stop that loses
+// nothing, and the app's IMMEDIATE writes coexisting with it.
+import { expect, test } from "bun:test";
+import { mkdtempSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { openDb } from "../db/open";
+import { migrate } from "../db/migrate";
+import { linksStore } from "../links/store";
+import { analyticsStore } from "./store";
+import { ClickRecorder, FLUSH_INTERVAL_MS, BATCH, type RawClick } from "./recorder";
+
+const autocheckpoint = (db: ReturnType<typeof openDb>) => (db.query("PRAGMA wal_autocheckpoint").get() as { wal_autocheckpoint: number }).wal_autocheckpoint;
+
+function fixture() {
+  const dir = mkdtempSync(join(tmpdir(), "threadlink-worker-"));
+  const db = openDb(dir);
+  migrate(db);
+  const now = new Date().toISOString();
+  db.query("INSERT INTO users (id, username, password_hash, email, created_at, updated_at) VALUES (1, 'w', 'x', 'w@example.test', ?, ?)").run(now, now);
+  const links = linksStore(db);
+  const a = links.create(1, "main", { shortCode: "wka", originalUrl: "https://example.com/a", title: "A", description: "", expiresAt: null });
+  const b = links.create(1, "main", { shortCode: "wkb", originalUrl: "https://example.com/b", title: "B", description: "", expiresAt: null });
+  const click = (linkId: number, i: number): RawClick => ({
+    linkId,
+    at: Date.now(),
+    userAgent: "Mozilla/5.0 (X11; Linux x86_64; rv:125.0) Gecko/20100101 Firefox/125.0",
+    referrer: null,
+    ip: "8.8.8.8",
+    visitorId: `visitor-${String(i).padStart(12, "0")}`,
+    newVisitor: true,
+    source: "direct",
+    country: null,
+    city: null,
+  });
+  const rows = (linkId: number) => (db.query("SELECT COUNT(*) AS n FROM link_analytics WHERE link_id = ?").get(linkId) as { n: number }).n;
+  const count = (linkId: number) => (db.query("SELECT click_count AS n FROM short_links WHERE id = ?").get(linkId) as { n: number }).n;
+  const done = () => {
+    db.close();
+    rmSync(dir, { recursive: true, force: true });
+  };
+  return { dir, db, a, b, click, rows, count, done };
+}
+
+test("flush() resolves once every captured click is written by the worker, with count, location and milestone", async () => {
+  const f = fixture();
+  const r = new ClickRecorder(f.db, { ipStorage: "truncated", geoipDb: null });
+  try {
+    // Fewer than a batch: nothing is written on the capturing thread, even after a while.
+    for (let i = 0; i < 10; i++) r.capture(f.click(f.a.id, i));
+    expect(f.rows(f.a.id)).toBe(0);
+    expect(await r.flush()).toBe(true);
+    expect(f.rows(f.a.id)).toBe(10);
+    expect(f.count(f.a.id)).toBe(10);
+    const row = f.db.query("SELECT ip, country, browser FROM link_analytics WHERE link_id = ? LIMIT 1").get(f.a.id);
+    expect(row).toEqual({ ip: "8.8.8.0", country: "US", browser: "Firefox" });
+    const notes = f.db.query("SELECT message FROM notifications WHERE dedupe_key = ?").all(`link:${f.a.id}:clicks:1`);
+    expect(notes).toEqual([{ message: 'Your link "A" (/wka) got its first click' }]);
+
+    // More than a batch, across two links: all there after the flush, counts equal rows.
+    const n = BATCH * 3 + 7;
+    for (let i = 0; i < n; i++) r.capture(f.click(i % 2 ? f.a.id : f.b.id, i));
+    expect(await r.flush()).toBe(true);
+    expect(f.rows(f.a.id) + f.rows(f.b.id)).toBe(10 + n);
+    expect(f.count(f.a.id)).toBe(f.rows(f.a.id));
+    expect(f.count(f.b.id)).toBe(f.rows(f.b.id));
+    expect(r.backlog).toBe(0);
+  } finally {
+    await r.stop();
+    f.done();
+  }
+});
+
+test("without a flush, clicks reach the database within the flush interval", async () => {
+  const f = fixture();
+  const r = new ClickRecorder(f.db, { ipStorage: "none", geoipDb: null });
+  try {
+    r.capture(f.click(f.a.id, 1));
+    for (let i = 0; i < 50 && f.rows(f.a.id) === 0; i++) await Bun.sleep(FLUSH_INTERVAL_MS / 2);
+    expect(f.rows(f.a.id)).toBe(1);
+  } finally {
+    await r.stop();
+    f.done();
+  }
+});
+
+test("the worker checkpoints; the app's connection does not while it runs, and again after stop()", async () => {
+  const f = fixture();
+  const r = new ClickRecorder(f.db, { ipStorage: "none", geoipDb: null });
+  try {
+    expect(autocheckpoint(f.db)).toBe(1000);
+    r.capture(f.click(f.a.id, 1));
+    await r.flush();
+    for (let i = 0; i < 100 && autocheckpoint(f.db) !== 0; i++) await Bun.sleep(20);
+    expect(autocheckpoint(f.db)).toBe(0);
+    f.db.exec("CREATE TABLE filler (x TEXT)");
+    const insert = f.db.prepare("INSERT INTO filler VALUES (?)");
+    f.db.transaction(() => {
+      for (let i = 0; i < 3000; i++) insert.run("x".repeat(3000));
+    })();
+    // Only a checkpoint copies pages into the database file, and this connection makes none.
+    const file = join(f.dir, "threadlink.db");
+    expect(statSync(file).size).toBeLessThan(3_000_000);
+    for (let i = 0; i < 150 && statSync(file).size < 3000 * 3000; i++) await Bun.sleep(20);
+    expect(statSync(file).size).toBeGreaterThan(3000 * 3000);
+  } finally {
+    await r.stop();
+    expect(autocheckpoint(f.db)).toBe(1000);
+    f.done();
+  }
+});
+
+test("stop() writes everything still waiting; a click after stop() starts a new worker", async () => {
+  const f = fixture();
+  const r = new ClickRecorder(f.db, { ipStorage: "none", geoipDb: null });
+  try {
+    for (let i = 0; i < 300; i++) r.capture(f.click(f.a.id, i));
+    await r.stop();
+    expect(f.rows(f.a.id)).toBe(300);
+    expect(f.count(f.a.id)).toBe(300);
+    r.capture(f.click(f.a.id, 301));
+    expect(await r.flush()).toBe(true);
+    expect(f.rows(f.a.id)).toBe(301);
+  } finally {
+    await r.stop();
+    f.done();
+  }
+});
+
+test("the app's read-then-write transactions wait for the worker's commits instead of failing", async () => {
+  const f = fixture();
+  const r = new ClickRecorder(f.db, { ipStorage: "none", geoipDb: null });
+  const analytics = analyticsStore(f.db);
+  try {
+    // A roll-up reads the link's mark and its new clicks, then writes tallies. As a deferred
+    // transaction it fails with SQLITE_BUSY if the worker commits while it reads; here the
+    // worker has a queue of batches to commit while each roll-up reads thousands of rows.
+    let sent = 0;
+    for (let round = 0; round < 3; round++) {
+      for (let i = 0; i < 20 * BATCH; i++, sent++) r.capture(f.click(f.a.id, sent));
+      await r.flush();
+      // 10,000 rows to fold in, and 20 batches on their way to the worker meanwhile.
+      for (let i = 0; i < 20 * BATCH; i++, sent++) r.capture(f.click(f.a.id, sent));
+      analytics.rollUp(f.a.id);
+    }
+    expect(await r.flush()).toBe(true);
+    expect(f.rows(f.a.id)).toBe(sent);
+    expect(f.count(f.a.id)).toBe(sent);
+    analytics.rollUp(f.a.id);
+    expect(analytics.top(f.a.id, "browser")).toEqual([{ name: "Firefox", count: sent }]);
+  } finally {
+    await r.stop();
+    f.done();
+  }
+});

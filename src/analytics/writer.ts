@@ -1,0 +1,134 @@
+// The click writer: turns raw clicks into rows (user agent parsed, bot flag, location, IP per
+// IP_STORAGE) and writes a batch in one IMMEDIATE transaction together with the milestone
+// notifications it causes. It runs inside the click worker (src/analytics/clickWorker.ts) on
+// that worker's own connection, so none of this is paid for on the request thread.
+import { UAParser } from "ua-parser-js";
+import { isbot } from "isbot";
+import type { Db } from "../db/open";
+import { notificationsStore } from "../notifications/store";
+import { analyticsStore, type ClickRecord } from "./store";
+import { Geo } from "./geo";
+import type { RawClick } from "./recorder";
+
+export type IpStorage = "truncated" | "full" | "none";
+
+const UA_CACHE_MAX = 2_000;
+export const MILESTONES = [1, 100, 1_000, 10_000];
+const TRACKER_PAGE: Record<string, string> = { main: "/link-tracker", brand: "/pic-drift-link-tracker" };
+
+type Parsed = { browser: string | null; os: string | null; deviceType: string | null; isBot: boolean };
+
+/** IP_STORAGE: 'truncated' keeps /24 of IPv4 and /48 of IPv6, like Shlink's default. */
+export function storeIp(ip: string | null, mode: IpStorage): string | null {
+  if (!ip || mode === "none") return null;
+  if (mode === "full") return ip;
+  if (ip.includes(":")) {
+    const groups = expandIpv6(ip);
+    return groups ? `${groups.slice(0, 3).join(":")}::` : null;
+  }
+  const p = ip.split(".");
+  return p.length === 4 ? `${p[0]}.${p[1]}.${p[2]}.0` : null;
+}
+
+function expandIpv6(ip: string): string[] | null {
+  const [head = "", tail] = ip.split("::");
+  const a = head ? head.split(":") : [];
+  const b = tail !== undefined && tail !== "" ? tail.split(":") : [];
+  if (tail === undefined && a.length !== 8) return null;
+  const fill = 8 - a.length - b.length;
+  if (fill < 0) return null;
+  return [...a, ...Array(fill).fill("0"), ...b].map((g) => (g || "0").toLowerCase().replace(/^0+(?=.)/, ""));
+}
+
+function hashVisitor(ip: string | null, ua: string | null) {
+  return new Bun.CryptoHasher("sha256").update(`${ip ?? ""}|${ua ?? ""}`).digest("base64url").slice(0, 22);
+}
+
+export function milestoneMessage(title: string, shortCode: string, n: number) {
+  return n === 1 ? `Your link "${title}" (/${shortCode}) got its first click` : `Your link "${title}" (/${shortCode}) passed ${n.toLocaleString("en-US")} clicks`;
+}
+
+export class ClickWriter {
+  private store;
+  private notifications;
+  private uaCache = new Map<string, Parsed>();
+  readonly geo: Geo;
+
+  constructor(
+    private db: Db,
+    private opts: { ipStorage: IpStorage; geoipDb: string | null },
+  ) {
+    this.store = analyticsStore(db);
+    this.notifications = notificationsStore(db);
+    this.geo = new Geo(opts.geoipDb);
+  }
+
+  /**
+   * Writes the batch: rows, counts and milestone notifications commit together or not at all
+   * (a failure throws and the caller keeps the batch). Returns the number of clicks written.
+   */
+  write(batch: RawClick[]) {
+    const records = batch.map((c) => this.enrich(c));
+    this.db
+      .transaction(() => {
+        for (const m of this.store.writeBatch(records)) {
+          if (m.userId === null) continue;
+          for (const n of MILESTONES) {
+            if (m.before < n && m.after >= n) {
+              this.notifications.create({
+                userId: m.userId,
+                kind: "link-clicks",
+                message: milestoneMessage(m.title, m.shortCode, n),
+                link: TRACKER_PAGE[m.tracker] ?? "/link-tracker",
+                dedupeKey: `link:${m.linkId}:clicks:${n}`,
+              });
+            }
+          }
+        }
+      })
+      // Takes the write lock first: the app's connection writes too (see store.ts).
+      .immediate();
+    return batch.length;
+  }
+
+  parseUa(ua: string | null): Parsed {
+    if (!ua) return { browser: null, os: null, deviceType: null, isBot: false };
+    const hit = this.uaCache.get(ua);
+    if (hit) return hit;
+    const r = UAParser(ua);
+    const parsed: Parsed = {
+      browser: r.browser.name ?? null,
+      os: r.os.name ?? null,
+      // ua-parser-js leaves desktops untyped; a known desktop OS means a desktop.
+      deviceType: r.device.type ?? (r.os.name ? "desktop" : null),
+      isBot: isbot(ua),
+    };
+    // User agents repeat heavily; a bounded cache (oldest out first) keeps memory flat.
+    if (this.uaCache.size >= UA_CACHE_MAX) this.uaCache.delete(this.uaCache.keys().next().value!);
+    this.uaCache.set(ua, parsed);
+    return parsed;
+  }
+
+  private enrich(c: RawClick): ClickRecord {
+    const ua = this.parseUa(c.userAgent);
+    // A proxy's headers win; the databases fill in whatever they left out.
+    const looked = c.country && c.city ? null : this.geo.lookup(c.ip);
+    return {
+      linkId: c.linkId,
+      timestamp: new Date(c.at).toISOString(),
+      referrer: c.referrer,
+      userAgent: c.userAgent,
+      ip: storeIp(c.ip, this.opts.ipStorage),
+      country: c.country ?? looked?.country ?? null,
+      city: c.city ?? looked?.city ?? null,
+      deviceType: ua.deviceType,
+      browser: ua.browser,
+      os: ua.os,
+      // Without a cookie (HEAD-less clients, unknown hosts) the visitor is its address and agent.
+      visitorId: c.visitorId ?? `h:${hashVisitor(c.ip, c.userAgent)}`,
+      newVisitor: c.newVisitor && c.visitorId !== null,
+      isBot: ua.isBot,
+      source: c.source,
+    };
+  }
+}
