@@ -346,5 +346,15 @@ test("at 360 px, light and dark: topic, list and detail pages never scroll sidew
     await expect(page.getByRole("textbox", { name: "Display name" })).toBeVisible();
     await expectNoHorizontalOverflow(page);
     await expect(page).toHaveTitle(`${long}: Message 1 · Threadlink`);
+    // Keyboard: Edit puts the cursor in the notes, Escape cancels and returns to Edit.
+    await page.getByRole("button", { name: "Edit notes" }).focus();
+    await page.keyboard.press("Enter");
+    const notesBox = page.getByRole("textbox", { name: "Notes" });
+    await expect(notesBox).toBeFocused();
+    await page.keyboard.type(" and more");
+    await page.keyboard.press("Escape");
+    await expect(notesBox).toHaveAttribute("readonly", "");
+    await expect(notesBox).toHaveValue(notes);
+    await expect(page.getByRole("button", { name: "Edit notes" })).toBeFocused();
   }
 });

@@ -1,10 +1,10 @@
-import { useEffect, useId, useState } from "react";
+import { useEffect, useId, useRef, useState } from "react";
 import { Link, useLocation, useParams } from "wouter";
 import { AppFooter, AppHeader } from "../shell/AppHeader";
 import { Button } from "../ui/Button";
 import { FullPageSpinner } from "../ui/Spinner";
 import { toast, toastError } from "../ui/Toast";
-import { copyText, formatDate, refetchTitles, titleSlug, titlesApi, topicLabel, useHost, useTitles, useTopic, type Title, type TopicView } from "./data";
+import { copyText, formatDate, refetchTitles, titleSlug, titlesApi, topicLabel, useHost, useInlineEditor, useTitles, useTopic, type Title, type TopicView } from "./data";
 import { LinkedText } from "./LinkedText";
 import { TopicProblem } from "./TopicPage";
 import "./titles.css";
@@ -61,6 +61,16 @@ function MessageDetail({ topic, entry, username, topicSlug, listHref }: { topic:
   const [notes, setNotes] = useState(entry.notes);
   const [editingNotes, setEditingNotes] = useState(false);
   const [busy, setBusy] = useState<"message" | "notes" | "name" | null>(null);
+  // Keyboard: Edit puts the cursor in the notes; Escape cancels; focus then returns to Edit.
+  const notesRef = useRef<HTMLTextAreaElement>(null);
+  const cancelNotes = () => {
+    setNotes(entry.notes);
+    setEditingNotes(false);
+  };
+  const notesEditor = useInlineEditor(editingNotes, cancelNotes, busy === "notes", notesRef);
+  useEffect(() => {
+    if (editingNotes) notesRef.current?.focus();
+  }, [editingNotes]);
 
   useEffect(() => setDisplayName(entry.displayName ?? entry.name), [entry.displayName, entry.name]);
   // A refetch (after any save) brings the stored values back unless the user is mid-edit.
@@ -242,25 +252,20 @@ function MessageDetail({ topic, entry, username, topicSlug, listHref }: { topic:
               id={ids.notes}
               className="notes-input"
               value={notes}
+              ref={notesRef}
               readOnly={!editingNotes}
               placeholder="Add notes for this version..."
               onChange={(e) => setNotes(e.target.value)}
+              onKeyDown={editingNotes ? notesEditor.onKeyDown : undefined}
             />
             {canWrite && (
               <div className="row">
                 {!editingNotes ? (
-                  <Button variant="secondary" size="sm" onClick={() => setEditingNotes(true)} aria-label="Edit notes">Edit</Button>
+                  <Button ref={notesEditor.opener} variant="secondary" size="sm" onClick={() => setEditingNotes(true)} aria-label="Edit notes">Edit</Button>
                 ) : (
                   <>
                     <Button size="sm" onClick={saveNotes} busy={busy === "notes"}>Save Notes</Button>
-                    <Button
-                      variant="secondary"
-                      size="sm"
-                      onClick={() => {
-                        setNotes(entry.notes);
-                        setEditingNotes(false);
-                      }}
-                    >
+                    <Button variant="secondary" size="sm" onClick={cancelNotes}>
                       Cancel
                     </Button>
                   </>

@@ -1,5 +1,5 @@
 // Server state for the topic page, the message list and the message detail.
-import { useEffect, useRef } from "react";
+import { useEffect, useRef, type RefObject } from "react";
 import useSWR, { mutate } from "swr";
 import { format } from "date-fns";
 import { api } from "../lib/api";
@@ -55,11 +55,13 @@ export function useTopicOpen(username?: string, topicSlug?: string) {
  * with focus dropped on <body>, focus goes back to the row's Edit button so a keyboard user
  * keeps their place. Returns the ref for that button and the form's keydown handler.
  */
-export function useInlineEditor(editing: boolean, cancel: () => void, busy: boolean) {
+export function useInlineEditor(editing: boolean, cancel: () => void, busy: boolean, field?: RefObject<HTMLElement | null>) {
   const opener = useRef<HTMLButtonElement | null>(null);
   const was = useRef(editing);
   useEffect(() => {
-    const lost = !document.activeElement || document.activeElement === document.body;
+    const active = document.activeElement;
+    // `field`: an editor that stays on the page read-only (message notes) hands focus back too.
+    const lost = !active || active === document.body || (!!field?.current && field.current.contains(active));
     if (was.current && !editing && lost) opener.current?.focus();
     was.current = editing;
   }, [editing]);
