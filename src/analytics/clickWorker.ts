@@ -3,19 +3,19 @@
 // and also runs the WAL checkpoints, so neither ever happens inside a visitor's request.
 // It is a separate entrypoint of the compiled binary (scripts/build.ts).
 //
-// Messages in:  open {path, ipStorage, geoipDb, checkpointMs} · batch {clicks} · flush {id} · close
-// Messages out: ready · written {n} · flushed {id, ok} · closed · error {message}
+// Messages in:  open {path, ipStorage, geoipDb, checkpointMs} · batch {data, n} · flush {id} · close
+// Messages out: ready · written {n} (written, or given up on) · flushed {id, ok} · closed · error {message}
 // Messages are handled in order, so a flush is answered only after every batch posted before it.
 import type { Db } from "../db/open";
 import { openDbFile } from "../db/open";
-import type { RawClick } from "./recorder";
+import { decodeClicks } from "./recorder";
 import { ClickWriter, type IpStorage } from "./writer";
 
 declare const self: Worker;
 
 export type ToWorker =
   | { type: "open"; path: string; ipStorage: IpStorage; geoipDb: string | null; checkpointMs: number }
-  | { type: "batch"; clicks: RawClick[] }
+  | { type: "batch"; data: string; n: number }
   | { type: "flush"; id: number }
   | { type: "close" };
 
@@ -28,14 +28,21 @@ export type FromWorker =
 
 // Clicks whose write failed (a locked or full disk may recover), retried first; bounded.
 const MAX_PENDING = 50_000;
+// Clicks per transaction at most. When the writer falls behind, the batches waiting are merged
+// into one transaction: a random index page dirtied once serves every click that lands on it,
+// so a click costs less the more are written together (docs/performance.md).
+const MAX_TX = 8_192;
 const RETRY_MS = 1_000;
 
 let db: Db | null = null;
 let writer: ClickWriter | null = null;
 let ready: Promise<void> = Promise.resolve();
-let pending: RawClick[] = [];
+// Batches as they came (JSON lines, see encodeClick): decoded only when written.
+let pending: { data: string; n: number }[] = [];
+let pendingCount = 0;
 let retry: ReturnType<typeof setTimeout> | null = null;
 let checkpoints: ReturnType<typeof setInterval> | null = null;
+let scheduled = false;
 
 const send = (m: FromWorker) => self.postMessage(m);
 
@@ -43,21 +50,35 @@ const send = (m: FromWorker) => self.postMessage(m);
 function drain(): boolean {
   if (pending.length === 0) return true;
   if (!writer) return false;
-  const batch = pending;
-  pending = [];
-  try {
-    send({ type: "written", n: writer.write(batch) });
-    return true;
-  } catch (e) {
-    const dropped = Math.max(0, batch.length + pending.length - MAX_PENDING);
-    pending = batch.concat(pending).slice(dropped);
-    send({ type: "error", message: `click write failed (${pending.length} waiting${dropped ? `, ${dropped} dropped` : ""}): ${String(e)}` });
-    retry ??= setTimeout(() => {
-      retry = null;
-      drain();
-    }, RETRY_MS);
-    return false;
+  while (pending.length > 0) {
+    // Whole batches, up to MAX_TX clicks (a single larger batch goes alone).
+    let take = 0;
+    let n = 0;
+    while (take < pending.length && (take === 0 || n + pending[take]!.n <= MAX_TX)) n += pending[take++]!.n;
+    const batches = pending.slice(0, take);
+    try {
+      const clicks = batches.length === 1 ? decodeClicks(batches[0]!.data) : decodeClicks(batches.map((b) => b.data).join("\n"));
+      writer.write(clicks);
+    } catch (e) {
+      // Kept for the next attempt (a locked or full disk may recover), oldest dropped past the bound.
+      let dropped = 0;
+      while (pendingCount > MAX_PENDING && pending.length > 1) {
+        dropped += pending[0]!.n;
+        pendingCount -= pending.shift()!.n;
+      }
+      if (dropped) send({ type: "written", n: dropped });
+      send({ type: "error", message: `click write failed (${pendingCount} waiting${dropped ? `, ${dropped} dropped` : ""}): ${String(e)}` });
+      retry ??= setTimeout(() => {
+        retry = null;
+        drain();
+      }, RETRY_MS);
+      return false;
+    }
+    pending = pending.slice(take);
+    pendingCount -= n;
+    send({ type: "written", n });
   }
+  return true;
 }
 
 function checkpoint() {
@@ -85,8 +106,17 @@ self.onmessage = async (e: MessageEvent<ToWorker>) => {
   }
   await ready;
   if (m.type === "batch") {
-    for (const c of m.clicks) pending.push(c);
-    drain();
+    pending.push({ data: m.data, n: m.n });
+    pendingCount += m.n;
+    // Written after the messages already queued have been read, so a backlog becomes one
+    // transaction instead of many.
+    if (!scheduled) {
+      scheduled = true;
+      setTimeout(() => {
+        scheduled = false;
+        drain();
+      }, 0);
+    }
   } else if (m.type === "flush") {
     send({ type: "flushed", id: m.id, ok: drain() });
   } else if (m.type === "close") {

@@ -23,6 +23,22 @@ export type RawClick = {
   city: string | null;
 };
 
+/**
+ * A click as one line of JSON: a batch travels to the worker as one string (a copy, not a
+ * structured clone of thousands of objects) and waits there at a fraction of the memory.
+ */
+export function encodeClick(c: RawClick): string {
+  return JSON.stringify([c.linkId, c.at, c.userAgent, c.referrer, c.ip, c.visitorId, c.newVisitor ? 1 : 0, c.source, c.country, c.city]);
+}
+
+/** The worker's side of encodeClick: a batch of lines back into clicks. */
+export function decodeClicks(data: string): RawClick[] {
+  return data.split("\n").map((line) => {
+    const [linkId, at, userAgent, referrer, ip, visitorId, newVisitor, source, country, city] = JSON.parse(line);
+    return { linkId, at, userAgent, referrer, ip, visitorId, newVisitor: newVisitor === 1, source, country, city };
+  });
+}
+
 export const FLUSH_INTERVAL_MS = 100;
 /** Clicks posted to the worker in one message at most; a full batch goes at once. */
 export const BATCH = 512;
@@ -47,7 +63,7 @@ const WORKER_URL = import.meta.url.includes("$bunfs")
   : new URL("./clickWorker.ts", import.meta.url);
 
 export class ClickRecorder {
-  private buffer: RawClick[] = [];
+  private buffer: string[] = [];
   private timer: ReturnType<typeof setTimeout> | null = null;
   private worker: Worker | null = null;
   /** Clicks handed to the worker, and those it reported written: the difference is in flight. */
@@ -67,7 +83,7 @@ export class ClickRecorder {
   /** Called on the request path: O(1), never touches the database. */
   capture(click: RawClick) {
     if (this.posted - this.written + this.buffer.length >= MAX_BACKLOG) return this.drop();
-    this.buffer.push(click);
+    this.buffer.push(encodeClick(click));
     if (this.buffer.length >= BATCH) this.post();
     // The timer exists only while clicks wait, so an idle app has none pending.
     else this.timer ??= setTimeout(() => this.post(), FLUSH_INTERVAL_MS);
@@ -93,10 +109,11 @@ export class ClickRecorder {
     this.timer = null;
     if (this.buffer.length === 0) return;
     const w = this.worker ?? this.start();
-    const clicks = this.buffer;
+    const n = this.buffer.length;
+    const data = this.buffer.join("\n");
     this.buffer = [];
-    this.posted += clicks.length;
-    w.postMessage({ type: "batch", clicks } satisfies ToWorker);
+    this.posted += n;
+    w.postMessage({ type: "batch", data, n } satisfies ToWorker);
   }
 
   /**

@@ -140,7 +140,9 @@ export function analyticsStore(db: Db) {
       else byLink.set(c.linkId, [c]);
     }
     const moved: Milestone[] = [];
-    for (const [linkId, list] of byLink) {
+    // In link order: the index and table pages are then visited in key order, each once.
+    for (const linkId of [...byLink.keys()].sort((a, b) => a - b)) {
+      const list = byLink.get(linkId)!;
       const link = q.addCount.get(list.length, linkId) as { click_count: number; user_id: number | null; title: string; short_code: string; tracker: string } | null;
       if (!link) continue;
       moved.push({ linkId, userId: link.user_id, title: link.title, shortCode: link.short_code, tracker: link.tracker, before: link.click_count - list.length, after: link.click_count });
