@@ -157,7 +157,8 @@ export class ClickRecorder {
 
   /** Started with the first click (an app that never redirects never starts a thread). */
   private start(): Worker {
-    const w = new Worker(WORKER_URL);
+    // smol: JavaScriptCore's small heap; the worker holds little beyond a batch at a time.
+    const w = new Worker(WORKER_URL, { smol: true });
     // Never keeps the process alive by itself (tests open many apps in one process).
     (w as unknown as { unref(): void }).unref();
     w.onmessage = (e: MessageEvent<FromWorker>) => {
