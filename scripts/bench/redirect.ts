@@ -46,7 +46,33 @@ function cpuTicks(pid: number) {
 function rssMb(pid: number) {
   const status = readFileSync(`/proc/${pid}/status`, "utf8");
   const kb = (name: string) => Number(status.match(new RegExp(`${name}:\\s+(\\d+)`))?.[1] ?? 0);
-  return { rss: kb("VmRSS") / 1024, peak: kb("VmHWM") / 1024 };
+  // RssFile is the executable's own pages (runtime code, embedded assets): shared, clean and
+  // reclaimable; RssAnon is what the process allocated. Both are printed.
+  return { rss: kb("VmRSS") / 1024, peak: kb("VmHWM") / 1024, anon: kb("RssAnon") / 1024, file: kb("RssFile") / 1024 };
+}
+
+/** Samples the server's memory every 100 ms while `work` runs: the highest RSS and RssAnon seen. */
+const peaks = new Map<number, { rss: number; anon: number }>();
+async function sampled<T>(pid: number, work: Promise<T>): Promise<T> {
+  let running = true;
+  const sampler = (async () => {
+    while (running) {
+      try {
+        const m = rssMb(pid);
+        const p = peaks.get(pid) ?? { rss: 0, anon: 0 };
+        peaks.set(pid, { rss: Math.max(p.rss, m.rss), anon: Math.max(p.anon, m.anon) });
+      } catch {
+        /* gone */
+      }
+      await Bun.sleep(100);
+    }
+  })();
+  try {
+    return await work;
+  } finally {
+    running = false;
+    await sampler;
+  }
 }
 
 async function waitFor(url: string) {
@@ -66,7 +92,7 @@ type Run = { label: string; c: number; rps: number; p50: number; p99: number; re
 
 async function wrk(label: string, port: number, pid: number, c: number, script: string, method = "GET"): Promise<Run> {
   const before = cpuTicks(pid);
-  const out = await $`wrk -t2 -c${c} -d${SECONDS}s --timeout 5s -s ${script} http://${HOST}:${port}/`.env({ ...process.env, BENCH_METHOD: method }).quiet().text();
+  const out = await sampled(pid, $`wrk -t2 -c${c} -d${SECONDS}s --timeout 5s -s ${script} http://${HOST}:${port}/`.env({ ...process.env, BENCH_METHOD: method }).quiet().text());
   const ticks = cpuTicks(pid) - before;
   const json = JSON.parse(out.slice(out.indexOf("BENCH_JSON") + 10).trim().split("\n")[0]!);
   const errors = json.connect + json.read + json.write + json.timeout + json.status;
@@ -192,7 +218,8 @@ end
     const b = Bun.spawn([binary, "serve"], { env, stdout: "ignore", stderr: "inherit" });
     procs.push(b);
     await waitFor(`http://${HOST}:${PORT_B}/api/health`);
-    const rssIdle = rssMb(b.pid).rss;
+    const idle = rssMb(b.pid);
+    const rssIdle = idle.rss;
     const b64 = await wrk("(b) threadlink + recording", PORT_B, b.pid, 64, script);
     const b8 = await wrk("(b) threadlink + recording", PORT_B, b.pid, 8, script);
     // HEAD redirects without recording: the cost of the lookup and the 302 alone.
@@ -228,7 +255,7 @@ end
         }
       }
     };
-    await Promise.all(Array.from({ length: 32 }, worker));
+    await sampled(b.pid, Promise.all(Array.from({ length: 32 }, worker)));
     const rssPeak = rssMb(b.pid).peak;
     b.kill("SIGTERM");
     const code = await b.exited;
@@ -243,6 +270,8 @@ end
     console.log(`  b/a at c=8:  ${ratio8.toFixed(2)}`);
     console.log(`  p99 (b) c=64: ${b64.p99.toFixed(2)} ms, c=8: ${b8.p99.toFixed(2)} ms   (target ≤ 10 ms)`);
     console.log(`  RSS (b): idle ${rssIdle.toFixed(0)} MB, peak ${rssPeak.toFixed(0)} MB   (target ≤ 150 MB)`);
+    const seen = peaks.get(b.pid)!;
+    console.log(`    of which the executable's own file pages (RssFile) idle ${idle.file.toFixed(0)} MB; allocated (RssAnon) idle ${idle.anon.toFixed(0)} MB, highest sampled ${seen.anon.toFixed(0)} MB (sampled RSS ${seen.rss.toFixed(0)} MB)`);
     console.log(`  errors: a ${a64.errors + a8.errors}, b ${b64.errors + b8.errors}   (target 0)`);
     console.log(`  wrk: ${wrkSent.toLocaleString("en-US")} completed GETs → ${afterWrk.rows.toLocaleString("en-US")} click rows (wrk does not count requests cut off at its deadline, so rows may exceed it by at most the connection count)`);
     console.log(`  exact: ${EXACT.toLocaleString("en-US")} GETs + ${heads} HEADs, SIGTERM (exit ${code}) → ${exactRows.toLocaleString("en-US")} new click rows; click_count total = rows: ${after.counted === after.rows}   (target: rows = GETs)`);

@@ -21,7 +21,7 @@ export type LinkRow = {
 };
 
 /** What the redirect needs, for every link at start (the in-memory map). */
-export type RedirectRow = Pick<LinkRow, "id" | "user_id" | "tracker" | "short_code" | "original_url" | "active" | "expires_at">;
+export type RedirectRow = Pick<LinkRow, "id" | "short_code" | "original_url" | "active" | "expires_at">;
 
 const COLS = "id, user_id, tracker, short_code, original_url, title, description, active, is_system, click_count, created_at, updated_at, expires_at";
 
@@ -44,7 +44,7 @@ export function linksStore(db: Db) {
     resetCount: db.prepare("UPDATE short_links SET click_count = 0, updated_at = ? WHERE id = ?"),
     resetClicks: db.prepare("DELETE FROM link_analytics WHERE link_id = ?"),
     resetRollups: db.prepare("DELETE FROM link_rollups WHERE link_id = ?"),
-    allForRedirect: db.prepare("SELECT id, user_id, tracker, short_code, original_url, active, expires_at FROM short_links"),
+    allForRedirect: db.prepare("SELECT id, short_code, original_url, active, expires_at FROM short_links"),
     setRootUrl: db.prepare("UPDATE short_links SET original_url = ? WHERE short_code = 'root' AND is_system = 1 AND original_url != ?"),
     root: db.prepare(`SELECT ${COLS} FROM short_links WHERE short_code = 'root' AND is_system = 1`),
   };
