@@ -43,17 +43,24 @@ export const FLUSH_INTERVAL_MS = 100;
 /** Clicks posted to the worker in one message at most; a full batch goes at once. */
 export const BATCH = 512;
 /**
- * Clicks captured but not yet written (here plus in the worker's queue). Beyond it new clicks
- * are dropped and counted in the log, so a stalled disk costs analytics, never memory or a
- * visitor's redirect (docs/decisions.md).
+ * Clicks captured but not yet written (here plus in the worker's queue). At this many, the
+ * redirect holds its 302 until the writer has caught up to half of it (or ROOM_WAIT_MS has
+ * passed): under sustained overload visitors wait a little instead of clicks being lost.
  */
-export const MAX_BACKLOG = 50_000;
+export const MAX_BACKLOG = 20_000;
+/** How long one redirect waits for room before answering anyway (a stalled or dead writer). */
+export const ROOM_WAIT_MS = 2_000;
+/**
+ * Only past this (a writer that has stopped making progress) are clicks dropped, counted in
+ * the log: memory stays bounded even when the disk never recovers (docs/decisions.md).
+ */
+export const HARD_CAP = 100_000;
 const FLUSH_TIMEOUT_MS = 10_000;
 const CLOSE_TIMEOUT_MS = 5_000;
 const CHECKPOINT_MS = 1_000;
 const DEFAULT_AUTOCHECKPOINT = 1000;
 
-type Opts = { ipStorage: "truncated" | "full" | "none"; geoipDb: string | null };
+type Opts = { ipStorage: "truncated" | "full" | "none"; geoipDb: string | null; maxBacklog?: number; hardCap?: number };
 
 // The worker is a separate entrypoint, so the compiled binary carries it (scripts/build.ts).
 // There this module is bundled into main.js at the root of the binary's file system, while the
@@ -74,19 +81,48 @@ export class ClickRecorder {
   private nextFlush = 1;
   private flushes = new Map<number, (ok: boolean) => void>();
   private onClosed: (() => void) | null = null;
+  /** Redirects waiting for the backlog to drain (see MAX_BACKLOG). */
+  private waiters: (() => void)[] = [];
 
   constructor(
     private db: Db,
     private opts: Opts,
   ) {}
 
-  /** Called on the request path: O(1), never touches the database. */
-  capture(click: RawClick) {
-    if (this.posted - this.written + this.buffer.length >= MAX_BACKLOG) return this.drop();
+  /**
+   * Called on the request path: O(1), never touches the database. Returns a promise only when
+   * the writer is MAX_BACKLOG behind: the caller answers once it resolves (backpressure).
+   */
+  capture(click: RawClick): Promise<void> | undefined {
+    const backlog = this.backlog;
+    if (backlog >= (this.opts.hardCap ?? HARD_CAP)) {
+      this.drop();
+      return;
+    }
     this.buffer.push(encodeClick(click));
     if (this.buffer.length >= BATCH) this.post();
     // The timer exists only while clicks wait, so an idle app has none pending.
     else this.timer ??= setTimeout(() => this.post(), FLUSH_INTERVAL_MS);
+    if (backlog + 1 >= (this.opts.maxBacklog ?? MAX_BACKLOG)) return this.waitForRoom();
+  }
+
+  private waitForRoom() {
+    return new Promise<void>((resolve) => {
+      const guard = setTimeout(resolve, ROOM_WAIT_MS);
+      this.waiters.push(() => {
+        clearTimeout(guard);
+        resolve();
+      });
+    });
+  }
+
+  /** Lets waiting redirects go once the writer is back under half the limit (or gone). */
+  private release(all = false) {
+    if (this.waiters.length === 0) return;
+    if (!all && this.backlog >= (this.opts.maxBacklog ?? MAX_BACKLOG) / 2) return;
+    const waiting = this.waiters;
+    this.waiters = [];
+    for (const go of waiting) go();
   }
 
   /** Clicks captured and not yet known to be written. */
@@ -163,7 +199,10 @@ export class ClickRecorder {
     (w as unknown as { unref(): void }).unref();
     w.onmessage = (e: MessageEvent<FromWorker>) => {
       const m = e.data;
-      if (m.type === "written") this.written += m.n;
+      if (m.type === "written") {
+        this.written += m.n;
+        this.release();
+      }
       else if (m.type === "flushed") {
         this.flushes.get(m.id)?.(m.ok);
         this.flushes.delete(m.id);
@@ -178,6 +217,7 @@ export class ClickRecorder {
       log.error("click worker stopped", { error: String(e.message), lost: this.posted - this.written });
       if (this.worker === w) this.worker = null;
       this.written = this.posted;
+      this.release(true);
       for (const done of this.flushes.values()) done(false);
       this.flushes.clear();
       this.restoreCheckpoints();

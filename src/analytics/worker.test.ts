@@ -154,3 +154,39 @@ test("the app's read-then-write transactions wait for the worker's commits inste
     f.done();
   }
 });
+
+test("backpressure: far behind, capture hands the redirect a promise instead of dropping the click", async () => {
+  const f = fixture();
+  const r = new ClickRecorder(f.db, { ipStorage: "none", geoipDb: null, maxBacklog: 5 });
+  try {
+    const waits: Promise<void>[] = [];
+    for (let i = 0; i < 40; i++) {
+      const w = r.capture(f.click(f.a.id, i));
+      if (i < 4) expect(w).toBeUndefined();
+      if (w) waits.push(w);
+    }
+    // From the fifth pending click on, every redirect waits for room.
+    expect(waits.length).toBeGreaterThan(0);
+    await Promise.all(waits);
+    expect(await r.flush()).toBe(true);
+    expect(f.rows(f.a.id)).toBe(40);
+    expect(f.count(f.a.id)).toBe(40);
+  } finally {
+    await r.stop();
+    f.done();
+  }
+});
+
+test("past the hard cap (a writer making no progress) clicks are dropped, never buffered without bound", async () => {
+  const f = fixture();
+  const r = new ClickRecorder(f.db, { ipStorage: "none", geoipDb: null, hardCap: 0 });
+  try {
+    for (let i = 0; i < 10; i++) expect(r.capture(f.click(f.a.id, i))).toBeUndefined();
+    expect(r.backlog).toBe(0);
+    expect(await r.flush()).toBe(true);
+    expect(f.rows(f.a.id)).toBe(0);
+  } finally {
+    await r.stop();
+    f.done();
+  }
+});
