@@ -8,6 +8,7 @@ import { Field, Select, TextArea } from "../ui/Field";
 import { Menu } from "../ui/Menu";
 import { FullPageSpinner, Spinner } from "../ui/Spinner";
 import { toast, toastError } from "../ui/Toast";
+import { act } from "../lib/act";
 import { arrange, formatDate, refetchTitles, titleSlug, titlesApi, topicLabel, useInlineEditor, useTitles, useTopic, type SortKey, type Title, type ViewKey } from "./data";
 import { HIGHLIGHT_MS, TopicProblem } from "./TopicPage";
 import "./titles.css";
@@ -177,29 +178,11 @@ function MessageCard(props: {
 
   async function save(e: FormEvent) {
     e.preventDefault();
-    setBusy(true);
-    try {
-      await props.onSave(title, notes);
-      toast({ title: "Changes saved successfully" });
-      props.onDone();
-    } catch (err) {
-      toastError(err, "Failed to update message");
-    } finally {
-      setBusy(false);
-    }
+    if (await act(setBusy, () => props.onSave(title, notes), "Changes saved successfully", "Failed to update message")) props.onDone();
   }
 
   async function remove() {
-    setBusy(true);
-    try {
-      await props.onDelete();
-      setConfirm(false);
-      toast({ title: "Message deleted successfully" });
-    } catch (err) {
-      toastError(err, "Failed to delete message");
-    } finally {
-      setBusy(false);
-    }
+    if (await act(setBusy, props.onDelete, "Message deleted successfully", "Failed to delete message")) setConfirm(false);
   }
 
   return (

@@ -9,6 +9,7 @@ import { ConfirmDialog } from "../ui/Dialog";
 import { Field, Select, TextArea } from "../ui/Field";
 import { Spinner } from "../ui/Spinner";
 import { toast, toastError } from "../ui/Toast";
+import { act } from "../lib/act";
 import { TitleNameInput } from "../../src/titles/schema";
 import {
   arrange,
@@ -288,29 +289,11 @@ function TitleRow(props: {
 
   async function save(e: FormEvent) {
     e.preventDefault();
-    setBusy(true);
-    try {
-      await props.onSave(name, notes);
-      toast({ title: "Title updated successfully" });
-      props.onDone();
-    } catch (err) {
-      toastError(err, "Failed to update title");
-    } finally {
-      setBusy(false);
-    }
+    if (await act(setBusy, () => props.onSave(name, notes), "Title updated successfully", "Failed to update title")) props.onDone();
   }
 
   async function remove() {
-    setBusy(true);
-    try {
-      await props.onDelete();
-      setConfirm(false);
-      toast({ title: "Title deleted successfully" });
-    } catch (err) {
-      toastError(err, "Failed to delete title");
-    } finally {
-      setBusy(false);
-    }
+    if (await act(setBusy, props.onDelete, "Title deleted successfully", "Failed to delete title")) setConfirm(false);
   }
 
   async function copy() {
