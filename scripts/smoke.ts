@@ -72,6 +72,8 @@ await check("starts in an empty folder, creates ./data, answers /api/health", as
   const body = (await r.json()) as { status: string; db: string };
   assert(body.status === "ok" && body.db === "ok", JSON.stringify(body));
   assert(existsSync(join(dir, "data", "threadlink.db")), "no data/threadlink.db");
+  const hc = run(["healthcheck"], { PORT: String(port) });
+  assert(hc.exitCode === 0, "healthcheck command failed while serving");
 });
 
 let cookie = "";
@@ -110,13 +112,34 @@ await check("the app's HTML and hashed chunks come from the binary, with caching
   assert(!text.includes("react-dom.development") && !text.includes("Download the React DevTools"), "development React build served");
 });
 
+await check("CLI: user create, set-plan and reset-password work beside the running server", async () => {
+  const env = { DATA_DIR: join(dir, "data") };
+  const created = run(["user", "create", "cliuser", "cli@example.test"], { ...env, THREADLINK_PASSWORD: "cli-password-1" });
+  assert(created.exitCode === 0, created.stderr.toString());
+  const again = run(["user", "create", "cliuser", "other@example.test"], { ...env, THREADLINK_PASSWORD: "cli-password-1" });
+  assert(again.exitCode !== 0 && again.stderr.toString().includes("already taken"), "duplicate user accepted");
+  const login = async (password: string) =>
+    fetch(`${base}/api/login`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ username: "cliuser", password }) });
+  const first = await login("cli-password-1");
+  assert(first.status === 200, `login ${first.status}`);
+  const session = (first.headers.get("set-cookie") ?? "").split(";")[0]!;
+  const plan = run(["user", "set-plan", "cliuser", "premium", "30"], env);
+  assert(plan.exitCode === 0, plan.stderr.toString());
+  const me = (await (await fetch(`${base}/api/user`, { headers: { cookie: session } })).json()) as { subscriptionType: string };
+  assert(me.subscriptionType === "premium", `plan is ${me.subscriptionType}`);
+  const reset = run(["user", "reset-password", "cliuser"], { ...env, THREADLINK_PASSWORD: "cli-password-2" });
+  assert(reset.exitCode === 0, reset.stderr.toString());
+  assert((await fetch(`${base}/api/user`, { headers: { cookie: session } })).status === 401, "old session survived a password reset");
+  assert((await login("cli-password-2")).status === 200, "new password refused");
+});
+
 await check("backup writes a consistent copy while serving", () => {
   const r = run(["backup", "backup.db"], { DATA_DIR: join(dir, "data") });
   assert(r.exitCode === 0, r.stderr.toString());
   const copy = new Database(join(dir, "backup.db"), { readonly: true });
   const n = copy.query("SELECT COUNT(*) AS n FROM users").get() as { n: number };
   copy.close();
-  assert(n.n === 1, `backup has ${n.n} users`);
+  assert(n.n === 2, `backup has ${n.n} users`);
   const again = run(["backup", "backup.db"], { DATA_DIR: join(dir, "data") });
   assert(again.exitCode !== 0, "overwrote an existing backup");
 });
