@@ -12,7 +12,7 @@
 // 4. Times GET /api/links/{id}/analytics for the link with 1,000,000 clicks.
 import { $ } from "bun";
 import { Database } from "bun:sqlite";
-import { existsSync, mkdtempSync, rmSync, writeFileSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createHash } from "node:crypto";
@@ -41,6 +41,22 @@ function cpuTicks(pid: number) {
   const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
   return Number(fields[11]) + Number(fields[12]); // utime + stime
+}
+
+/** CPU ticks per thread name (the request thread, the click worker, GC helpers…). */
+function threadTicks(pid: number) {
+  const by = new Map<string, number>();
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const name = readFileSync(`/proc/${pid}/task/${tid}/comm`, "utf8").trim();
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8");
+      const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      by.set(name, (by.get(name) ?? 0) + Number(f[11]) + Number(f[12]));
+    } catch {
+      /* the thread ended */
+    }
+  }
+  return by;
 }
 
 function rssMb(pid: number) {
@@ -92,8 +108,10 @@ type Run = { label: string; c: number; rps: number; p50: number; p99: number; re
 
 async function wrk(label: string, port: number, pid: number, c: number, script: string, method = "GET"): Promise<Run> {
   const before = cpuTicks(pid);
+  const threadsBefore = threadTicks(pid);
   const out = await sampled(pid, $`wrk -t2 -c${c} -d${SECONDS}s --timeout 5s -s ${script} http://${HOST}:${port}/`.env({ ...process.env, BENCH_METHOD: method }).quiet().text());
   const ticks = cpuTicks(pid) - before;
+  const threads = [...threadTicks(pid)].map(([name, t]) => [name, t - (threadsBefore.get(name) ?? 0)] as const).filter(([, t]) => t > 0);
   const json = JSON.parse(out.slice(out.indexOf("BENCH_JSON") + 10).trim().split("\n")[0]!);
   const errors = json.connect + json.read + json.write + json.timeout + json.status;
   const r: Run = {
@@ -111,6 +129,8 @@ async function wrk(label: string, port: number, pid: number, c: number, script: 
     `${label.padEnd(28)} c=${String(c).padEnd(3)} ${r.rps.toFixed(0).padStart(7)} req/s  p50 ${r.p50.toFixed(2)} ms  p99 ${r.p99.toFixed(2)} ms  ` +
       `cpu ${r.cpuUs.toFixed(1)} µs/req  rss ${r.rss.toFixed(0)} MB  errors ${errors} (non-3xx ${json.status})`,
   );
+  const perThread = threads.sort((x, y) => y[1] - x[1]).map(([name, t]) => `${name} ${((t * (1e6 / CLK_TCK)) / json.requests).toFixed(1)}`);
+  console.log(`${"".padEnd(32)}cpu µs/req by thread: ${perThread.join(", ")}`);
   return r;
 }
 
@@ -132,7 +152,8 @@ function seed(dir: string) {
     }
   })();
   // One link with a million clicks for the analytics timing, with the rollups the writer keeps.
-  const big = (db.query("INSERT INTO short_links (user_id, tracker, short_code, original_url, title, created_at, updated_at, click_count) VALUES (1, 'main', 'bigone', 'https://example.com/big', 'Big', ?, ?, ?) RETURNING id").get(now, now, BIG_CLICKS) as { id: number }).id;
+  const big = (db.query("INSERT INTO short_links (user_id, tracker, short_code, original_url, title, created_at, updated_at) VALUES (1, 'main', 'bigone', 'https://example.com/big', 'Big', ?, ?) RETURNING id").get(now, now) as { id: number }).id;
+  db.query("INSERT INTO link_click_counts (link_id, clicks) VALUES (?, ?)").run(big, BIG_CLICKS);
   const browsers = ["Chrome", "Mobile Safari", "Firefox", "Edge", "Samsung Internet"];
   const countries = ["US", "DE", "GB", "FR", "IN", "BR", "JP", "AU", null];
   const cities = ["Berlin", "London", "Paris", "Mumbai", null, null];
@@ -159,8 +180,8 @@ function seed(dir: string) {
     INSERT INTO link_rollups (link_id, dim, value, count) SELECT ${big}, 'summary', 'unique', COUNT(*) FROM link_rollups WHERE link_id = ${big} AND dim = 'visitor';
   `);
   // The roll-up mark: every seeded click is already folded in (as the app's roll-up leaves it).
-  const last = db.query("SELECT id, timestamp FROM link_analytics WHERE link_id = ? ORDER BY timestamp DESC, id DESC LIMIT 1").get(big) as { id: number; timestamp: string };
-  db.query("INSERT INTO link_rollups (link_id, dim, value, count) VALUES (?, 'summary', 'mark_ms', ?), (?, 'summary', 'mark_id', ?)").run(big, Date.parse(last.timestamp), big, last.id);
+  const last = db.query("SELECT MAX(id) AS id FROM link_analytics WHERE link_id = ?").get(big) as { id: number };
+  db.query("INSERT INTO link_rollups (link_id, dim, value, count) VALUES (?, 'summary', 'mark_id', ?)").run(big, last.id);
   db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
   db.close();
   console.log(`seeded ${LINKS.toLocaleString("en-US")} links and ${BIG_CLICKS.toLocaleString("en-US")} clicks in ${((performance.now() - started) / 1000).toFixed(1)} s`);
@@ -170,7 +191,7 @@ function seed(dir: string) {
 function clickRows(dir: string) {
   const db = new Database(join(dir, "threadlink.db"), { readonly: true });
   const n = (db.query("SELECT COUNT(*) AS n FROM link_analytics WHERE link_id != (SELECT id FROM short_links WHERE short_code = 'bigone')").get() as { n: number }).n;
-  const counted = (db.query("SELECT COALESCE(SUM(click_count), 0) AS n FROM short_links WHERE short_code != 'bigone'").get() as { n: number }).n;
+  const counted = (db.query("SELECT COALESCE(SUM(clicks), 0) AS n FROM link_click_counts WHERE link_id != (SELECT id FROM short_links WHERE short_code = 'bigone')").get() as { n: number }).n;
   db.close();
   return { rows: n, counted };
 }

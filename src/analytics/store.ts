@@ -91,9 +91,16 @@ export function toClickView(r: ClickRow): ClickView {
   };
 }
 
-export type Milestone = { linkId: number; userId: number | null; title: string; shortCode: string; tracker: string; before: number; after: number };
+/** How a link's click count moved in one batch. */
+export type CountMove = { linkId: number; before: number; after: number };
+export type LinkInfo = { user_id: number | null; title: string; short_code: string; tracker: string };
 
 type Aggregate = Map<string, number>;
+
+/** A click's metadata column, as JSON.stringify would write it (built directly: once per click). */
+export function metadataJson(visitNumber: number, source: string, isBot: boolean) {
+  return `{"isReturningVisitor":${visitNumber > 1},"visitNumber":${visitNumber},"source":${JSON.stringify(source)},"isBot":${isBot}}`;
+}
 
 export function analyticsStore(db: Db) {
   const q = {
@@ -101,8 +108,13 @@ export function analyticsStore(db: Db) {
       `INSERT INTO link_analytics (link_id, timestamp, referrer, user_agent, ip, country, city, device_type, browser, os, visitor_id, is_bot, metadata)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
-    visits: db.prepare("SELECT COUNT(*) AS n FROM link_analytics WHERE link_id = ? AND visitor_id = ?"),
-    addCount: db.prepare("UPDATE short_links SET click_count = click_count + ? WHERE id = ? RETURNING click_count, user_id, title, short_code, tracker"),
+    visits: db.prepare("SELECT COUNT(*) AS n FROM link_analytics WHERE visitor_id = ? AND link_id = ?"),
+    // Only for a link that still exists: clicks of a deleted link went with it.
+    addCount: db.prepare(
+      `INSERT INTO link_click_counts (link_id, clicks) SELECT id, ?2 FROM short_links WHERE id = ?1
+       ON CONFLICT (link_id) DO UPDATE SET clicks = clicks + excluded.clicks RETURNING clicks`,
+    ),
+    link: db.prepare("SELECT user_id, title, short_code, tracker FROM short_links WHERE id = ?"),
     add: db.prepare(
       `INSERT INTO link_rollups (link_id, dim, value, count) VALUES (?, ?, ?, ?)
        ON CONFLICT (link_id, dim, value) DO UPDATE SET count = count + excluded.count RETURNING count`,
@@ -111,63 +123,61 @@ export function analyticsStore(db: Db) {
       `INSERT INTO link_rollups (link_id, dim, value, count) VALUES (?, 'summary', ?, ?)
        ON CONFLICT (link_id, dim, value) DO UPDATE SET count = excluded.count`,
     ),
-    mark: db.prepare("SELECT value, count FROM link_rollups WHERE link_id = ? AND dim = 'summary' AND value IN ('mark_ms', 'mark_id')"),
+    mark: db.prepare("SELECT count FROM link_rollups WHERE link_id = ? AND dim = 'summary' AND value = 'mark_id'"),
     fresh: db.prepare(
       `SELECT id, timestamp, country, city, browser, device_type, os, referrer, visitor_id, is_bot
-       FROM link_analytics WHERE link_id = ? AND timestamp >= ? AND id > ? ORDER BY timestamp, id`,
+       FROM link_analytics WHERE link_id = ? AND id > ? ORDER BY id`,
     ),
     top: db.prepare("SELECT value AS name, count FROM link_rollups WHERE link_id = ? AND dim = ? ORDER BY count DESC, value LIMIT ?"),
     summary: db.prepare("SELECT count FROM link_rollups WHERE link_id = ? AND dim = 'summary' AND value = 'unique'"),
     days: db.prepare("SELECT value AS day, count FROM link_rollups WHERE link_id = ? AND dim = 'day' AND value >= ? ORDER BY value"),
-    last: db.prepare("SELECT MAX(timestamp) AS last FROM link_analytics WHERE link_id = ?"),
+    last: db.prepare("SELECT timestamp AS last FROM link_analytics WHERE link_id = ? ORDER BY id DESC LIMIT 1"),
     page: db.prepare(
       `SELECT id, timestamp, referrer, user_agent, ip, country, city, device_type, browser, os, metadata
-       FROM link_analytics WHERE link_id = ? ORDER BY timestamp DESC, id DESC LIMIT ? OFFSET ?`,
+       FROM link_analytics WHERE link_id = ? ORDER BY id DESC LIMIT ? OFFSET ?`,
     ),
   };
 
   /**
-   * Writes a batch of clicks in one transaction: one row per click and one count update per
+   * Writes a batch of clicks (in the caller's transaction): one row per click and one count update per
    * link. This is all the hot path pays for; the tallies are rolled up when someone reads them.
    * Returns how each link's count moved, for milestone notifications. Clicks for a link that
    * no longer exists are dropped (its history went with it).
    */
-  const writeBatch = db.transaction((clicks: ClickRecord[]): Milestone[] => {
+  const writeBatch = (clicks: ClickRecord[]): CountMove[] => {
     const byLink = new Map<number, ClickRecord[]>();
     for (const c of clicks) {
       const list = byLink.get(c.linkId);
       if (list) list.push(c);
       else byLink.set(c.linkId, [c]);
     }
-    const moved: Milestone[] = [];
+    const moved: CountMove[] = [];
     // In link order: the index and table pages are then visited in key order, each once.
     for (const linkId of [...byLink.keys()].sort((a, b) => a - b)) {
       const list = byLink.get(linkId)!;
-      const link = q.addCount.get(list.length, linkId) as { click_count: number; user_id: number | null; title: string; short_code: string; tracker: string } | null;
-      if (!link) continue;
-      moved.push({ linkId, userId: link.user_id, title: link.title, shortCode: link.short_code, tracker: link.tracker, before: link.click_count - list.length, after: link.click_count });
-      const seen = new Map<string, number>();
+      const count = q.addCount.get(linkId, list.length) as { clicks: number } | null;
+      if (!count) continue;
+      moved.push({ linkId, before: count.clicks - list.length, after: count.clicks });
+      // The same visitor twice in one batch counts on from the first (most links get one click).
+      const seen = list.length > 1 ? new Map<string, number>() : null;
       for (const c of list) {
         // A visitor whose cookie was minted by this very click has no history to count.
-        const prior = seen.get(c.visitorId) ?? (c.newVisitor ? 0 : (q.visits.get(linkId, c.visitorId) as { n: number }).n);
+        const prior = seen?.get(c.visitorId) ?? (c.newVisitor ? 0 : (q.visits.get(c.visitorId, linkId) as { n: number }).n);
         const visitNumber = prior + 1;
-        seen.set(c.visitorId, visitNumber);
-        const metadata = JSON.stringify({ isReturningVisitor: visitNumber > 1, visitNumber, source: c.source, isBot: c.isBot });
-        q.insert.run(linkId, c.timestamp, c.referrer, c.userAgent, c.ip, c.country, c.city, c.deviceType, c.browser, c.os, c.visitorId, c.isBot ? 1 : 0, metadata);
+        seen?.set(c.visitorId, visitNumber);
+        q.insert.run(linkId, c.timestamp, c.referrer, c.userAgent, c.ip, c.country, c.city, c.deviceType, c.browser, c.os, c.visitorId, c.isBot ? 1 : 0, metadataJson(visitNumber, c.source, c.isBot));
       }
     }
     return moved;
-  });
+  };
 
   /**
    * Folds the clicks written since the last roll-up into the link's tallies. The mark is the
-   * (timestamp, id) of the last click folded in: clicks are written in capture order, so both
-   * only grow, and the (link_id, timestamp) index finds the new ones directly.
+   * id of the last click folded in: a link's clicks are written in capture order, so their ids
+   * only grow, and the (link_id) index (which holds the id) finds the new ones directly.
    */
   const rollUp = db.transaction((linkId: number) => {
-    const marks = q.mark.all(linkId) as { value: string; count: number }[];
-    const markMs = marks.find((m) => m.value === "mark_ms")?.count ?? 0;
-    const markId = marks.find((m) => m.value === "mark_id")?.count ?? 0;
+    const markId = (q.mark.get(linkId) as { count: number } | null)?.count ?? 0;
     const dims = new Map<string, Aggregate>();
     const visitors: Aggregate = new Map();
     const bump = (dim: string, value: string) => {
@@ -176,9 +186,8 @@ export function analyticsStore(db: Db) {
       agg.set(value, (agg.get(value) ?? 0) + 1);
     };
     let lastId = markId;
-    let lastTs = markMs ? new Date(markMs).toISOString() : "";
     type Fresh = { id: number; timestamp: string; country: string | null; city: string | null; browser: string | null; device_type: string | null; os: string | null; referrer: string | null; visitor_id: string | null; is_bot: number };
-    for (const r of q.fresh.iterate(linkId, lastTs, markId) as IterableIterator<Fresh>) {
+    for (const r of q.fresh.iterate(linkId, markId) as IterableIterator<Fresh>) {
       bump("country", r.country ?? UNKNOWN);
       bump("city", r.city ?? UNKNOWN);
       bump("browser", r.browser ?? UNKNOWN);
@@ -189,7 +198,6 @@ export function analyticsStore(db: Db) {
       // Bots are counted as clicks but never as visitors.
       if (!r.is_bot && r.visitor_id) visitors.set(r.visitor_id, (visitors.get(r.visitor_id) ?? 0) + 1);
       lastId = r.id;
-      lastTs = r.timestamp;
     }
     if (lastId === markId) return;
     for (const [dim, agg] of dims) for (const [value, n] of agg) q.add.get(linkId, dim, value, n);
@@ -199,20 +207,25 @@ export function analyticsStore(db: Db) {
       if (total === n) newVisitors++;
     }
     if (newVisitors) q.add.get(linkId, "summary", "unique", newVisitors);
-    q.setMark.run(linkId, "mark_ms", Date.parse(lastTs));
     q.setMark.run(linkId, "mark_id", lastId);
   });
 
   return {
+    /**
+     * Runs inside the caller's transaction (the click writer's, with its notifications): a
+     * nested one would copy every page it touches into a statement journal first.
+     */
+    writeBatch,
+    /** Who owns a link and what it is called (for a milestone notification). */
+    linkInfo: (linkId: number) => q.link.get(linkId) as LinkInfo | null,
     // IMMEDIATE: two connections write (the app's and the click writer's); a deferred transaction
     // that reads first would fail with SQLITE_BUSY instead of waiting if the other committed.
-    writeBatch: (clicks: ClickRecord[]) => writeBatch.immediate(clicks),
     rollUp: (linkId: number) => rollUp.immediate(linkId),
     top: (linkId: number, dim: Dimension, limit = TOP) => q.top.all(linkId, dim, limit) as Tally[],
     uniqueVisitors: (linkId: number) => (q.summary.get(linkId) as { count: number } | null)?.count ?? 0,
     /** Clicks per UTC day from `since` (YYYY-MM-DD) on; days without clicks are absent. */
     days: (linkId: number, since: string) => q.days.all(linkId, since) as { day: string; count: number }[],
-    lastClick: (linkId: number) => (q.last.get(linkId) as { last: string | null }).last,
+    lastClick: (linkId: number) => (q.last.get(linkId) as { last: string } | null)?.last ?? null,
     page: (linkId: number, limit: number, offset: number) => (q.page.all(linkId, limit, offset) as ClickRow[]).map(toClickView),
     /**
      * Every click of a link, newest first, as a cursor. Each call gets its own statement (two
@@ -221,7 +234,7 @@ export function analyticsStore(db: Db) {
     cursor(linkId: number) {
       const stmt = db.prepare(
         `SELECT id, timestamp, referrer, user_agent, ip, country, city, device_type, browser, os, metadata
-         FROM link_analytics WHERE link_id = ? ORDER BY timestamp DESC, id DESC`,
+         FROM link_analytics WHERE link_id = ? ORDER BY id DESC`,
       );
       const rows = stmt.iterate(linkId) as IterableIterator<ClickRow>;
       return { rows, close: () => stmt.finalize() };

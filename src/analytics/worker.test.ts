@@ -35,7 +35,7 @@ function fixture() {
     city: null,
   });
   const rows = (linkId: number) => (db.query("SELECT COUNT(*) AS n FROM link_analytics WHERE link_id = ?").get(linkId) as { n: number }).n;
-  const count = (linkId: number) => (db.query("SELECT click_count AS n FROM short_links WHERE id = ?").get(linkId) as { n: number }).n;
+  const count = (linkId: number) => (db.query("SELECT COALESCE((SELECT clicks FROM link_click_counts WHERE link_id = ?), 0) AS n").get(linkId) as { n: number }).n;
   const done = () => {
     db.close();
     rmSync(dir, { recursive: true, force: true });

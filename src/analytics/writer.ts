@@ -72,17 +72,18 @@ export class ClickWriter {
     this.db
       .transaction(() => {
         for (const m of this.store.writeBatch(records)) {
-          if (m.userId === null) continue;
-          for (const n of MILESTONES) {
-            if (m.before < n && m.after >= n) {
-              this.notifications.create({
-                userId: m.userId,
-                kind: "link-clicks",
-                message: milestoneMessage(m.title, m.shortCode, n),
-                link: TRACKER_PAGE[m.tracker] ?? "/link-tracker",
-                dedupeKey: `link:${m.linkId}:clicks:${n}`,
-              });
-            }
+          const crossed = MILESTONES.filter((n) => m.before < n && m.after >= n);
+          if (crossed.length === 0) continue;
+          const link = this.store.linkInfo(m.linkId);
+          if (!link || link.user_id === null) continue;
+          for (const n of crossed) {
+            this.notifications.create({
+              userId: link.user_id,
+              kind: "link-clicks",
+              message: milestoneMessage(link.title, link.short_code, n),
+              link: TRACKER_PAGE[link.tracker] ?? "/link-tracker",
+              dedupeKey: `link:${m.linkId}:clicks:${n}`,
+            });
           }
         }
       })

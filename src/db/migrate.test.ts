@@ -56,3 +56,23 @@ test("migration versions are consecutive and names match their numbers", () => {
     expect(m.name.startsWith(String(m.version).padStart(4, "0") + "_")).toBe(true);
   });
 });
+
+test("0003 moves each link's click count into link_click_counts and swaps the click indexes", () => {
+  const db = fresh();
+  migrate(db, migrations.slice(0, 2));
+  const now = new Date().toISOString();
+  db.query("INSERT INTO users (id, username, password_hash, email, created_at, updated_at) VALUES (1, 'mig', 'x', 'mig@example.test', ?, ?)").run(now, now);
+  const add = db.prepare("INSERT INTO short_links (user_id, short_code, original_url, title, click_count, created_at, updated_at) VALUES (1, ?, 'https://example.com/', 't', ?, ?, ?) RETURNING id");
+  const busy = (add.get("busy", 7, now, now) as { id: number }).id;
+  const quiet = (add.get("quiet", 0, now, now) as { id: number }).id;
+  expect(migrate(db).applied).toEqual(["0003_click_indexes"]);
+  expect(db.query("SELECT link_id, clicks FROM link_click_counts ORDER BY link_id").all()).toEqual([{ link_id: busy, clicks: 7 }]);
+  const columns = (db.query("PRAGMA table_info(short_links)").all() as { name: string }[]).map((c) => c.name);
+  expect(columns).not.toContain("click_count");
+  const indexes = (db.query("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'link_analytics' AND sql IS NOT NULL ORDER BY name").all() as { name: string }[]).map((r) => r.name);
+  expect(indexes).toEqual(["link_analytics_link", "link_analytics_visitor"]);
+  // Deleting a link takes its count with it.
+  db.query("DELETE FROM short_links WHERE id = ?").run(busy);
+  expect(db.query("SELECT COUNT(*) AS n FROM link_click_counts").get()).toEqual({ n: 0 });
+  expect(quiet).toBeGreaterThan(0);
+});

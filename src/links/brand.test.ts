@@ -9,8 +9,9 @@ const bob = await t.signUp("bob");
 const API = "/api/pic-drift-links";
 
 const settle = () => Bun.sleep(FLUSH_INTERVAL_MS + 60);
-const row = (id: number) => t.db.query("SELECT * FROM short_links WHERE id = ?").get(id) as Record<string, unknown> | null;
-const root = () => t.db.query("SELECT * FROM short_links WHERE short_code = 'root'").get() as { id: number; click_count: number; original_url: string };
+const row = (id: number) =>
+  t.db.query("SELECT *, COALESCE((SELECT clicks FROM link_click_counts WHERE link_id = short_links.id), 0) AS click_count FROM short_links WHERE id = ?").get(id) as Record<string, unknown> | null;
+const root = () => t.db.query("SELECT *, COALESCE((SELECT clicks FROM link_click_counts WHERE link_id = short_links.id), 0) AS click_count FROM short_links WHERE short_code = 'root'").get() as { id: number; click_count: number; original_url: string };
 
 async function make(cookie: string, shortCode: string, tracker = API) {
   const r = await t.call("POST", tracker, { body: { originalUrl: `https://example.com/${shortCode}`, title: `Title ${shortCode}`, shortCode }, cookie });

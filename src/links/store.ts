@@ -23,7 +23,10 @@ export type LinkRow = {
 /** What the redirect needs, for every link at start (the in-memory map). */
 export type RedirectRow = Pick<LinkRow, "id" | "short_code" | "original_url" | "active" | "expires_at">;
 
-const COLS = "id, user_id, tracker, short_code, original_url, title, description, active, is_system, click_count, created_at, updated_at, expires_at";
+// click_count comes from link_click_counts (migrations/0003): the click writer never rewrites a link row.
+const COLS =
+  "id, user_id, tracker, short_code, original_url, title, description, active, is_system, " +
+  "COALESCE((SELECT clicks FROM link_click_counts WHERE link_id = short_links.id), 0) AS click_count, created_at, updated_at, expires_at";
 
 export function linksStore(db: Db) {
   const q = {
@@ -41,7 +44,8 @@ export function linksStore(db: Db) {
        WHERE id = ? AND user_id = ? AND tracker = ? AND is_system = 0 RETURNING ${COLS}`,
     ),
     delete: db.prepare("DELETE FROM short_links WHERE id = ? AND user_id = ? AND tracker = ? AND is_system = 0 RETURNING id, short_code"),
-    resetCount: db.prepare("UPDATE short_links SET click_count = 0, updated_at = ? WHERE id = ?"),
+    resetCount: db.prepare("DELETE FROM link_click_counts WHERE link_id = ?"),
+    touch: db.prepare("UPDATE short_links SET updated_at = ? WHERE id = ?"),
     resetClicks: db.prepare("DELETE FROM link_analytics WHERE link_id = ?"),
     resetRollups: db.prepare("DELETE FROM link_rollups WHERE link_id = ?"),
     allForRedirect: db.prepare("SELECT id, short_code, original_url, active, expires_at FROM short_links"),
@@ -52,7 +56,8 @@ export function linksStore(db: Db) {
   const resetClicks = db.transaction((id: number) => {
     q.resetClicks.run(id);
     q.resetRollups.run(id);
-    q.resetCount.run(nowIso(), id);
+    q.resetCount.run(id);
+    q.touch.run(nowIso(), id);
   });
 
   return {

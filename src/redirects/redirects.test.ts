@@ -23,7 +23,7 @@ async function makeLink(shortCode: string, extra: Record<string, unknown> = {}, 
 const settle = () => Bun.sleep(FLUSH_INTERVAL_MS + 60);
 const clicks = (linkId: number) =>
   t.db.query("SELECT * FROM link_analytics WHERE link_id = ? ORDER BY id").all(linkId) as Record<string, any>[];
-const clickCount = (linkId: number) => (t.db.query("SELECT click_count FROM short_links WHERE id = ?").get(linkId) as { click_count: number }).click_count;
+const clickCount = (linkId: number) => (t.db.query("SELECT clicks FROM link_click_counts WHERE link_id = ?").get(linkId) as { clicks: number } | null)?.clicks ?? 0;
 
 describe("redirect statuses", () => {
   test("302 to the destination on /{code}, /l/{code}, /r/{code} and /api/links/redirect/{code}", async () => {
@@ -126,7 +126,7 @@ describe("click fields", () => {
     const link = await makeLink("again");
     const first = await t.call("GET", "/again", { headers: { "user-agent": UA.chromeDesktop } });
     const cookie = first.headers.get("set-cookie")!;
-    expect(cookie).toMatch(/^tl_vid=[A-Za-z0-9_-]{22}; /);
+    expect(cookie).toMatch(/^tl_vid=[0-9a-z]{9}[A-Za-z0-9_-]{16}; /);
     expect(cookie).toContain("Max-Age=86400");
     expect(cookie).toContain("HttpOnly");
     expect(cookie).toContain("SameSite=Lax");
@@ -153,7 +153,7 @@ describe("click fields", () => {
   test("a forged visitor cookie is ignored and replaced", async () => {
     await makeLink("forged");
     const r = await t.call("GET", "/forged", { headers: { cookie: "tl_vid=<script>" } });
-    expect(r.headers.get("set-cookie")).toMatch(/^tl_vid=[A-Za-z0-9_-]{22};/);
+    expect(r.headers.get("set-cookie")).toMatch(/^tl_vid=[0-9a-z]{9}[A-Za-z0-9_-]{16};/);
   });
 
   test("?qr=1 marks the source 'qr' and is not passed on to the destination", async () => {

@@ -102,7 +102,7 @@ describe("graceful shutdown", () => {
       expect(await proc.exited).toBe(0);
       const db = new Database(join(dir, "threadlink.db"), { readonly: true });
       const rows = (db.query("SELECT COUNT(*) AS n FROM link_analytics").get() as { n: number }).n;
-      const count = (db.query("SELECT click_count AS n FROM short_links WHERE short_code = 'flush'").get() as { n: number }).n;
+      const count = (db.query("SELECT COALESCE((SELECT clicks FROM link_click_counts WHERE link_id = s.id), 0) AS n FROM short_links s WHERE short_code = 'flush'").get() as { n: number }).n;
       db.close();
       expect(rows).toBe(N);
       expect(count).toBe(N);
