@@ -15,10 +15,15 @@ CREATE INDEX link_analytics_visitor ON link_analytics(visitor_id, link_id);
 
 -- Click counts live in a narrow table of their own: a batch of clicks over many links then
 -- rewrites a few hundred small pages instead of a page of short_links per link (each count
--- update rewrote a whole link row's page). A link without a row has no clicks.
+-- update rewrote a whole link row's page). Every link has its row from birth (the trigger), so
+-- the writer's UPDATE alone tells it whether the link still exists: no short_links read per click.
 CREATE TABLE link_click_counts (
   link_id INTEGER PRIMARY KEY REFERENCES short_links(id) ON DELETE CASCADE,
   clicks INTEGER NOT NULL
 );
-INSERT INTO link_click_counts (link_id, clicks) SELECT id, click_count FROM short_links WHERE click_count > 0;
+INSERT INTO link_click_counts (link_id, clicks) SELECT id, click_count FROM short_links;
 ALTER TABLE short_links DROP COLUMN click_count;
+CREATE TRIGGER short_links_click_count AFTER INSERT ON short_links
+BEGIN
+  INSERT INTO link_click_counts (link_id, clicks) VALUES (new.id, 0);
+END;

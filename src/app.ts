@@ -11,7 +11,7 @@ import { accountRoutes } from "./accounts/routes";
 import { healthRoutes } from "./health/routes";
 import { createLinks } from "./links/service";
 import { linkRoutes } from "./links/routes";
-import { redirectRoutes, rootRoute } from "./redirects/routes";
+import { redirectRoutes, redirectServeRoutes, rootRoute } from "./redirects/routes";
 import { topicRoutes } from "./topics/routes";
 import { inviteRoutes } from "./invites/routes";
 import { planRoutes } from "./plans/routes";
@@ -31,7 +31,10 @@ export async function createApp({ db, config }: { db: Db; config: Config }) {
   const spa = await spaPlugin();
   // Redirect routes hand app pages and unknown codes to the web app through this.
   const webPage = (request: Request) => spa.handle(request);
-  const app = new Elysia({ serve: { maxRequestBodySize: MAX_REQUEST_BYTES } })
+  // Bun.serve's router sends live short links straight to the redirect (the hot path); the
+  // rest of those paths fall back to this app. Only a listening server uses it (see listen).
+  const routes = redirectServeRoutes(ctx, links, webPage, (request) => app.fetch(request));
+  const app = new Elysia({ serve: { maxRequestBodySize: MAX_REQUEST_BYTES, routes } })
     .use(errorHandler)
     .use(securityHeaders(ctx))
     .use(originGuard(ctx))

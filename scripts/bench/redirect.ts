@@ -153,7 +153,7 @@ function seed(dir: string) {
   })();
   // One link with a million clicks for the analytics timing, with the rollups the writer keeps.
   const big = (db.query("INSERT INTO short_links (user_id, tracker, short_code, original_url, title, created_at, updated_at) VALUES (1, 'main', 'bigone', 'https://example.com/big', 'Big', ?, ?) RETURNING id").get(now, now) as { id: number }).id;
-  db.query("INSERT INTO link_click_counts (link_id, clicks) VALUES (?, ?)").run(big, BIG_CLICKS);
+  db.query("UPDATE link_click_counts SET clicks = ? WHERE link_id = ?").run(BIG_CLICKS, big);
   const browsers = ["Chrome", "Mobile Safari", "Firefox", "Edge", "Samsung Internet"];
   const countries = ["US", "DE", "GB", "FR", "IN", "BR", "JP", "AU", null];
   const cities = ["Berlin", "London", "Paris", "Mumbai", null, null];

@@ -109,11 +109,8 @@ export function analyticsStore(db: Db) {
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
     visits: db.prepare("SELECT COUNT(*) AS n FROM link_analytics WHERE visitor_id = ? AND link_id = ?"),
-    // Only for a link that still exists: clicks of a deleted link went with it.
-    addCount: db.prepare(
-      `INSERT INTO link_click_counts (link_id, clicks) SELECT id, ?2 FROM short_links WHERE id = ?1
-       ON CONFLICT (link_id) DO UPDATE SET clicks = clicks + excluded.clicks RETURNING clicks`,
-    ),
+    // No row: the link was deleted, and its clicks go with it (every link has a row, 0003).
+    addCount: db.prepare("UPDATE link_click_counts SET clicks = clicks + ?2 WHERE link_id = ?1 RETURNING clicks"),
     link: db.prepare("SELECT user_id, title, short_code, tracker FROM short_links WHERE id = ?"),
     add: db.prepare(
       `INSERT INTO link_rollups (link_id, dim, value, count) VALUES (?, ?, ?, ?)

@@ -66,13 +66,22 @@ test("0003 moves each link's click count into link_click_counts and swaps the cl
   const busy = (add.get("busy", 7, now, now) as { id: number }).id;
   const quiet = (add.get("quiet", 0, now, now) as { id: number }).id;
   expect(migrate(db).applied).toEqual(["0003_click_indexes"]);
-  expect(db.query("SELECT link_id, clicks FROM link_click_counts ORDER BY link_id").all()).toEqual([{ link_id: busy, clicks: 7 }]);
+  const counts = "SELECT link_id, clicks FROM link_click_counts WHERE link_id != (SELECT id FROM short_links WHERE short_code = 'root') ORDER BY link_id";
+  expect(db.query(counts).all()).toEqual([
+    { link_id: busy, clicks: 7 },
+    { link_id: quiet, clicks: 0 },
+  ]);
+  // A link made later gets its row (at 0) from the trigger.
+  const later = (db.query("INSERT INTO short_links (user_id, short_code, original_url, title, created_at, updated_at) VALUES (1, 'later', 'https://example.com/', 't', ?, ?) RETURNING id").get(now, now) as { id: number }).id;
+  expect(db.query("SELECT clicks FROM link_click_counts WHERE link_id = ?").get(later)).toEqual({ clicks: 0 });
   const columns = (db.query("PRAGMA table_info(short_links)").all() as { name: string }[]).map((c) => c.name);
   expect(columns).not.toContain("click_count");
   const indexes = (db.query("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'link_analytics' AND sql IS NOT NULL ORDER BY name").all() as { name: string }[]).map((r) => r.name);
   expect(indexes).toEqual(["link_analytics_link", "link_analytics_visitor"]);
   // Deleting a link takes its count with it.
   db.query("DELETE FROM short_links WHERE id = ?").run(busy);
-  expect(db.query("SELECT COUNT(*) AS n FROM link_click_counts").get()).toEqual({ n: 0 });
-  expect(quiet).toBeGreaterThan(0);
+  expect(db.query(counts).all()).toEqual([
+    { link_id: quiet, clicks: 0 },
+    { link_id: later, clicks: 0 },
+  ]);
 });

@@ -60,11 +60,16 @@ export function normaliseIp(ip: string) {
   return ip.startsWith("::ffff:") ? ip.slice(7) : ip;
 }
 
-/** Headers every API response carries. */
+/** Headers every response carries (a route may choose its own referrer-policy). */
+export const BASE_SECURITY_HEADERS = {
+  "x-content-type-options": "nosniff",
+  "referrer-policy": "strict-origin-when-cross-origin",
+  "x-frame-options": "DENY",
+} as const;
+
+/** Adds BASE_SECURITY_HEADERS to every response the framework makes. */
 export function securityHeaders(ctx: AppContext) {
   return new Elysia({ name: "security-headers", seed: ctx.instanceId }).onAfterHandle({ as: "global" }, ({ set }) => {
-    set.headers["x-content-type-options"] = "nosniff";
-    set.headers["referrer-policy"] = "strict-origin-when-cross-origin";
-    set.headers["x-frame-options"] = "DENY";
+    Object.assign(set.headers, BASE_SECURITY_HEADERS);
   });
 }

@@ -44,7 +44,7 @@ export function linksStore(db: Db) {
        WHERE id = ? AND user_id = ? AND tracker = ? AND is_system = 0 RETURNING ${COLS}`,
     ),
     delete: db.prepare("DELETE FROM short_links WHERE id = ? AND user_id = ? AND tracker = ? AND is_system = 0 RETURNING id, short_code"),
-    resetCount: db.prepare("DELETE FROM link_click_counts WHERE link_id = ?"),
+    resetCount: db.prepare("UPDATE link_click_counts SET clicks = 0 WHERE link_id = ?"),
     touch: db.prepare("UPDATE short_links SET updated_at = ? WHERE id = ?"),
     resetClicks: db.prepare("DELETE FROM link_analytics WHERE link_id = ?"),
     resetRollups: db.prepare("DELETE FROM link_rollups WHERE link_id = ?"),
