@@ -17,10 +17,41 @@ async function listening(env: Record<string, string>) {
   const id = r.json.id as number;
   const get = (headers: Record<string, string>) => fetch(`${base}/geo`, { headers, redirect: "manual" });
   const rows = () => t.db.query("SELECT ip, country, city FROM link_analytics WHERE link_id = ? ORDER BY id").all(id) as { ip: string; country: string | null; city: string | null }[];
-  return { t, get, rows, stop: () => server.stop(true) };
+  return { t, base, get, rows, stop: () => server.stop(true) };
 }
 
 const settle = () => Bun.sleep(FLUSH_INTERVAL_MS + 100);
+
+describe("the fast lane (Bun's router) answers exactly as the app does", () => {
+  test("live links on every redirect path; app pages, unknown codes and other methods fall through", async () => {
+    const s = await listening({});
+    const base = s.base;
+    const viaServer = (path: string, init: RequestInit = {}) => fetch(`${base}${path}`, { redirect: "manual", ...init });
+    const viaApp = (path: string, method = "GET") => s.t.app.handle(new Request(`http://localhost:3000${path}`, { method }));
+    const pick = (r: Response) => ({ status: r.status, location: r.headers.get("location"), cache: r.headers.get("cache-control"), referrer: r.headers.get("referrer-policy"), nosniff: r.headers.get("x-content-type-options"), frame: r.headers.get("x-frame-options") });
+    for (const path of ["/geo", "/l/geo", "/r/geo", "/api/links/redirect/geo"]) {
+      for (const method of ["GET", "HEAD"]) {
+        const fast = await viaServer(path, { method });
+        expect(pick(fast)).toEqual(pick(await viaApp(path, method)));
+        expect(pick(fast)).toMatchObject({ status: 302, location: "https://example.com/geo", referrer: "unsafe-url", nosniff: "nosniff", frame: "DENY" });
+      }
+    }
+    // An app page shaped like a code is the web app; an unknown code is the 404 redirect page.
+    const page = await viaServer("/auth");
+    expect(page.status).toBe(200);
+    expect(page.headers.get("content-type")).toContain("text/html");
+    const unknown = await viaServer("/no-such-code");
+    expect(unknown.status).toBe(404);
+    expect(await unknown.text()).toContain("<div id=\"root\">");
+    expect((await viaServer("/l")).headers.get("location")).toBe("/");
+    // Not a redirect method: the app's answer (no 302, nothing recorded).
+    expect((await viaServer("/geo", { method: "POST", headers: { origin: base } })).status).not.toBe(302);
+    await settle();
+    // Eight GETs (four through each path) became clicks; the HEADs and the POST did not.
+    expect(s.rows()).toHaveLength(8);
+    s.stop();
+  });
+});
 
 describe("location and address from proxy headers", () => {
   test("from a trusted proxy (loopback by default): X-Forwarded-For, CF-IPCountry and CF-IPCity are believed", async () => {
