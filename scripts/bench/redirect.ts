@@ -43,6 +43,12 @@ function cpuTicks(pid: number) {
   return Number(fields[11]) + Number(fields[12]); // utime + stime
 }
 
+/** The machine's CPU ticks: all, and stolen by the hypervisor (other guests on the same host). */
+function machineTicks() {
+  const f = readFileSync("/proc/stat", "utf8").split("\n")[0]!.trim().split(/\s+/).slice(1).map(Number);
+  return { all: f.reduce((a, b) => a + b, 0), steal: f[7] ?? 0, idle: (f[3] ?? 0) + (f[4] ?? 0) };
+}
+
 /** CPU ticks per thread name (the request thread, the click worker, GC helpers…). */
 function threadTicks(pid: number) {
   const by = new Map<string, number>();
@@ -109,8 +115,12 @@ type Run = { label: string; c: number; rps: number; p50: number; p99: number; re
 async function wrk(label: string, port: number, pid: number, c: number, script: string, method = "GET"): Promise<Run> {
   const before = cpuTicks(pid);
   const threadsBefore = threadTicks(pid);
+  const machineBefore = machineTicks();
   const out = await sampled(pid, $`wrk -t2 -c${c} -d${SECONDS}s --timeout 5s -s ${script} http://${HOST}:${port}/`.env({ ...process.env, BENCH_METHOD: method }).quiet().text());
   const ticks = cpuTicks(pid) - before;
+  const machine = machineTicks();
+  const stolen = (100 * (machine.steal - machineBefore.steal)) / Math.max(1, machine.all - machineBefore.all);
+  const idle = (100 * (machine.idle - machineBefore.idle)) / Math.max(1, machine.all - machineBefore.all);
   const threads = [...threadTicks(pid)].map(([name, t]) => [name, t - (threadsBefore.get(name) ?? 0)] as const).filter(([, t]) => t > 0);
   const json = JSON.parse(out.slice(out.indexOf("BENCH_JSON") + 10).trim().split("\n")[0]!);
   const errors = json.connect + json.read + json.write + json.timeout + json.status;
@@ -130,7 +140,7 @@ async function wrk(label: string, port: number, pid: number, c: number, script: 
       `cpu ${r.cpuUs.toFixed(1)} µs/req  rss ${r.rss.toFixed(0)} MB  errors ${errors} (non-3xx ${json.status})`,
   );
   const perThread = threads.sort((x, y) => y[1] - x[1]).map(([name, t]) => `${name} ${((t * (1e6 / CLK_TCK)) / json.requests).toFixed(1)}`);
-  console.log(`${"".padEnd(32)}cpu µs/req by thread: ${perThread.join(", ")}`);
+  console.log(`${"".padEnd(32)}cpu µs/req by thread: ${perThread.join(", ")}; machine: ${stolen.toFixed(1)} % stolen by the host, ${idle.toFixed(1)} % idle`);
   return r;
 }
 

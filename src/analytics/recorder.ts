@@ -40,6 +40,10 @@ export function decodeClicks(data: string): RawClick[] {
 }
 
 export const FLUSH_INTERVAL_MS = 100;
+/** How long the worker gathers batches into one transaction when few clicks arrive. */
+export const COALESCE_MS = 200;
+/** A captured click is in the database within this (unless the writer is behind or failing). */
+export const WRITE_WITHIN_MS = FLUSH_INTERVAL_MS + COALESCE_MS;
 /** Clicks posted to the worker in one message at most; a full batch goes at once. */
 export const BATCH = 512;
 /**
@@ -223,7 +227,7 @@ export class ClickRecorder {
       this.restoreCheckpoints();
     };
     const path = this.db.filename;
-    w.postMessage({ type: "open", path, ipStorage: this.opts.ipStorage, geoipDb: this.opts.geoipDb, checkpointMs: CHECKPOINT_MS } satisfies ToWorker);
+    w.postMessage({ type: "open", path, ipStorage: this.opts.ipStorage, geoipDb: this.opts.geoipDb, checkpointMs: CHECKPOINT_MS, coalesceMs: COALESCE_MS } satisfies ToWorker);
     this.worker = w;
     return w;
   }

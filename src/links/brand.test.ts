@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { HOSTILE, setup } from "../test/helpers";
-import { FLUSH_INTERVAL_MS } from "../analytics/recorder";
+import { WRITE_WITHIN_MS } from "../analytics/recorder";
 
 const t = await setup({ BRAND_DOMAIN: "go.brand.example", ROOT_REDIRECT_URL: "https://brand.example/welcome" });
 // The first registered user is the instance owner (no OWNER_USERNAME set).
@@ -8,7 +8,7 @@ const owner = await t.signUp("owner");
 const bob = await t.signUp("bob");
 const API = "/api/pic-drift-links";
 
-const settle = () => Bun.sleep(FLUSH_INTERVAL_MS + 60);
+const settle = () => Bun.sleep(WRITE_WITHIN_MS + 60);
 const row = (id: number) =>
   t.db.query("SELECT *, COALESCE((SELECT clicks FROM link_click_counts WHERE link_id = short_links.id), 0) AS click_count FROM short_links WHERE id = ?").get(id) as Record<string, unknown> | null;
 const root = () => t.db.query("SELECT *, COALESCE((SELECT clicks FROM link_click_counts WHERE link_id = short_links.id), 0) AS click_count FROM short_links WHERE short_code = 'root'").get() as { id: number; click_count: number; original_url: string };

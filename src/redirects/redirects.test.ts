@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { ORIGIN, setup } from "../test/helpers";
 import { createApp } from "../app";
-import { FLUSH_INTERVAL_MS } from "../analytics/recorder";
+import { WRITE_WITHIN_MS } from "../analytics/recorder";
 
 const t = await setup({ SHORT_DOMAIN: "tl.example", BRAND_DOMAIN: "go.brand.example" });
 const alice = await t.signUp("alice");
@@ -20,7 +20,7 @@ async function makeLink(shortCode: string, extra: Record<string, unknown> = {}, 
   return r.json as { id: number; shortCode: string };
 }
 
-const settle = () => Bun.sleep(FLUSH_INTERVAL_MS + 60);
+const settle = () => Bun.sleep(WRITE_WITHIN_MS + 60);
 const clicks = (linkId: number) =>
   t.db.query("SELECT * FROM link_analytics WHERE link_id = ? ORDER BY id").all(linkId) as Record<string, any>[];
 const clickCount = (linkId: number) => (t.db.query("SELECT clicks FROM link_click_counts WHERE link_id = ?").get(linkId) as { clicks: number } | null)?.clicks ?? 0;
@@ -126,10 +126,8 @@ describe("click fields", () => {
     const link = await makeLink("again");
     const first = await t.call("GET", "/again", { headers: { "user-agent": UA.chromeDesktop } });
     const cookie = first.headers.get("set-cookie")!;
-    expect(cookie).toMatch(/^tl_vid=[0-9a-z]{9}[A-Za-z0-9_-]{16}; /);
-    expect(cookie).toContain("Max-Age=86400");
-    expect(cookie).toContain("HttpOnly");
-    expect(cookie).toContain("SameSite=Lax");
+    // A UUIDv7 (time first, so new visitors' index entries are appended), 1 day, HttpOnly, Lax.
+    expect(cookie).toMatch(/^tl_vid=[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}; Path=\/; Max-Age=86400; HttpOnly; SameSite=Lax$/);
     const vid = cookie.split(";")[0]!;
     const second = await t.call("GET", "/again", { headers: { "user-agent": UA.chromeDesktop, cookie: vid } });
     // A known visitor's cookie is not re-issued.
@@ -153,7 +151,35 @@ describe("click fields", () => {
   test("a forged visitor cookie is ignored and replaced", async () => {
     await makeLink("forged");
     const r = await t.call("GET", "/forged", { headers: { cookie: "tl_vid=<script>" } });
-    expect(r.headers.get("set-cookie")).toMatch(/^tl_vid=[0-9a-z]{9}[A-Za-z0-9_-]{16};/);
+    expect(r.headers.get("set-cookie")).toMatch(/^tl_vid=[0-9a-f]{8}-[0-9a-f-]{27};/);
+  });
+
+  test("visitor ids sort by the time they were minted", async () => {
+    await makeLink("sorted");
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const r = await t.call("GET", "/sorted");
+      ids.push(r.headers.get("set-cookie")!.split(";")[0]!.slice("tl_vid=".length));
+      await Bun.sleep(2);
+    }
+    expect([...ids].sort()).toEqual(ids);
+  });
+
+  test("a visitor id minted before 0003 (22 characters) still counts its visits", async () => {
+    const link = await makeLink("oldvisitor");
+    const cookie = "tl_vid=AbCdEfGhIjKlMnOpQrStUv";
+    for (let i = 0; i < 2; i++) expect((await t.call("GET", "/oldvisitor", { headers: { cookie } })).headers.get("set-cookie")).toBeNull();
+    await settle();
+    expect(clicks(link.id).map((c) => JSON.parse(c.metadata).visitNumber)).toEqual([1, 2]);
+  });
+
+  test("behind https the visitor cookie is Secure", async () => {
+    const secure = await setup({ PUBLIC_URL: "https://links.example" });
+    const owner = await secure.signUp("sam");
+    const made = await secure.call("POST", "/api/links", { body: { originalUrl: "https://example.com/s", title: "s", shortCode: "securelink" }, cookie: owner.cookie, headers: { host: "links.example", origin: "https://links.example" } });
+    expect(made.status).toBe(201);
+    const r = await secure.call("GET", "/securelink", { headers: { host: "links.example" } });
+    expect(r.headers.get("set-cookie")).toMatch(/; HttpOnly; SameSite=Lax; Secure$/);
   });
 
   test("?qr=1 marks the source 'qr' and is not passed on to the destination", async () => {

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setup } from "../test/helpers";
-import { FLUSH_INTERVAL_MS } from "../analytics/recorder";
+import { WRITE_WITHIN_MS } from "../analytics/recorder";
 
 async function listening(env: Record<string, string>) {
   const t = await setup(env);
@@ -20,7 +20,7 @@ async function listening(env: Record<string, string>) {
   return { t, base, get, rows, stop: () => server.stop(true) };
 }
 
-const settle = () => Bun.sleep(FLUSH_INTERVAL_MS + 100);
+const settle = () => Bun.sleep(WRITE_WITHIN_MS + 100);
 
 describe("the fast lane (Bun's router) answers exactly as the app does", () => {
   test("live links on every redirect path; app pages, unknown codes and other methods fall through", async () => {
