@@ -120,7 +120,7 @@ async function wrk(label: string, port: number, pid: number, c: number, script: 
   const ticks = cpuTicks(pid) - before;
   const machine = machineTicks();
   const stolen = (100 * (machine.steal - machineBefore.steal)) / Math.max(1, machine.all - machineBefore.all);
-  const idle = (100 * (machine.idle - machineBefore.idle)) / Math.max(1, machine.all - machineBefore.all);
+  const idlePct = (100 * (machine.idle - machineBefore.idle)) / Math.max(1, machine.all - machineBefore.all);
   const threads = [...threadTicks(pid)].map(([name, t]) => [name, t - (threadsBefore.get(name) ?? 0)] as const).filter(([, t]) => t > 0);
   const json = JSON.parse(out.slice(out.indexOf("BENCH_JSON") + 10).trim().split("\n")[0]!);
   const errors = json.connect + json.read + json.write + json.timeout + json.status;
@@ -140,7 +140,7 @@ async function wrk(label: string, port: number, pid: number, c: number, script: 
       `cpu ${r.cpuUs.toFixed(1)} µs/req  rss ${r.rss.toFixed(0)} MB  errors ${errors} (non-3xx ${json.status})`,
   );
   const perThread = threads.sort((x, y) => y[1] - x[1]).map(([name, t]) => `${name} ${((t * (1e6 / CLK_TCK)) / json.requests).toFixed(1)}`);
-  console.log(`${"".padEnd(32)}cpu µs/req by thread: ${perThread.join(", ")}; machine: ${stolen.toFixed(1)} % stolen by the host, ${idle.toFixed(1)} % idle`);
+  console.log(`${"".padEnd(32)}cpu µs/req by thread: ${perThread.join(", ")}; machine: ${stolen.toFixed(1)} % stolen by the host, ${idlePct.toFixed(1)} % idle`);
   return r;
 }
 
@@ -300,7 +300,7 @@ end
     console.log(`  b/a at c=64: ${ratio64.toFixed(2)}   (target ≥ 0.5)`);
     console.log(`  b/a at c=8:  ${ratio8.toFixed(2)}`);
     console.log(`  p99 (b) c=64: ${b64.p99.toFixed(2)} ms, c=8: ${b8.p99.toFixed(2)} ms   (target ≤ 10 ms)`);
-    console.log(`  RSS (b): idle ${rssIdle.toFixed(0)} MB, peak ${rssPeak.toFixed(0)} MB   (target ≤ 150 MB)`);
+    console.log(`  RSS (b): idle ${rssIdle.toFixed(0)} MB (high-water mark by then, from starting up: ${idle.peak.toFixed(0)} MB), peak ${rssPeak.toFixed(0)} MB   (target ≤ 150 MB)`);
     const seen = peaks.get(b.pid)!;
     console.log(`    of which the executable's own file pages (RssFile) idle ${idle.file.toFixed(0)} MB; allocated (RssAnon) idle ${idle.anon.toFixed(0)} MB, highest sampled ${seen.anon.toFixed(0)} MB (sampled RSS ${seen.rss.toFixed(0)} MB)`);
     console.log(`  errors: a ${a64.errors + a8.errors}, b ${b64.errors + b8.errors}   (target 0)`);

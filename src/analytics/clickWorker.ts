@@ -84,7 +84,22 @@ function drain(): boolean {
     pendingCount -= n;
     send({ type: "written", n });
   }
+  collect();
   return true;
+}
+
+/**
+ * A full collection of this thread's heap once a transaction is written. Each transaction
+ * leaves thousands of decoded clicks behind, and JavaScriptCore sizes its heap by the machine's
+ * RAM, so left alone this thread's garbage alone grew the process by ~40 MB under load. The
+ * pause is this thread's only (a few ms on a heap this small), never a redirect's.
+ */
+let lastCollect = 0;
+function collect() {
+  const now = performance.now();
+  if (now - lastCollect < 100) return;
+  lastCollect = now;
+  Bun.gc(true);
 }
 
 function checkpoint() {
