@@ -55,7 +55,7 @@ test("flush() resolves once every captured click is written by the worker, with 
     expect(f.count(f.a.id)).toBe(10);
     const row = f.db.query("SELECT ip, country, browser FROM link_analytics WHERE link_id = ? LIMIT 1").get(f.a.id);
     expect(row).toEqual({ ip: "8.8.8.0", country: "US", browser: "Firefox" });
-    const notes = f.db.query("SELECT message FROM notifications WHERE dedupe_key = ?").all(`link:${f.a.id}:clicks:1`);
+    const notes = f.db.query("SELECT message FROM notifications WHERE kind = 'link-clicks'").all();
     expect(notes).toEqual([{ message: 'Your link "A" (/wka) got its first click' }]);
 
     // More than a batch, across two links: all there after the flush, counts equal rows.

@@ -76,13 +76,15 @@ export class ClickWriter {
           if (crossed.length === 0) continue;
           const link = this.store.linkInfo(m.linkId);
           if (!link || link.user_id === null) continue;
+          // No dedupe key: the count moves only here, in this transaction, so each crossing
+          // happens once. (A brand link's reset starts its count again; its next first click
+          // is news again.) Without one, the notification's index entries are appended.
           for (const n of crossed) {
-            this.notifications.create({
+            this.notifications.add({
               userId: link.user_id,
               kind: "link-clicks",
               message: milestoneMessage(link.title, link.short_code, n),
               link: TRACKER_PAGE[link.tracker] ?? "/link-tracker",
-              dedupeKey: `link:${m.linkId}:clicks:${n}`,
             });
           }
         }

@@ -199,5 +199,8 @@ describe("POST /api/pic-drift-links/{id}/reset-clicks", () => {
     const after = await t.call("GET", `${API}/${l.id}/analytics`, { cookie: bob.cookie });
     expect(after.json).toMatchObject({ clickCount: 1, uniqueVisitors: 1 });
     expect(after.json.clicks).toHaveLength(1);
+    // Its first click after the reset is news again: one notification per crossing.
+    const firsts = t.db.query("SELECT link FROM notifications WHERE user_id = ? AND message = ?").all(bob.user.id, 'Your link "Title resettable" (/resettable) got its first click');
+    expect(firsts).toEqual([{ link: "/pic-drift-link-tracker" }, { link: "/pic-drift-link-tracker" }]);
   });
 });

@@ -44,6 +44,11 @@ export function notificationsStore(db: Db) {
        VALUES ($userId, $kind, $message, $link, $dedupeKey, $now)
        ON CONFLICT (user_id, dedupe_key) DO NOTHING RETURNING *`,
     ),
+    add: db.prepare(
+      `INSERT INTO notifications (user_id, kind, message, link, dedupe_key, created_at)
+       VALUES ($userId, $kind, $message, $link, $dedupeKey, $now)
+       ON CONFLICT (user_id, dedupe_key) DO NOTHING`,
+    ),
     list: db.prepare(`SELECT * FROM notifications WHERE user_id = ? ORDER BY created_at DESC, id DESC LIMIT ${LIST_LIMIT}`),
     unread: db.prepare(`SELECT COUNT(*) AS n FROM notifications WHERE user_id = ? AND read_at IS NULL`),
     markRead: db.prepare(
@@ -64,6 +69,10 @@ export function notificationsStore(db: Db) {
         now: nowIso(),
       }) as NotificationRow | null;
       return r ? toNotification(r) : null;
+    },
+    /** `create` without reading the row back, for writers that make many at once. */
+    add(n: { userId: number; kind: string; message: string; link?: string | null; dedupeKey?: string | null }) {
+      q.add.run({ userId: n.userId, kind: n.kind, message: n.message, link: n.link ?? null, dedupeKey: n.dedupeKey ?? null, now: nowIso() });
     },
     list: (userId: number) => (q.list.all(userId) as NotificationRow[]).map(toNotification),
     unreadCount: (userId: number) => (q.unread.get(userId) as { n: number }).n,

@@ -208,7 +208,7 @@ describe("click fields", () => {
     await t.call("GET", "/notifyme");
     await t.call("GET", "/notifyme");
     await settle();
-    const rows = t.db.query("SELECT * FROM notifications WHERE user_id = ? AND dedupe_key = ?").all(alice.user.id, `link:${link.id}:clicks:1`) as { message: string; link: string }[];
+    const rows = t.db.query("SELECT * FROM notifications WHERE user_id = ? AND kind = 'link-clicks' AND message LIKE ?").all(alice.user.id, `%(/${link.shortCode})%`) as { message: string; link: string }[];
     expect(rows).toHaveLength(1);
     expect(rows[0]!.message).toBe('Your link "notifyme" (/notifyme) got its first click');
     expect(rows[0]!.link).toBe("/link-tracker");
