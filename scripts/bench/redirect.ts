@@ -6,7 +6,9 @@
 // 1. Seeds 100,000 links (and one link with 1,000,000 clicks) straight into a fresh database.
 // 2. Drives GET /{random code} with wrk (installed from Debian if missing) at c=64 and c=8 against
 //    (a) a bare Bun.serve answering a fixed 302 — the ceiling — and (b) the compiled binary with
-//    click recording on. Prints requests/s, p50/p99, server CPU µs per request, RSS, b/a.
+//    click recording on, in BENCH_ROUNDS rounds of a-then-b (this VM shares its host: the median
+//    round is the verdict). Prints requests/s, p50/p99, server CPU µs per request (per thread),
+//    the CPU the host stole, RSS, b/a.
 // 3. Sends an exact number of requests with its own client, stops the binary with SIGTERM and
 //    checks that every non-HEAD request became exactly one click row (none lost on a graceful stop).
 // 4. Times GET /api/links/{id}/analytics for the link with 1,000,000 clicks.
@@ -21,6 +23,7 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const LINKS = Number(process.env.BENCH_LINKS ?? 100_000);
 const BIG_CLICKS = Number(process.env.BENCH_BIG_CLICKS ?? 1_000_000);
 const EXACT = Number(process.env.BENCH_EXACT ?? 20_000);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const PORT_A = 3391;
 const PORT_B = 3392;
 const HOST = "127.0.0.1"; // loopback only, always
@@ -236,23 +239,28 @@ end
 `,
     );
 
-    // (a) the ceiling
+    // (a) the ceiling and (b) the binary run side by side; each round measures a then b at once,
+    // so both see the same machine (this is a shared VM: other guests take CPU at random,
+    // printed as "stolen"). The verdict uses the median round.
     const a = Bun.spawn([process.execPath, "scripts/bench/ceiling.ts", String(PORT_A)], { stdout: "ignore", stderr: "inherit" });
     procs.push(a);
     await waitFor(`http://${HOST}:${PORT_A}/x`);
-    const a64 = await wrk("(a) bare Bun.serve 302", PORT_A, a.pid, 64, script);
-    const a8 = await wrk("(a) bare Bun.serve 302", PORT_A, a.pid, 8, script);
-    a.kill();
-    await a.exited;
-
-    // (b) the binary, recording clicks
     const b = Bun.spawn([binary, "serve"], { env, stdout: "ignore", stderr: "inherit" });
     procs.push(b);
     await waitFor(`http://${HOST}:${PORT_B}/api/health`);
     const idle = rssMb(b.pid);
     const rssIdle = idle.rss;
-    const b64 = await wrk("(b) threadlink + recording", PORT_B, b.pid, 64, script);
-    const b8 = await wrk("(b) threadlink + recording", PORT_B, b.pid, 8, script);
+    const rounds: { a64: Run; b64: Run; a8: Run; b8: Run }[] = [];
+    for (let i = 1; i <= ROUNDS; i++) {
+      console.log(`round ${i} of ${ROUNDS}`);
+      const a64 = await wrk("(a) bare Bun.serve 302", PORT_A, a.pid, 64, script);
+      const b64 = await wrk("(b) threadlink + recording", PORT_B, b.pid, 64, script);
+      const a8 = await wrk("(a) bare Bun.serve 302", PORT_A, a.pid, 8, script);
+      const b8 = await wrk("(b) threadlink + recording", PORT_B, b.pid, 8, script);
+      rounds.push({ a64, b64, a8, b8 });
+    }
+    a.kill();
+    await a.exited;
     // HEAD redirects without recording: the cost of the lookup and the 302 alone.
     await wrk("(b) threadlink, HEAD only", PORT_B, b.pid, 64, script, "HEAD");
     await Bun.sleep(300);
@@ -293,21 +301,27 @@ end
     const after = clickRows(dir);
     const exactRows = after.rows - before.rows;
 
-    const ratio64 = b64.rps / a64.rps;
-    const ratio8 = b8.rps / a8.rps;
-    const wrkSent = b64.requests + b8.requests;
-    console.log("\nsummary");
-    console.log(`  b/a at c=64: ${ratio64.toFixed(2)}   (target ≥ 0.5)`);
-    console.log(`  b/a at c=8:  ${ratio8.toFixed(2)}`);
-    console.log(`  p99 (b) c=64: ${b64.p99.toFixed(2)} ms, c=8: ${b8.p99.toFixed(2)} ms   (target ≤ 10 ms)`);
+    const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!;
+    const list = (xs: number[], digits: number) => xs.map((x) => x.toFixed(digits)).join(", ");
+    const ratios64 = rounds.map((r) => r.b64.rps / r.a64.rps);
+    const ratios8 = rounds.map((r) => r.b8.rps / r.a8.rps);
+    const ratio64 = median(ratios64);
+    const p99at64 = median(rounds.map((r) => r.b64.p99));
+    const p99at8 = median(rounds.map((r) => r.b8.p99));
+    const wrkSent = rounds.reduce((n, r) => n + r.b64.requests + r.b8.requests, 0);
+    const errors = { a: rounds.reduce((n, r) => n + r.a64.errors + r.a8.errors, 0), b: rounds.reduce((n, r) => n + r.b64.errors + r.b8.errors, 0) };
+    console.log("\nsummary (median of the rounds; every round in brackets)");
+    console.log(`  b/a at c=64: ${ratio64.toFixed(2)} [${list(ratios64, 2)}]   (target ≥ 0.5)`);
+    console.log(`  b/a at c=8:  ${median(ratios8).toFixed(2)} [${list(ratios8, 2)}]`);
+    console.log(`  p99 (b) c=64: ${p99at64.toFixed(2)} ms [${list(rounds.map((r) => r.b64.p99), 2)}], c=8: ${p99at8.toFixed(2)} ms [${list(rounds.map((r) => r.b8.p99), 2)}]   (target ≤ 10 ms)`);
     console.log(`  RSS (b): idle ${rssIdle.toFixed(0)} MB (high-water mark by then, from starting up: ${idle.peak.toFixed(0)} MB), peak ${rssPeak.toFixed(0)} MB   (target ≤ 150 MB)`);
     const seen = peaks.get(b.pid)!;
     console.log(`    of which the executable's own file pages (RssFile) idle ${idle.file.toFixed(0)} MB; allocated (RssAnon) idle ${idle.anon.toFixed(0)} MB, highest sampled ${seen.anon.toFixed(0)} MB (sampled RSS ${seen.rss.toFixed(0)} MB)`);
-    console.log(`  errors: a ${a64.errors + a8.errors}, b ${b64.errors + b8.errors}   (target 0)`);
+    console.log(`  errors: a ${errors.a}, b ${errors.b}   (target 0)`);
     console.log(`  wrk: ${wrkSent.toLocaleString("en-US")} completed GETs → ${afterWrk.rows.toLocaleString("en-US")} click rows (wrk does not count requests cut off at its deadline, so rows may exceed it by at most the connection count)`);
     console.log(`  exact: ${EXACT.toLocaleString("en-US")} GETs + ${heads} HEADs, SIGTERM (exit ${code}) → ${exactRows.toLocaleString("en-US")} new click rows; click_count total = rows: ${after.counted === after.rows}   (target: rows = GETs)`);
     console.log(`  analytics for ${report?.clickCount.toLocaleString("en-US")} clicks (${report?.uniqueVisitors.toLocaleString("en-US")} unique): median ${analyticsMs.toFixed(1)} ms   (target ≤ 100 ms)`);
-    const ok = ratio64 >= 0.5 && b64.p99 <= 10 && b8.p99 <= 10 && rssPeak <= 150 && b64.errors + b8.errors === 0 && exactRows === EXACT && after.counted === after.rows && analyticsMs <= 100 && code === 0;
+    const ok = ratio64 >= 0.5 && p99at64 <= 10 && p99at8 <= 10 && rssPeak <= 150 && errors.b === 0 && exactRows === EXACT && after.counted === after.rows && analyticsMs <= 100 && code === 0;
     console.log(`\n${ok ? "ALL TARGETS MET" : "SOME TARGETS MISSED"}`);
   } finally {
     for (const p of procs) p.kill();
