@@ -27,3 +27,6 @@ CREATE TRIGGER short_links_click_count AFTER INSERT ON short_links
 BEGIN
   INSERT INTO link_click_counts (link_id, clicks) VALUES (new.id, 0);
 END;
+
+-- Roll-ups now mark the last folded click by its id alone (a link's ids follow capture order).
+DELETE FROM link_rollups WHERE dim = 'summary' AND value = 'mark_ms';

@@ -65,7 +65,10 @@ test("0003 moves each link's click count into link_click_counts and swaps the cl
   const add = db.prepare("INSERT INTO short_links (user_id, short_code, original_url, title, click_count, created_at, updated_at) VALUES (1, ?, 'https://example.com/', 't', ?, ?, ?) RETURNING id");
   const busy = (add.get("busy", 7, now, now) as { id: number }).id;
   const quiet = (add.get("quiet", 0, now, now) as { id: number }).id;
+  db.query("INSERT INTO link_rollups (link_id, dim, value, count) VALUES (?, 'summary', 'mark_ms', 1), (?, 'summary', 'mark_id', 5)").run(busy, busy);
   expect(migrate(db).applied).toEqual(["0003_click_indexes"]);
+  // The old (timestamp, id) roll-up mark keeps only its id.
+  expect(db.query("SELECT value, count FROM link_rollups WHERE link_id = ?").all(busy)).toEqual([{ value: "mark_id", count: 5 }]);
   const counts = "SELECT link_id, clicks FROM link_click_counts WHERE link_id != (SELECT id FROM short_links WHERE short_code = 'root') ORDER BY link_id";
   expect(db.query(counts).all()).toEqual([
     { link_id: busy, clicks: 7 },
