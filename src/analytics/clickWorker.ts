@@ -118,9 +118,10 @@ self.onmessage = async (e: MessageEvent<ToWorker>) => {
       // This thread checkpoints on a timer (below): a commit never stops to copy the WAL, and a
       // page rewritten by several commits in a second is copied into the database once.
       db.exec("PRAGMA wal_autocheckpoint = 0");
-      // The writer checks that a click's link exists itself (the count upsert reads it in the same
-      // IMMEDIATE transaction, and a click of a missing link is skipped): the per-row foreign key
-      // probe would repeat that read for every click. This connection never deletes anything.
+      // The writer checks that a click's link exists itself: its count UPDATE, in the same
+      // IMMEDIATE transaction, finds no row for a deleted link and that link's clicks are
+      // skipped. The per-row foreign key probe would repeat that check for every click. This
+      // connection never deletes anything.
       db.exec("PRAGMA foreign_keys = OFF");
       writer = new ClickWriter(db, { ipStorage: m.ipStorage, geoipDb: m.geoipDb });
       // Clicks wait for the location databases rather than being stored without a place.

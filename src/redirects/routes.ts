@@ -2,7 +2,7 @@
 // brand domain. One Map lookup, one 302; the click is buffered and written later.
 import { Elysia } from "elysia";
 import type { AppContext } from "../context";
-import { readCookie, setCookie } from "../http/auth";
+import { readCookie } from "../http/auth";
 import { BASE_SECURITY_HEADERS, normaliseIp } from "../http/security";
 import { isReserved } from "../shared/reserved";
 import { CODE_MAX, CODE_PATTERN, ROOT_CODE } from "../links/schema";
