@@ -86,7 +86,9 @@ test("without a flush, clicks reach the database within WRITE_WITHIN_MS", async 
     r.capture(f.click(f.a.id, 2));
     while (f.rows(f.a.id) === 1 && Date.now() - again < 5_000) await Bun.sleep(10);
     expect(f.rows(f.a.id)).toBe(2);
-    expect(Date.now() - again).toBeLessThan(WRITE_WITHIN_MS + 150);
+    // Within the window, with room for a busy machine: a writer that waited for more clicks
+    // (or for a timer far longer than the window) would fail here.
+    expect(Date.now() - again).toBeLessThan(WRITE_WITHIN_MS + 500);
   } finally {
     await r.stop();
     f.done();

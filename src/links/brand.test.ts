@@ -8,7 +8,8 @@ const owner = await t.signUp("owner");
 const bob = await t.signUp("bob");
 const API = "/api/pic-drift-links";
 
-const settle = () => Bun.sleep(WRITE_WITHIN_MS + 60);
+// The window plus room for a busy machine (the worker may be mid-transaction).
+const settle = () => Bun.sleep(WRITE_WITHIN_MS + 300);
 const row = (id: number) =>
   t.db.query("SELECT *, COALESCE((SELECT clicks FROM link_click_counts WHERE link_id = short_links.id), 0) AS click_count FROM short_links WHERE id = ?").get(id) as Record<string, unknown> | null;
 const root = () => t.db.query("SELECT *, COALESCE((SELECT clicks FROM link_click_counts WHERE link_id = short_links.id), 0) AS click_count FROM short_links WHERE short_code = 'root'").get() as { id: number; click_count: number; original_url: string };

@@ -20,7 +20,8 @@ async function makeLink(shortCode: string, extra: Record<string, unknown> = {}, 
   return r.json as { id: number; shortCode: string };
 }
 
-const settle = () => Bun.sleep(WRITE_WITHIN_MS + 60);
+// The window plus room for a busy machine (the worker may be mid-transaction).
+const settle = () => Bun.sleep(WRITE_WITHIN_MS + 300);
 const clicks = (linkId: number) =>
   t.db.query("SELECT * FROM link_analytics WHERE link_id = ? ORDER BY id").all(linkId) as Record<string, any>[];
 const clickCount = (linkId: number) => (t.db.query("SELECT clicks FROM link_click_counts WHERE link_id = ?").get(linkId) as { clicks: number } | null)?.clicks ?? 0;
