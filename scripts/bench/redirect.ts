@@ -318,7 +318,7 @@ end
     const seen = peaks.get(b.pid)!;
     console.log(`    of which the executable's own file pages (RssFile) idle ${idle.file.toFixed(0)} MB; allocated (RssAnon) idle ${idle.anon.toFixed(0)} MB, highest sampled ${seen.anon.toFixed(0)} MB (sampled RSS ${seen.rss.toFixed(0)} MB)`);
     console.log(`  errors: a ${errors.a}, b ${errors.b}   (target 0)`);
-    console.log(`  wrk: ${wrkSent.toLocaleString("en-US")} completed GETs → ${afterWrk.rows.toLocaleString("en-US")} click rows (wrk does not count requests cut off at its deadline, so rows may exceed it by at most the connection count)`);
+    console.log(`  wrk: ${wrkSent.toLocaleString("en-US")} completed GETs → ${afterWrk.rows.toLocaleString("en-US")} click rows (wrk does not count requests cut off at its deadline, so rows may exceed it by at most the connections of all runs, ${ROUNDS * (64 + 8)})`);
     console.log(`  exact: ${EXACT.toLocaleString("en-US")} GETs + ${heads} HEADs, SIGTERM (exit ${code}) → ${exactRows.toLocaleString("en-US")} new click rows; click_count total = rows: ${after.counted === after.rows}   (target: rows = GETs)`);
     console.log(`  analytics for ${report?.clickCount.toLocaleString("en-US")} clicks (${report?.uniqueVisitors.toLocaleString("en-US")} unique): median ${analyticsMs.toFixed(1)} ms   (target ≤ 100 ms)`);
     const ok = ratio64 >= 0.5 && p99at64 <= 10 && p99at8 <= 10 && rssPeak <= 150 && errors.b === 0 && exactRows === EXACT && after.counted === after.rows && analyticsMs <= 100 && code === 0;
