@@ -1,24 +1,13 @@
 // The analytics response (spec §3 'Analytics response shape' plus tallies, a daily series and
 // a paged click list), built from the rollups and one indexed page of clicks.
 import type { LinkRow } from "../links/store";
-import { analyticsStore, DIMENSIONS, type ClickRow, type Tally, type ClickView } from "./store";
+import { DIMENSIONS, type AnalyticsReport } from "./schema";
+import { analyticsStore, type ClickRow } from "./store";
 import type { Db } from "../db/open";
 
 export const PAGE_SIZE_DEFAULT = 25;
 export const PAGE_SIZE_MAX = 100;
 export const RANGE_DAYS = [7, 30, 90] as const;
-
-export type AnalyticsReport = {
-  link: { id: number; shortCode: string; shortUrl: string; originalUrl: string; title: string; createdAt: string; expiresAt: string | null };
-  clickCount: number;
-  uniqueVisitors: number;
-  lastClick: string | null;
-  tallies: Record<(typeof DIMENSIONS)[number], Tally[]>;
-  timeline: { days: number; series: { day: string; count: number }[] };
-  page: number;
-  pageSize: number;
-  clicks: ClickView[];
-};
 
 function int(raw: unknown, fallback: number, min: number, max: number) {
   const n = typeof raw === "string" && /^\d{1,9}$/.test(raw) ? Number(raw) : fallback;

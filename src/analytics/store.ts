@@ -1,5 +1,6 @@
 // The only SQL for click analytics: the batched click writer and the aggregate reads.
 import type { Db } from "../db/open";
+import type { ClickView, Dimension, Tally } from "./schema";
 
 /** A click ready to store (parsed, located, anonymised). */
 export type ClickRecord = {
@@ -33,24 +34,6 @@ export type ClickRow = {
   os: string | null;
   metadata: string;
 };
-
-export type ClickView = {
-  id: number;
-  timestamp: string;
-  browser: string | null;
-  deviceType: string | null;
-  os: string | null;
-  userAgent: string | null;
-  country: string | null;
-  city: string | null;
-  referrer: string | null;
-  metadata: { isReturningVisitor: boolean; visitNumber: number; source: string; isBot: boolean };
-};
-
-export type Tally = { name: string; count: number };
-
-export const DIMENSIONS = ["country", "city", "browser", "device", "os", "referrer"] as const;
-export type Dimension = (typeof DIMENSIONS)[number];
 
 const UNKNOWN = "Unknown";
 const TOP = 10;

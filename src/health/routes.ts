@@ -1,10 +1,11 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../context";
 import { VERSION } from "../version";
+import type { PublicConfig } from "./schema";
 import { healthStore } from "./store";
 
 /** What the web app needs to know about this instance; nothing secret. */
-function publicConfigOf(ctx: AppContext) {
+function publicConfigOf(ctx: AppContext): PublicConfig {
   const c = ctx.config;
   return {
     appName: c.appName,
@@ -22,8 +23,6 @@ function publicConfigOf(ctx: AppContext) {
     version: VERSION,
   };
 }
-
-export type PublicConfig = ReturnType<typeof publicConfigOf>;
 
 export function healthRoutes(ctx: AppContext) {
   const store = healthStore(ctx.db);

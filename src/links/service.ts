@@ -4,7 +4,7 @@
 import type { AppContext } from "../context";
 import { ClickRecorder } from "../analytics/recorder";
 import { linksStore, type LinkRow, type RedirectRow } from "./store";
-import type { LinkView, Tracker } from "./schema";
+import type { LinkView } from "./schema";
 
 export type CachedLink = {
   id: number;

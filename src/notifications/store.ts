@@ -1,6 +1,7 @@
 // The only SQL for notifications. Other features create notifications through `create`.
 import type { Db } from "../db/open";
 import { nowIso } from "../shared/time";
+import type { Notification } from "./schema";
 
 type NotificationRow = {
   id: number;
@@ -11,16 +12,6 @@ type NotificationRow = {
   dedupe_key: string | null;
   read_at: string | null;
   created_at: string;
-};
-
-export type Notification = {
-  id: number;
-  kind: string;
-  message: string;
-  link: string | null;
-  read: boolean;
-  readAt: string | null;
-  createdAt: string;
 };
 
 const toNotification = (r: NotificationRow): Notification => ({

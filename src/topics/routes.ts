@@ -3,9 +3,9 @@ import type { AppContext } from "../context";
 import type { AuthPlugin } from "../http/auth";
 import { badRequest, notFound } from "../http/errors";
 import { assertCanAddTopic, assertCanUseEmoji } from "../plans/rules";
-import { CreateTopicBody, ReorderBody, UpdateTopicBody } from "./schema";
+import { CreateTopicBody, ReorderBody, UpdateTopicBody, type Topic } from "./schema";
 import { splitEmoji } from "./slug";
-import { randomPhone, topicsStore, type Topic } from "./store";
+import { randomPhone, topicsStore } from "./store";
 import { topicVcard, vcardFilename } from "./vcard";
 
 /** Path ids are positive integers; anything else is simply not found. */

@@ -27,6 +27,7 @@ export const TopicEmoji = v.optional(
 );
 
 export const AccessType = v.picklist(ACCESS_TYPES, "Access must be personal, public or private");
+export type AccessType = v.InferOutput<typeof AccessType>;
 
 export const CreateTopicBody = v.object(
   { name: TopicName, emoji: TopicEmoji, accessType: v.optional(AccessType) },
@@ -62,3 +63,20 @@ export const ReorderBody = v.object(
 );
 
 export type CreateTopicInput = v.InferOutput<typeof CreateTopicBody>;
+
+/** A topic as the API returns it (spec §3, plus the owner's username for building links). */
+export type Topic = {
+  id: number;
+  userId: number;
+  name: string;
+  emoji: string | null;
+  linkSlug: string;
+  phoneNumber: string;
+  order: number;
+  isDefault: boolean;
+  accessType: AccessType;
+  clickCount: number;
+  createdAt: string;
+  updatedAt: string;
+  username: string;
+};

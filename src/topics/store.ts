@@ -1,9 +1,9 @@
 // The only SQL for topics, topic slugs and the sharing relation they are read through.
 import type { Db } from "../db/open";
 import { nowIso } from "../shared/time";
+import type { AccessType, Topic } from "./schema";
 import { slugify } from "./slug";
 
-export type AccessType = "personal" | "public" | "private";
 export type TopicRole = "owner" | "member" | "viewer";
 
 type TopicRow = {
@@ -19,23 +19,6 @@ type TopicRow = {
   click_count: number;
   created_at: string;
   updated_at: string;
-  username: string;
-};
-
-/** A topic as the API returns it (spec §3, plus the owner's username for building links). */
-export type Topic = {
-  id: number;
-  userId: number;
-  name: string;
-  emoji: string | null;
-  linkSlug: string;
-  phoneNumber: string;
-  order: number;
-  isDefault: boolean;
-  accessType: AccessType;
-  clickCount: number;
-  createdAt: string;
-  updatedAt: string;
   username: string;
 };
 

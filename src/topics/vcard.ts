@@ -1,6 +1,6 @@
 // vCard 4.0 (RFC 6350) for a topic: saving it lets a phone find the thread by topic name.
 import { displayName } from "./slug";
-import type { Topic } from "./store";
+import type { Topic } from "./schema";
 
 /** RFC 6350 §3.4: backslash, comma, semicolon and newlines are escaped in text values. */
 const esc = (s: string) => s.replace(/\\/g, "\\\\").replace(/,/g, "\\,").replace(/;/g, "\\;").replace(/\r\n|\r|\n/g, "\\n");

@@ -1,6 +1,6 @@
 // Instance settings the web app needs (names, short domains) come from GET /api/config.
 import useSWR from "swr";
-import type { PublicConfig } from "../../src/health/routes";
+import type { PublicConfig } from "../../src/health/schema";
 
 export type { PublicConfig };
 

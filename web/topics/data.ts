@@ -1,7 +1,7 @@
 // Server state for the dashboard: swr keys are the API paths (spec §7).
 import useSWR, { mutate } from "swr";
 import { api } from "../lib/api";
-import type { Topic } from "../../src/topics/store";
+import type { Topic } from "../../src/topics/schema";
 
 export type { Topic };
 export type SharingUser = { id: number; username: string; since: string; topicCount: number };
