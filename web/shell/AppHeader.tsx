@@ -1,8 +1,8 @@
 import { useState, type ReactNode } from "react";
 import { Link, useLocation } from "wouter";
-import * as Ariakit from "@ariakit/react";
 import { logout, useUser } from "../lib/auth";
 import { useConfig } from "../lib/config";
+import { Drawer } from "../ui/Drawer";
 import { Menu } from "../ui/Menu";
 import { Button } from "../ui/Button";
 import { toastError } from "../ui/Toast";
@@ -27,7 +27,6 @@ export function AppHeader({ extra }: { extra?: ReactNode }) {
   const config = useConfig();
   const signOut = useSignOut();
   const [, navigate] = useLocation();
-  const mobile = Ariakit.useDialogStore();
   const [busy, setBusy] = useState(false);
   const appName = config?.appName ?? "Threadlink";
   const brandTracker = `${config?.brandName ?? "Pic Drift"} Link Tracker`;
@@ -63,33 +62,30 @@ export function AppHeader({ extra }: { extra?: ReactNode }) {
         <NotificationBell />
         <ThemeToggle />
         <Button variant="secondary" className="desktop-only" onClick={doSignOut} busy={busy}>Sign out</Button>
-        <Ariakit.DialogDisclosure store={mobile} className="btn btn-ghost btn-icon mobile-only" aria-label="Open menu">☰</Ariakit.DialogDisclosure>
+        <Drawer label="Menu" title={appName} button="☰" buttonClassName="mobile-only">
+          {(close) => (
+            <ul className="drawer-list">
+              {mobileItems.map((it) => (
+                <li key={it.href}>
+                  <a
+                    href={it.href}
+                    onClick={(e) => {
+                      e.preventDefault();
+                      close();
+                      navigate(it.href);
+                    }}
+                  >
+                    {it.label}
+                  </a>
+                </li>
+              ))}
+              <li>
+                <button type="button" className="drawer-signout" onClick={() => { close(); void doSignOut(); }}>Sign out</button>
+              </li>
+            </ul>
+          )}
+        </Drawer>
       </nav>
-      <Ariakit.Dialog store={mobile} className="drawer" backdrop={<div className="backdrop" />} aria-label="Menu" unmountOnHide>
-        <div className="dialog-head">
-          <Ariakit.DialogHeading className="dialog-title">{appName}</Ariakit.DialogHeading>
-          <Ariakit.DialogDismiss className="btn btn-ghost btn-icon" aria-label="Close menu">✕</Ariakit.DialogDismiss>
-        </div>
-        <ul className="drawer-list">
-          {mobileItems.map((it) => (
-            <li key={it.href}>
-              <a
-                href={it.href}
-                onClick={(e) => {
-                  e.preventDefault();
-                  mobile.hide();
-                  navigate(it.href);
-                }}
-              >
-                {it.label}
-              </a>
-            </li>
-          ))}
-          <li>
-            <button type="button" className="drawer-signout" onClick={() => { mobile.hide(); void doSignOut(); }}>Sign out</button>
-          </li>
-        </ul>
-      </Ariakit.Dialog>
     </header>
   );
 }
