@@ -5,7 +5,6 @@ import { forbidden } from "../http/errors";
 import { DAY_MS } from "../shared/time";
 
 export const PREMIUM_DAYS = 30;
-export const PREMIUM_PRICE = "$3.49";
 
 export const topicLimitMessage = (limit: number) =>
   `The Free plan includes up to ${limit} topic${limit === 1 ? "" : "s"}. Upgrade to Premium for unlimited topics.`;

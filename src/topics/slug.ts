@@ -14,12 +14,6 @@ export function slugify(name: string) {
 const pictographic = /\p{Extended_Pictographic}|\p{Regional_Indicator}/u;
 const segmenter = new Intl.Segmenter(undefined, { granularity: "grapheme" });
 
-/** True when `s` is exactly one emoji grapheme (flags, skin tones and ZWJ sequences included). */
-export function isSingleEmoji(s: string) {
-  const parts = [...segmenter.segment(s)];
-  return parts.length === 1 && pictographic.test(s);
-}
-
 /**
  * Splits a name that begins with an emoji followed by a space ("🚀 Launch") into
  * { emoji: "🚀", name: "Launch" }. Anything else is returned unchanged with no emoji.

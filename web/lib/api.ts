@@ -50,6 +50,3 @@ export async function api<T = unknown>(path: string, init: { method?: string; bo
 
 /** swr's fetcher: the key is the URL of a GET (spec §7 'Default query behaviour'). */
 export const fetcher = <T,>(key: string | [string, ...unknown[]]) => api<T>(Array.isArray(key) ? key[0] : key);
-
-export const errorMessage = (e: unknown, fallback: string) =>
-  e instanceof Error && e.message ? e.message : fallback;

@@ -1,6 +1,7 @@
 import { useState } from "react";
 import { useLocation } from "wouter";
 import { mutate } from "swr";
+import { PREMIUM_PRICE } from "../../src/plans/schema";
 import { api } from "../lib/api";
 import { USER_KEY, useUser } from "../lib/auth";
 import { useConfig } from "../lib/config";
@@ -54,7 +55,7 @@ export function PricingPage() {
         </section>
         <section className="card plan-card plan-premium" aria-labelledby="plan-premium">
           <h2 id="plan-premium">Premium {premium && <span className="badge badge-primary">Current plan</span>}</h2>
-          <p className="price"><strong>$3.49</strong> per month</p>
+          <p className="price"><strong>{PREMIUM_PRICE}</strong> per month</p>
           <ul>
             <li>Unlimited message topics</li>
             <li>Advanced topic organisation</li>

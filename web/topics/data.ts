@@ -1,5 +1,5 @@
 // Server state for the dashboard: swr keys are the API paths (spec §7).
-import useSWR, { mutate } from "swr";
+import useSWR from "swr";
 import { api } from "../lib/api";
 import type { Topic } from "../../src/topics/schema";
 
@@ -48,8 +48,6 @@ export const topicsApi = {
   reorder: (fromIndex: number, toIndex: number) =>
     api<Topic[]>(`${TOPICS_KEY}/reorder`, { method: "POST", body: { fromIndex, toIndex } }),
 };
-
-export const refreshTopics = () => mutate(TOPICS_KEY);
 
 /** Copies text; false when the browser refuses (no permission, insecure context). */
 export async function copyText(text: string) {
