@@ -51,8 +51,9 @@ const Env = v.object({
   IP_STORAGE: v.optional(v.picklist(["truncated", "full", "none"], "IP_STORAGE must be truncated, full or none"), "truncated"),
   TRUSTED_PROXIES: v.optional(v.string(), "127.0.0.1,::1"),
   GEOIP_DB: v.optional(v.string()),
-  OPERATOR_NAME: v.optional(v.string(), "The operator of this Threadlink instance"),
-  OPERATOR_ADDRESS: v.optional(v.string(), "Address not configured (set OPERATOR_ADDRESS)"),
+  // No placeholder: a public page must never show a visitor instructions meant for the operator.
+  OPERATOR_NAME: v.optional(v.string()),
+  OPERATOR_ADDRESS: v.optional(v.string()),
   LOG_LEVEL: v.optional(v.picklist(["debug", "info", "warn", "error"], "LOG_LEVEL must be debug, info, warn or error"), "info"),
 });
 
@@ -119,8 +120,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     ipStorage: e.IP_STORAGE,
     trustedProxies: e.TRUSTED_PROXIES.split(",").map((s) => s.trim()).filter(Boolean),
     geoipDb: e.GEOIP_DB ?? null,
-    operatorName: e.OPERATOR_NAME,
-    operatorAddress: e.OPERATOR_ADDRESS,
+    operatorName: e.OPERATOR_NAME?.trim() || null,
+    operatorAddress: e.OPERATOR_ADDRESS?.trim() || null,
     logLevel: e.LOG_LEVEL,
   };
 }

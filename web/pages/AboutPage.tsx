@@ -34,11 +34,16 @@ export function AboutPage() {
           New here? Read <Link href="/how-to-use">How to Use</Link> to get started.
         </p>
         <h2>Legal owner</h2>
-        <address className="operator">
-          <strong>{config?.operatorName ?? ""}</strong>
-          <br />
-          {config?.operatorAddress ?? ""}
-        </address>
+        {config?.operatorName || config?.operatorAddress ? (
+          <address className="operator">
+            {config.operatorName && <strong>{config.operatorName}</strong>}
+            {config.operatorName && config.operatorAddress && <br />}
+            {config.operatorAddress}
+          </address>
+        ) : (
+          // Unconfigured: a neutral line for visitors (the setting is documented in the README).
+          <p>This {app} server is run independently by the person or organisation that set it up.</p>
+        )}
       </article>
     </PublicShell>
   );
