@@ -62,5 +62,3 @@ export async function createApp({ db, config }: { db: Db; config: Config }) {
     .use(rootRoute(ctx, links, webPage));
   return { app, ctx };
 }
-
-export type App = Awaited<ReturnType<typeof createApp>>["app"];

@@ -39,9 +39,6 @@ export const LoginBody = v.object({
   email: v.optional(v.unknown()),
 });
 
-export type RegisterInput = v.InferOutput<typeof RegisterBody>;
-export type LoginInput = v.InferOutput<typeof LoginBody>;
-
 /** The signed-in user as the API returns it: never a hash, never a token. */
 export type PublicUser = {
   id: number;

@@ -77,5 +77,3 @@ export function accountsStore(db: Db) {
     deleteExpiredSessions: () => q.deleteExpired.run(nowIso()).changes,
   };
 }
-
-export type AccountsStore = ReturnType<typeof accountsStore>;

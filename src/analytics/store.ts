@@ -221,5 +221,3 @@ export function analyticsStore(db: Db) {
     },
   };
 }
-
-export type AnalyticsStore = ReturnType<typeof analyticsStore>;

@@ -133,9 +133,6 @@ export const EditLinkBody = v.object({
   description: Description,
 });
 
-export type CreateLinkInput = v.InferOutput<typeof CreateLinkBody>;
-export type EditLinkInput = v.InferOutput<typeof EditLinkBody>;
-
 /** A link as the API returns it. */
 export type LinkView = {
   id: number;

@@ -88,5 +88,3 @@ export function linksStore(db: Db) {
     root: () => q.root.get() as LinkRow | null,
   };
 }
-
-export type LinksStore = ReturnType<typeof linksStore>;

@@ -74,5 +74,3 @@ export function notificationsStore(db: Db) {
     markAllRead: (userId: number) => q.markAll.run({ userId, now: nowIso() }).changes,
   };
 }
-
-export type NotificationsStore = ReturnType<typeof notificationsStore>;

@@ -178,5 +178,3 @@ export function titlesStore(db: Db) {
     },
   };
 }
-
-export type TitlesStore = ReturnType<typeof titlesStore>;

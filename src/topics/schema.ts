@@ -62,8 +62,6 @@ export const ReorderBody = v.object(
   "Send {fromIndex, toIndex} as a JSON object",
 );
 
-export type CreateTopicInput = v.InferOutput<typeof CreateTopicBody>;
-
 /** A topic as the API returns it (spec §3, plus the owner's username for building links). */
 export type Topic = {
   id: number;

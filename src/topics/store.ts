@@ -227,5 +227,3 @@ export function topicsStore(db: Db) {
     recordOpen: (topicId: number) => q.bumpClicks.run(topicId),
   };
 }
-
-export type TopicsStore = ReturnType<typeof topicsStore>;

@@ -2,8 +2,6 @@ import { safeLocalPath } from "../lib/safePath";
 import useSWR, { mutate } from "swr";
 import { api } from "../lib/api";
 import type { Notification } from "../../src/notifications/schema";
-
-export type { Notification };
 export const NOTIFICATIONS_KEY = "/api/notifications";
 type Payload = { notifications: Notification[]; unreadCount: number };
 
