@@ -24,10 +24,11 @@ const apiNotFound = () => {
 };
 
 /** Builds the whole HTTP app: /api features first, redirects next, the web app last. */
-export async function createApp({ db, config }: { db: Db; config: Config }) {
+/** `maxClickBacklog`: the click recorder's bound (tests lower it to reach overload quickly). */
+export async function createApp({ db, config, maxClickBacklog }: { db: Db; config: Config; maxClickBacklog?: number }) {
   const ctx: AppContext = createContext(db, config);
   const auth = authPlugin(ctx);
-  const links = createLinks(ctx);
+  const links = createLinks(ctx, { maxClickBacklog });
   const spa = await spaPlugin();
   // Redirect routes hand app pages and unknown codes to the web app through this.
   const webPage = (request: Request) => spa.handle(request);
@@ -39,7 +40,7 @@ export async function createApp({ db, config }: { db: Db; config: Config }) {
     .use(securityHeaders(ctx))
     .use(originGuard(ctx))
     .use(bodyLimit(ctx))
-    .use(healthRoutes(ctx))
+    .use(healthRoutes(ctx, links.recorder))
     .use(accountRoutes(ctx, auth))
     // Only 4-segment paths ending in /titles reach it (titles.test.ts checks the neighbours).
     .use(titleRoutes(ctx, auth))

@@ -3,7 +3,8 @@
 // and also runs the WAL checkpoints, so neither ever happens inside a visitor's request.
 // It is a separate entrypoint of the compiled binary (scripts/build.ts).
 //
-// Messages in:  open {path, ipStorage, geoipDb, checkpointMs, coalesceMs} · batch {data, n} · flush {id} · close
+// Messages in:  open {path, ipStorage, geoipDb, checkpointMs, coalesceMs} · batch {data, n}
+//               · counts {counts: [linkId, n][]} (clicks the recorder could not keep: counted only) · flush {id} · close
 // Messages out: ready · written {n} (written, or given up on) · flushed {id, ok} · closed · error {message}
 // Messages are handled in order, so a flush is answered only after every batch posted before it.
 import type { Db } from "../db/open";
@@ -16,6 +17,7 @@ declare const self: Worker;
 export type ToWorker =
   | { type: "open"; path: string; ipStorage: IpStorage; geoipDb: string | null; checkpointMs: number; coalesceMs: number }
   | { type: "batch"; data: string; n: number }
+  | { type: "counts"; counts: [number, number][] }
   | { type: "flush"; id: number }
   | { type: "close" };
 
@@ -26,8 +28,6 @@ export type FromWorker =
   | { type: "closed" }
   | { type: "error"; message: string };
 
-// Clicks whose write failed (a locked or full disk may recover), retried first; bounded.
-const MAX_PENDING = 50_000;
 // Clicks per transaction at most. When the writer falls behind, the batches waiting are merged
 // into one transaction: a random index page dirtied once serves every click that lands on it,
 // so a click costs less the more are written together (docs/performance.md).
@@ -45,6 +45,9 @@ let ready: Promise<void> = Promise.resolve();
 // Batches as they came (JSON lines, see encodeClick): decoded only when written.
 let pending: { data: string; n: number }[] = [];
 let pendingCount = 0;
+// Counts of clicks the recorder dropped past its bound, added to the links' counts in the next
+// transaction (with or without clicks).
+let extraCounts = new Map<number, number>();
 let retry: ReturnType<typeof setTimeout> | null = null;
 let checkpoints: ReturnType<typeof setInterval> | null = null;
 let scheduled: ReturnType<typeof setTimeout> | null = null;
@@ -54,26 +57,22 @@ const send = (m: FromWorker) => self.postMessage(m);
 
 /** Writes what is pending; false (and a retry scheduled) when the database refused. */
 function drain(): boolean {
-  if (pending.length === 0) return true;
+  if (pending.length === 0 && extraCounts.size === 0) return true;
   if (!writer) return false;
-  while (pending.length > 0) {
+  while (pending.length > 0 || extraCounts.size > 0) {
     // Whole batches, up to MAX_TX clicks (a single larger batch goes alone).
     let take = 0;
     let n = 0;
     while (take < pending.length && (take === 0 || n + pending[take]!.n <= MAX_TX)) n += pending[take++]!.n;
     const batches = pending.slice(0, take);
     try {
-      const clicks = batches.length === 1 ? decodeClicks(batches[0]!.data) : decodeClicks(batches.map((b) => b.data).join("\n"));
-      writer.write(clicks);
+      const clicks = take === 0 ? [] : batches.length === 1 ? decodeClicks(batches[0]!.data) : decodeClicks(batches.map((b) => b.data).join("\n"));
+      writer.write(clicks, extraCounts);
+      extraCounts = new Map();
     } catch (e) {
-      // Kept for the next attempt (a locked or full disk may recover), oldest dropped past the bound.
-      let dropped = 0;
-      while (pendingCount > MAX_PENDING && pending.length > 1) {
-        dropped += pending[0]!.n;
-        pendingCount -= pending.shift()!.n;
-      }
-      if (dropped) send({ type: "written", n: dropped });
-      send({ type: "error", message: `click write failed (${pendingCount} waiting${dropped ? `, ${dropped} dropped` : ""}): ${String(e)}` });
+      // Kept for the next attempt (a locked or full disk may recover). The recorder bounds what
+      // can wait here (MAX_BACKLOG): it stops posting detail rows once that many are unwritten.
+      send({ type: "error", message: `click write failed (${pendingCount} waiting): ${String(e)}` });
       retry ??= setTimeout(() => {
         retry = null;
         drain();
@@ -82,7 +81,7 @@ function drain(): boolean {
     }
     pending = pending.slice(take);
     pendingCount -= n;
-    send({ type: "written", n });
+    if (n) send({ type: "written", n });
   }
   collect();
   return true;
@@ -151,6 +150,12 @@ self.onmessage = async (e: MessageEvent<ToWorker>) => {
         full ? 0 : coalesceMs,
       );
     }
+  } else if (m.type === "counts") {
+    for (const [linkId, n] of m.counts) extraCounts.set(linkId, (extraCounts.get(linkId) ?? 0) + n);
+    scheduled ??= setTimeout(() => {
+      scheduled = null;
+      drain();
+    }, coalesceMs);
   } else if (m.type === "flush") {
     send({ type: "flushed", id: m.id, ok: drain() });
   } else if (m.type === "close") {

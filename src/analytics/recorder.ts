@@ -47,24 +47,34 @@ export const WRITE_WITHIN_MS = FLUSH_INTERVAL_MS + COALESCE_MS;
 /** Clicks posted to the worker in one message at most; a full batch goes at once. */
 export const BATCH = 512;
 /**
- * Clicks captured but not yet written (here plus in the worker's queue). At this many, the
- * redirect holds its 302 until the writer has caught up to half of it (or ROOM_WAIT_MS has
- * passed): under sustained overload visitors wait a little instead of clicks being lost.
+ * Clicks captured but not yet written (here plus in the worker's queue) kept at most: ~200
+ * bytes each as JSON lines, so ~10 MB. A redirect never waits for the writer: past this bound
+ * (a writer that truly cannot keep up: a slow, full or locked disk) a click's detail row is not
+ * kept, but it is still counted, per link, and added to the link's count once the writer has
+ * room again (docs/decisions.md, "Overload").
  */
-export const MAX_BACKLOG = 20_000;
-/** How long one redirect waits for room before answering anyway (a stalled or dead writer). */
-export const ROOM_WAIT_MS = 2_000;
-/**
- * Only past this (a writer that has stopped making progress) are clicks dropped, counted in
- * the log: memory stays bounded even when the disk never recovers (docs/decisions.md).
- */
-export const HARD_CAP = 100_000;
+export const MAX_BACKLOG = 50_000;
+/** A warning in the log at most this often while clicks are being dropped. */
+const DROP_LOG_MS = 10_000;
 const FLUSH_TIMEOUT_MS = 10_000;
 const CLOSE_TIMEOUT_MS = 5_000;
 const CHECKPOINT_MS = 1_000;
 const DEFAULT_AUTOCHECKPOINT = 1000;
 
-type Opts = { ipStorage: "truncated" | "full" | "none"; geoipDb: string | null; maxBacklog?: number; hardCap?: number };
+type Opts = { ipStorage: "truncated" | "full" | "none"; geoipDb: string | null; maxBacklog?: number | undefined };
+
+/** What `/api/health` shows of the click writer. */
+export type ClickStats = {
+  /** Captured, not yet known to be written. */
+  backlog: number;
+  /** The largest backlog since start. */
+  highWater: number;
+  maxBacklog: number;
+  /** Clicks whose detail rows were not kept since start (each still counted for its link). */
+  dropped: number;
+  /** Dropped clicks whose counts have not reached the database yet. */
+  uncounted: number;
+};
 
 // The worker is a separate entrypoint, so the compiled binary carries it (scripts/build.ts).
 // There this module is bundled into main.js at the root of the binary's file system, while the
@@ -81,12 +91,14 @@ export class ClickRecorder {
   private posted = 0;
   private written = 0;
   private dropped = 0;
+  private highWater = 0;
   private lastDropLog = 0;
+  /** Per link, clicks dropped past MAX_BACKLOG whose counts the worker has not been sent yet. */
+  private uncounted = new Map<number, number>();
+  private uncountedTotal = 0;
   private nextFlush = 1;
   private flushes = new Map<number, (ok: boolean) => void>();
   private onClosed: (() => void) | null = null;
-  /** Redirects waiting for the backlog to drain (see MAX_BACKLOG). */
-  private waiters: (() => void)[] = [];
 
   constructor(
     private db: Db,
@@ -94,39 +106,28 @@ export class ClickRecorder {
   ) {}
 
   /**
-   * Called on the request path: O(1), never touches the database. Returns a promise only when
-   * the writer is MAX_BACKLOG behind: the caller answers once it resolves (backpressure).
+   * Called on the request path: O(1), never touches the database and never makes the redirect
+   * wait. Past MAX_BACKLOG only the click's link is counted (see MAX_BACKLOG).
    */
-  capture(click: RawClick): Promise<void> | undefined {
+  capture(click: RawClick) {
     const backlog = this.backlog;
-    if (backlog >= (this.opts.hardCap ?? HARD_CAP)) {
-      this.drop();
+    if (backlog >= this.maxBacklog) {
+      this.drop(click.linkId);
       return;
     }
+    if (backlog >= this.highWater) this.highWater = backlog + 1;
     this.buffer.push(encodeClick(click));
     if (this.buffer.length >= BATCH) this.post();
     // The timer exists only while clicks wait, so an idle app has none pending.
     else this.timer ??= setTimeout(() => this.post(), FLUSH_INTERVAL_MS);
-    if (backlog + 1 >= (this.opts.maxBacklog ?? MAX_BACKLOG)) return this.waitForRoom();
   }
 
-  private waitForRoom() {
-    return new Promise<void>((resolve) => {
-      const guard = setTimeout(resolve, ROOM_WAIT_MS);
-      this.waiters.push(() => {
-        clearTimeout(guard);
-        resolve();
-      });
-    });
+  private get maxBacklog() {
+    return this.opts.maxBacklog ?? MAX_BACKLOG;
   }
 
-  /** Lets waiting redirects go once the writer is back under half the limit (or gone). */
-  private release(all = false) {
-    if (this.waiters.length === 0) return;
-    if (!all && this.backlog >= (this.opts.maxBacklog ?? MAX_BACKLOG) / 2) return;
-    const waiting = this.waiters;
-    this.waiters = [];
-    for (const go of waiting) go();
+  stats(): ClickStats {
+    return { backlog: this.backlog, highWater: this.highWater, maxBacklog: this.maxBacklog, dropped: this.dropped, uncounted: this.uncountedTotal };
   }
 
   /** Clicks captured and not yet known to be written. */
@@ -134,13 +135,29 @@ export class ClickRecorder {
     return this.posted - this.written + this.buffer.length;
   }
 
-  private drop() {
+  private drop(linkId: number) {
     this.dropped++;
+    this.uncountedTotal++;
+    this.uncounted.set(linkId, (this.uncounted.get(linkId) ?? 0) + 1);
     const now = Date.now();
-    if (now - this.lastDropLog >= 10_000) {
+    if (now - this.lastDropLog >= DROP_LOG_MS) {
       this.lastDropLog = now;
-      log.error("click backlog full: clicks dropped", { dropped: this.dropped, backlog: this.backlog });
+      log.warn("click writer behind: detail rows of new clicks not kept, their links still counted", { dropped: this.dropped, backlog: this.backlog, maxBacklog: this.maxBacklog });
     }
+  }
+
+  /**
+   * Sends the dropped clicks' counts to the worker once it has room again (under half the
+   * bound), or at a flush: they are then added to the links' counts in its next transaction.
+   */
+  private postUncounted(force = false) {
+    if (this.uncountedTotal === 0) return;
+    if (!force && this.backlog >= this.maxBacklog / 2) return;
+    const w = this.worker ?? this.start();
+    const counts = [...this.uncounted];
+    this.uncounted = new Map();
+    this.uncountedTotal = 0;
+    w.postMessage({ type: "counts", counts } satisfies ToWorker);
   }
 
   /** Hands the waiting clicks to the worker: one message for the whole array. */
@@ -162,6 +179,7 @@ export class ClickRecorder {
    */
   flush(): Promise<boolean> {
     this.post();
+    this.postUncounted(true);
     const w = this.worker;
     if (!w) return Promise.resolve(true);
     const id = this.nextFlush++;
@@ -205,7 +223,7 @@ export class ClickRecorder {
       const m = e.data;
       if (m.type === "written") {
         this.written += m.n;
-        this.release();
+        this.postUncounted();
       }
       else if (m.type === "flushed") {
         this.flushes.get(m.id)?.(m.ok);
@@ -221,7 +239,6 @@ export class ClickRecorder {
       log.error("click worker stopped", { error: String(e.message), lost: this.posted - this.written });
       if (this.worker === w) this.worker = null;
       this.written = this.posted;
-      this.release(true);
       for (const done of this.flushes.values()) done(false);
       this.flushes.clear();
       this.restoreCheckpoints();

@@ -121,23 +121,26 @@ export function analyticsStore(db: Db) {
   /**
    * Writes a batch of clicks (in the caller's transaction): one row per click and one count update per
    * link. This is all the hot path pays for; the tallies are rolled up when someone reads them.
+   * `countedOnly`: per link, clicks to count without a row (dropped under overload, recorder.ts).
    * Returns how each link's count moved, for milestone notifications. Clicks for a link that
    * no longer exists are dropped (its history went with it).
    */
-  const writeBatch = (clicks: ClickRecord[]): CountMove[] => {
+  const writeBatch = (clicks: ClickRecord[], countedOnly?: ReadonlyMap<number, number>): CountMove[] => {
     const byLink = new Map<number, ClickRecord[]>();
     for (const c of clicks) {
       const list = byLink.get(c.linkId);
       if (list) list.push(c);
       else byLink.set(c.linkId, [c]);
     }
+    if (countedOnly) for (const linkId of countedOnly.keys()) if (!byLink.has(linkId)) byLink.set(linkId, []);
     const moved: CountMove[] = [];
     // In link order: the index and table pages are then visited in key order, each once.
     for (const linkId of [...byLink.keys()].sort((a, b) => a - b)) {
       const list = byLink.get(linkId)!;
-      const count = q.addCount.get(linkId, list.length) as { clicks: number } | null;
+      const n = list.length + (countedOnly?.get(linkId) ?? 0);
+      const count = q.addCount.get(linkId, n) as { clicks: number } | null;
       if (!count) continue;
-      moved.push({ linkId, before: count.clicks - list.length, after: count.clicks });
+      moved.push({ linkId, before: count.clicks - n, after: count.clicks });
       // The same visitor twice in one batch counts on from the first (most links get one click).
       const seen = list.length > 1 ? new Map<string, number>() : null;
       for (const c of list) {

@@ -65,13 +65,14 @@ export class ClickWriter {
 
   /**
    * Writes the batch: rows, counts and milestone notifications commit together or not at all
-   * (a failure throws and the caller keeps the batch). Returns the number of clicks written.
+   * (a failure throws and the caller keeps the batch). `countedOnly`: per link, clicks to count
+   * without a row (dropped under overload, see recorder.ts MAX_BACKLOG). Returns the number of clicks written.
    */
-  write(batch: RawClick[]) {
+  write(batch: RawClick[], countedOnly?: ReadonlyMap<number, number>) {
     const records = batch.map((c) => this.enrich(c));
     this.db
       .transaction(() => {
-        for (const m of this.store.writeBatch(records)) {
+        for (const m of this.store.writeBatch(records, countedOnly)) {
           const crossed = MILESTONES.filter((n) => m.before < n && m.after >= n);
           if (crossed.length === 0) continue;
           const link = this.store.linkInfo(m.linkId);

@@ -3,6 +3,7 @@ import type { AppContext } from "../context";
 import { VERSION } from "../version";
 import type { PublicConfig } from "./schema";
 import { healthStore } from "./store";
+import type { ClickRecorder } from "../analytics/recorder";
 
 /** What the web app needs to know about this instance; nothing secret. */
 function publicConfigOf(ctx: AppContext): PublicConfig {
@@ -24,7 +25,7 @@ function publicConfigOf(ctx: AppContext): PublicConfig {
   };
 }
 
-export function healthRoutes(ctx: AppContext) {
+export function healthRoutes(ctx: AppContext, recorder: Pick<ClickRecorder, "stats">) {
   const store = healthStore(ctx.db);
   const publicConfig = publicConfigOf(ctx);
 
@@ -33,7 +34,10 @@ export function healthRoutes(ctx: AppContext) {
       const db = store.ping() ? "ok" : "unavailable";
       if (db !== "ok") set.status = 503;
       set.headers["cache-control"] = "no-store";
-      return { status: db === "ok" ? "ok" : "degraded", version: VERSION, db };
+      // details.clicks: the click writer's backlog, its high-water mark and the clicks whose rows
+      // were not kept under overload (still counted per link): what an operator needs to see
+      // that the writer keeps up (docs/decisions.md, "Overload").
+      return { status: db === "ok" ? "ok" : "degraded", version: VERSION, db, details: { clicks: recorder.stats() } };
     })
     .get("/config", () => publicConfig);
 }

@@ -24,12 +24,12 @@ function toCached(r: Pick<RedirectRow, "id" | "original_url" | "active" | "expir
   return { id: r.id, href, active: r.active === 1, expiresMs: r.expires_at ? Date.parse(r.expires_at) : null };
 }
 
-export function createLinks(ctx: AppContext) {
+export function createLinks(ctx: AppContext, opts: { maxClickBacklog?: number | undefined } = {}) {
   const store = linksStore(ctx.db);
   store.syncRootUrl(ctx.config.rootRedirectUrl);
 
   // Clicks are written (and the WAL checkpointed) by a worker with its own connection.
-  const recorder = new ClickRecorder(ctx.db, { ipStorage: ctx.config.ipStorage, geoipDb: ctx.config.geoipDb });
+  const recorder = new ClickRecorder(ctx.db, { ipStorage: ctx.config.ipStorage, geoipDb: ctx.config.geoipDb, maxBacklog: opts.maxClickBacklog });
   // Every captured click is written and the worker closed before (in serve) the database closes.
   ctx.shutdownHooks.push(() => recorder.stop());
 

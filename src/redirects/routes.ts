@@ -97,7 +97,8 @@ function redirector(ctx: AppContext, links: Links, webPage: WebPage) {
       const referrer = cap(h.get("referer"));
       const url = request.url;
       const qr = url.includes("qr=1") && new URL(url).searchParams.get("qr") === "1";
-      const room = links.recorder.capture({
+      // Never waits: a writer far behind keeps only the count of this click (analytics/recorder.ts).
+      links.recorder.capture({
         linkId: link.id,
         at: Date.now(),
         userAgent: cap(h.get("user-agent")),
@@ -109,8 +110,6 @@ function redirector(ctx: AppContext, links: Links, webPage: WebPage) {
         country: place.country,
         city: place.city,
       });
-      // Only when the click writer is far behind: answer once it has room (no click lost).
-      if (room) return room.then(() => new Response(null, { status: 302, headers }));
     }
     return new Response(null, { status: 302, headers });
   }

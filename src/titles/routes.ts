@@ -2,6 +2,7 @@ import { Elysia } from "elysia";
 import type { AppContext } from "../context";
 import type { AuthPlugin } from "../http/auth";
 import { forbidden, notFound } from "../http/errors";
+import { titleAddedNotice } from "../notifications/events";
 import { notificationsStore } from "../notifications/store";
 import { topicsStore, type TopicRole } from "../topics/store";
 import { CreateTitleBody, TitleQuery, UpdateTitleBody } from "./schema";
@@ -61,10 +62,7 @@ export function titleRoutes(ctx: AppContext, auth: AuthPlugin) {
         if (role !== "owner" && title.version === 1) {
           notifications.create({
             userId: topic.userId,
-            kind: "title_added",
-            message: `${user.username} added "${title.name}" to your topic ${topic.name}`,
-            link: `/${topic.username}/${topic.linkSlug}/${title.slug}`,
-            dedupeKey: `title:${title.id}`,
+            ...titleAddedNotice({ actor: user.username, titleName: title.name, topicName: topic.name, link: `/${topic.username}/${topic.linkSlug}/${title.slug}`, titleId: title.id }),
           });
         }
         set.status = 201;
