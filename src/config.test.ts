@@ -55,3 +55,10 @@ test("short domains follow PUBLIC_URL's scheme", () => {
   expect(c.brandBaseUrl).toBe("https://pic.drift");
   expect(() => loadConfig({ SHORT_DOMAIN: "http://ex.io/path" })).toThrow(/SHORT_DOMAIN/);
 });
+
+test("TRUSTED_PROXIES takes IP addresses and CIDR ranges, and refuses anything else by name", () => {
+  expect(loadConfig({ TRUSTED_PROXIES: " 10.0.0.0/8, 192.0.2.7 ,::1, fd00::/8" }).trustedProxies).toEqual(["10.0.0.0/8", "192.0.2.7", "::1", "fd00::/8"]);
+  for (const bad of ["10.0.0.0/33", "fd00::/129", "proxy.example", "10.0.0", "256.1.1.1", "10.0.0.1/", "::1::2"]) {
+    expect(() => loadConfig({ TRUSTED_PROXIES: `127.0.0.1,${bad}` })).toThrow(`TRUSTED_PROXIES must list IP addresses or CIDR ranges (not ${bad})`);
+  }
+});

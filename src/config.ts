@@ -2,6 +2,9 @@
 // a bad value stops the process with a message naming every bad variable.
 import * as v from "valibot";
 import { readFileSync } from "node:fs";
+import { parseProxyEntry } from "./http/ip";
+
+const proxyList = (s: string) => s.split(",").map((x) => x.trim()).filter(Boolean);
 
 const url = (name: string) =>
   v.pipe(
@@ -49,7 +52,16 @@ const Env = v.object({
   ALLOW_SELF_UPGRADE: v.optional(bool("ALLOW_SELF_UPGRADE"), "true"),
   PHONE_PREFIX: v.optional(v.pipe(v.string(), v.regex(/^\+\d{1,8}$/, "PHONE_PREFIX must look like +1555")), "+1555"),
   IP_STORAGE: v.optional(v.picklist(["truncated", "full", "none"], "IP_STORAGE must be truncated, full or none"), "truncated"),
-  TRUSTED_PROXIES: v.optional(v.string(), "127.0.0.1,::1"),
+  TRUSTED_PROXIES: v.optional(
+    v.pipe(
+      v.string(),
+      v.check(
+        (s) => proxyList(s).every((e) => parseProxyEntry(e) !== null),
+        (issue) => `TRUSTED_PROXIES must list IP addresses or CIDR ranges (not ${proxyList(String(issue.input)).find((e) => !parseProxyEntry(e))})`,
+      ),
+    ),
+    "127.0.0.1,::1",
+  ),
   GEOIP_DB: v.optional(v.string()),
   // No placeholder: a public page must never show a visitor instructions meant for the operator.
   OPERATOR_NAME: v.optional(v.string()),
@@ -118,7 +130,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     allowSelfUpgrade: e.ALLOW_SELF_UPGRADE,
     phonePrefix: e.PHONE_PREFIX,
     ipStorage: e.IP_STORAGE,
-    trustedProxies: e.TRUSTED_PROXIES.split(",").map((s) => s.trim()).filter(Boolean),
+    trustedProxies: proxyList(e.TRUSTED_PROXIES),
     geoipDb: e.GEOIP_DB ?? null,
     operatorName: e.OPERATOR_NAME?.trim() || null,
     operatorAddress: e.OPERATOR_ADDRESS?.trim() || null,

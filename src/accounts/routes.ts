@@ -1,7 +1,8 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../context";
 import { AppError, conflict } from "../http/errors";
-import { FailureLimiter } from "../http/rateLimit";
+import { AttemptLimiter, LIMITS, refundAll, takeAll, tooManyAttempts } from "../http/rateLimit";
+import { limitKey } from "../http/ip";
 import { clientIp } from "../http/security";
 import { LoginBody, RegisterBody } from "./schema";
 import {
@@ -12,20 +13,37 @@ import {
   readCookie,
   setSessionCookie,
   newToken,
+  setCookie,
   toPublicUser,
   type AuthPlugin,
 } from "../http/auth";
-import { isoIn } from "../shared/time";
+import { DAY_MS, isoIn } from "../shared/time";
 
 const LOGIN_FAILED = "Invalid username or password";
 // A fixed hash to verify against when the username does not exist, so both failures take
 // the same time and give the same answer.
 const DUMMY_HASH = Bun.password.hashSync("threadlink-timing-equaliser", { algorithm: "argon2id" });
 
+/**
+ * The device cookie (OWASP "device cookie" lockout): a browser that has signed in to an account
+ * keeps a random token; sign-in attempts presenting it for that account are limited per device
+ * and skip the account-wide lockout, so hammering an account cannot lock its owner out of
+ * browsers they already use. Scoped to the sign-in path, so no other request carries it.
+ */
+export const DEVICE_COOKIE = "tl_device";
+export const DEVICE_TTL_MS = 365 * DAY_MS;
+/** Browsers remembered per account; the least recently used beyond this are forgotten. */
+export const DEVICES_PER_ACCOUNT = 20;
+const DEVICE_TOKEN = /^[A-Za-z0-9_-]{43}$/;
+const SIGN_IN_LIMITED = "Too many failed sign-in attempts.";
+
 export function accountRoutes(ctx: AppContext, auth: AuthPlugin) {
-  // Per username: slows guessing one account; per IP: slows spraying many accounts.
-  const byUser = new FailureLimiter(5, 15 * 60_000);
-  const byIp = new FailureLimiter(20, 15 * 60_000);
+  const perAccountAddress = AttemptLimiter.of(LIMITS.loginPerAccountAddress);
+  const perAccount = AttemptLimiter.of(LIMITS.loginPerAccount);
+  const perAddress = AttemptLimiter.of(LIMITS.loginPerAddress);
+  const perDevice = AttemptLimiter.of(LIMITS.loginPerDevice);
+  const signups = AttemptLimiter.of(LIMITS.signupPerAddress);
+  let staleDevicesSweptAt = 0;
 
   /** Stores a new session and returns its token (the cookie is set once the write is done). */
   const newSession = (userId: number) => {
@@ -34,22 +52,41 @@ export function accountRoutes(ctx: AppContext, auth: AuthPlugin) {
     return token;
   };
 
-  const tooMany = (ms: number) =>
-    new AppError(
-      "RATE_LIMITED",
-      `Too many failed sign-in attempts. Please try again in ${Math.ceil(ms / 60_000)} minute(s).`,
-      undefined,
-      { "retry-after": String(Math.ceil(ms / 1000)) },
-    );
+  const deviceToken = (request: Request) => {
+    const t = readCookie(request, DEVICE_COOKIE);
+    return typeof t === "string" && DEVICE_TOKEN.test(t) ? t : null;
+  };
+
+  /** Marks this browser as one that signed in to `userId` (one token per browser, kept). */
+  const rememberDevice = (request: Request, set: { headers: Record<string, unknown> }, userId: number) => {
+    const token = deviceToken(request) ?? newToken();
+    ctx.accounts.rememberDevice(hashToken(token), userId, DEVICES_PER_ACCOUNT);
+    setCookie(set, DEVICE_COOKIE, token, {
+      httpOnly: true,
+      sameSite: "strict",
+      secure: ctx.config.secureCookies,
+      path: "/api/login",
+      maxAge: DEVICE_TTL_MS / 1000,
+    });
+    const now = Date.now();
+    if (now - staleDevicesSweptAt > DAY_MS) {
+      staleDevicesSweptAt = now;
+      ctx.accounts.deleteStaleDevices(isoIn(-DEVICE_TTL_MS));
+    }
+  };
 
   return new Elysia({ prefix: "/api" })
     .use(auth)
     .post(
       "/register",
-      async ({ body, set }) => {
+      async ({ body, set, request, server }) => {
         if (ctx.config.registration === "closed") {
           throw new AppError("FORBIDDEN", "Registration is closed on this server. Ask the administrator for an account.");
         }
+        // Counted before any work, whatever the outcome: a name taken or free is also what
+        // an address probing for accounts wants to learn.
+        const slot = takeAll([[signups, limitKey(clientIp(ctx, request, server))]]);
+        if ("waitMs" in slot) throw tooManyAttempts("Too many sign-ups from this network.", slot.waitMs);
         const taken = ctx.accounts.taken(body.username, body.email);
         if (taken.username) throw conflict("That username is already taken", { username: "That username is already taken" });
         if (taken.email) throw conflict("An account with that email already exists", { email: "An account with that email already exists" });
@@ -68,6 +105,7 @@ export function accountRoutes(ctx: AppContext, auth: AuthPlugin) {
           throw e;
         }
         setSessionCookie(ctx, set, token);
+        rememberDevice(request, set, user.id);
         set.status = 201;
         return { ok: true, message: "Account created", user: toPublicUser(ctx, user) };
       },
@@ -76,18 +114,31 @@ export function accountRoutes(ctx: AppContext, auth: AuthPlugin) {
     .post(
       "/login",
       async ({ body, set, request, server }) => {
-        const ip = clientIp(ctx, request, server);
-        const wait = Math.max(byUser.blockedFor(body.username), byIp.blockedFor(ip));
-        if (wait) throw tooMany(wait);
+        const address = limitKey(clientIp(ctx, request, server));
         const user = ctx.accounts.findByUsername(body.username);
+        const device = deviceToken(request);
+        const deviceHash = device ? hashToken(device) : null;
+        const knownDevice = !!user && deviceHash !== null && ctx.accounts.isKnownDevice(deviceHash, user.id, isoIn(-DEVICE_TTL_MS));
+        // Every attempt takes its slots BEFORE the slow hash, in one synchronous step, so
+        // parallel guesses cannot all pass the check before any is counted. Keys use the
+        // submitted name whether or not it exists, so the answers reveal nothing.
+        const slots = takeAll(
+          knownDevice
+            ? [[perDevice, `${deviceHash}|${user!.id}`]]
+            : [
+                [perAccountAddress, `${body.username}|${address}`],
+                [perAccount, body.username],
+                [perAddress, address],
+              ],
+        );
+        if ("waitMs" in slots) throw tooManyAttempts(SIGN_IN_LIMITED, slots.waitMs);
         const ok = await Bun.password.verify(body.password, user?.password_hash ?? DUMMY_HASH);
-        if (!user || !ok) {
-          byUser.fail(body.username);
-          byIp.fail(ip);
-          throw new AppError("UNAUTHORIZED", LOGIN_FAILED);
-        }
-        byUser.clear(body.username);
+        if (!user || !ok) throw new AppError("UNAUTHORIZED", LOGIN_FAILED);
+        // A success costs nothing, and the earlier misses from this browser were typos.
+        refundAll(slots.tickets);
+        perAccountAddress.clear(`${body.username}|${address}`);
         setSessionCookie(ctx, set, newSession(user.id));
+        rememberDevice(request, set, user.id);
         return { ok: true, message: "Logged in", user: toPublicUser(ctx, user) };
       },
       { body: LoginBody },

@@ -45,6 +45,17 @@ export function accountsStore(db: Db) {
     deleteSession: db.prepare(`DELETE FROM sessions WHERE id = ?`),
     deleteUserSessions: db.prepare(`DELETE FROM sessions WHERE user_id = ?`),
     deleteExpired: db.prepare(`DELETE FROM sessions WHERE expires_at <= ?`),
+    deviceKnown: db.prepare(`SELECT 1 FROM login_devices WHERE token_hash = $hash AND user_id = $userId AND last_used_at > $since`),
+    rememberDevice: db.prepare(
+      `INSERT INTO login_devices (token_hash, user_id, last_used_at) VALUES ($hash, $userId, $now)
+       ON CONFLICT (token_hash, user_id) DO UPDATE SET last_used_at = excluded.last_used_at`,
+    ),
+    // Keeps an account's most recently used browsers; older ones sign in as strangers again.
+    trimDevices: db.prepare(
+      `DELETE FROM login_devices WHERE user_id = $userId AND token_hash NOT IN (
+         SELECT token_hash FROM login_devices WHERE user_id = $userId ORDER BY last_used_at DESC LIMIT $keep)`,
+    ),
+    deleteStaleDevices: db.prepare(`DELETE FROM login_devices WHERE last_used_at <= ?`),
   };
 
   return {
@@ -75,5 +86,14 @@ export function accountsStore(db: Db) {
     extendSession: (id: string, expires: string) => q.extendSession.run({ id, expires }),
     deleteSession: (id: string) => q.deleteSession.run(id),
     deleteExpiredSessions: () => q.deleteExpired.run(nowIso()).changes,
+    /** Has this browser (its device token's hash) signed in to this account since `since`? */
+    isKnownDevice: (hash: string, userId: number, since: string) => q.deviceKnown.get({ hash, userId, since }) !== null,
+    rememberDevice(hash: string, userId: number, keep: number) {
+      db.transaction(() => {
+        q.rememberDevice.run({ hash, userId, now: nowIso() });
+        q.trimDevices.run({ userId, keep });
+      }).immediate();
+    },
+    deleteStaleDevices: (before: string) => q.deleteStaleDevices.run(before).changes,
   };
 }

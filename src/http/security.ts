@@ -1,6 +1,7 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../context";
 import { forbidden } from "./errors";
+import { ipv4Int, ipv6Words, isIp, normaliseIp, parseProxyEntry, prefixMatch } from "./ip";
 
 const SAFE = new Set(["GET", "HEAD", "OPTIONS"]);
 
@@ -43,21 +44,73 @@ export function isOwnHost(ctx: AppContext, host: string) {
 
 type ServerLike = { requestIP?: (r: Request) => { address: string } | null } | null | undefined;
 
-/** The visitor's IP: X-Forwarded-For is believed only from a trusted proxy (TRUSTED_PROXIES). */
-export function clientIp(ctx: AppContext, request: Request, server: ServerLike): string {
-  const peer = normaliseIp(server?.requestIP?.(request)?.address ?? "");
-  if (peer && ctx.config.trustedProxies.includes(peer)) {
-    const fwd = request.headers.get("x-forwarded-for");
-    if (fwd) {
-      const first = fwd.split(",")[0]!.trim();
-      if (first) return normaliseIp(first);
-    }
+/** TRUSTED_PROXIES, parsed once per config: exact addresses in a Set, CIDR ranges as prefixes. */
+type ProxyTrust = { exact: Set<string>; v4: { base: number; bits: number }[]; v6: { words: number[]; bits: number }[] };
+const trustByConfig = new WeakMap<object, ProxyTrust>();
+
+export { normaliseIp };
+
+function proxyTrust(config: AppContext["config"]): ProxyTrust {
+  let t = trustByConfig.get(config);
+  if (t) return t;
+  t = { exact: new Set(), v4: [], v6: [] };
+  for (const entry of config.trustedProxies) {
+    const p = parseProxyEntry(entry);
+    if (!p) continue; // config.ts refuses bad entries at boot
+    if ((p.kind === "v4" && p.bits === 32) || (p.kind === "v6" && p.bits === 128)) t.exact.add(normaliseIp(entry).toLowerCase());
+    if (p.kind === "v4" && p.bits === 32) continue;
+    if (p.kind === "v4") t.v4.push({ base: p.base, bits: p.bits });
+    else t.v6.push({ words: p.words, bits: p.bits });
   }
-  return peer || "unknown";
+  trustByConfig.set(config, t);
+  return t;
 }
 
-export function normaliseIp(ip: string) {
-  return ip.startsWith("::ffff:") ? ip.slice(7) : ip;
+function isTrusted(t: ProxyTrust, ip: string) {
+  if (t.exact.has(ip)) return true;
+  if (ip.includes(":")) {
+    if (t.v6.length === 0) return false;
+    const w = ipv6Words(ip);
+    return w !== null && t.v6.some((r) => prefixMatch(w, r.words, r.bits));
+  }
+  if (t.v4.length === 0) return false;
+  const n = ipv4Int(ip);
+  // `>>> 0` keeps the comparison unsigned; a /0 mask would be 1 << 32 === 1, hence the guard.
+  return n !== null && t.v4.some((r) => r.bits === 0 || (n ^ r.base) >>> (32 - r.bits) === 0);
+}
+
+/**
+ * Who sent the request. The peer (the TCP connection's address) is the client unless it is a
+ * trusted proxy (TRUSTED_PROXIES); then X-Forwarded-For is walked from the RIGHT, skipping
+ * trusted proxies, and the first address that is not one is the client. Entries to its left
+ * were written by the client itself and prove nothing (a leftmost entry is free to forge:
+ * nginx's $proxy_add_x_forwarded_for appends to whatever the client sent). `viaTrustedProxy`
+ * says whether the peer is trusted, which is also the condition for believing CDN location
+ * headers. Hot path (every redirect): no work beyond a Set lookup unless the peer is trusted.
+ */
+export function clientAddress(ctx: AppContext, request: Request, server: ServerLike): { ip: string | null; viaTrustedProxy: boolean } {
+  const peer = normaliseIp(server?.requestIP?.(request)?.address ?? "");
+  if (peer === "") return { ip: null, viaTrustedProxy: false };
+  const trust = proxyTrust(ctx.config);
+  if (!isTrusted(trust, peer)) return { ip: peer, viaTrustedProxy: false };
+  const fwd = request.headers.get("x-forwarded-for");
+  if (!fwd) return { ip: peer, viaTrustedProxy: true };
+  const hops = fwd.split(",");
+  let client = peer;
+  for (let i = hops.length - 1; i >= 0; i--) {
+    const hop = normaliseIp(hops[i]!.trim());
+    // A malformed hop ends the walk: everything from here leftwards is unverifiable, so the
+    // last trusted hop we reached is the best-known client.
+    if (!isIp(hop)) break;
+    client = hop;
+    if (!isTrusted(trust, hop)) break;
+  }
+  return { ip: client, viaTrustedProxy: true };
+}
+
+/** The client's address for limits and logs; "unknown" only for in-process requests (tests). */
+export function clientIp(ctx: AppContext, request: Request, server: ServerLike): string {
+  return clientAddress(ctx, request, server).ip ?? "unknown";
 }
 
 /** Headers every response carries (a route may choose its own referrer-policy). */

@@ -4,6 +4,9 @@ import type { AuthPlugin } from "../http/auth";
 import { AppError, badRequest, conflict, notFound } from "../http/errors";
 import { notificationsStore } from "../notifications/store";
 import { inviteAcceptedNotice } from "../notifications/events";
+import { AttemptLimiter, LIMITS, takeAll, tooManyAttempts } from "../http/rateLimit";
+import { limitKey } from "../http/ip";
+import { clientIp } from "../http/security";
 import { MAX_OPEN_INVITES, invitesStore } from "./store";
 
 const UNKNOWN = "This invite link is not valid. Check the code and try again.";
@@ -11,6 +14,7 @@ const UNKNOWN = "This invite link is not valid. Check the code and try again.";
 export function inviteRoutes(ctx: AppContext, auth: AuthPlugin) {
   const store = invitesStore(ctx.db);
   const notifications = notificationsStore(ctx.db);
+  const accepts = AttemptLimiter.of(LIMITS.inviteAcceptPerAddress);
 
   return new Elysia({ prefix: "/api" })
     .use(auth)
@@ -39,7 +43,10 @@ export function inviteRoutes(ctx: AppContext, auth: AuthPlugin) {
     })
     .post(
       "/invites/:code/accept",
-      ({ params, user }) => {
+      ({ params, user, request, server }) => {
+        // Counted whatever the outcome: one address cannot churn through codes or accounts.
+        const slot = takeAll([[accepts, limitKey(clientIp(ctx, request, server))]]);
+        if ("waitMs" in slot) throw tooManyAttempts("Too many invite attempts from this network.", slot.waitMs);
         const r = store.accept(params.code, user.id);
         if (r.ok) {
           notifications.create({ ...inviteAcceptedNotice(user.username, r.codeHash), userId: r.ownerId });

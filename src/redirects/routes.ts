@@ -3,7 +3,7 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../context";
 import { readCookie } from "../http/auth";
-import { BASE_SECURITY_HEADERS, normaliseIp } from "../http/security";
+import { BASE_SECURITY_HEADERS, clientAddress } from "../http/security";
 import { isReserved } from "../shared/reserved";
 import { CODE_MAX, CODE_PATTERN, ROOT_CODE } from "../links/schema";
 import type { Links } from "../links/service";
@@ -33,6 +33,8 @@ function gonePage(title: string, message: string) {
 
 const home = () => new Response(null, { status: 302, headers: { ...BASE_SECURITY_HEADERS, location: "/", "cache-control": "no-store" } });
 
+const NO_PLACE = { country: null, city: null } as const;
+
 /** Location from a trusted proxy's CDN headers (PRODUCT.md: believed only from TRUSTED_PROXIES). */
 function trustedPlace(h: Headers) {
   const rawCountry = h.get("cf-ipcountry") ?? h.get("x-vercel-ip-country") ?? h.get("cloudfront-viewer-country");
@@ -53,7 +55,6 @@ function trustedPlace(h: Headers) {
 /** The redirect logic shared by the code routes and the brand-domain root. */
 function redirector(ctx: AppContext, links: Links, webPage: WebPage) {
   const known = new Set(links.ownHosts);
-  const trusted = new Set(ctx.config.trustedProxies);
   const brandRootActive = ctx.config.brandDomain !== ctx.config.appHost;
   // The Set-Cookie line, written out once: the id is [0-9a-f-] only, so nothing needs escaping.
   const cookieTail = `; Path=/; Max-Age=${VISITOR_TTL_S}; HttpOnly; SameSite=Lax${ctx.config.secureCookies ? "; Secure" : ""}`;
@@ -85,15 +86,9 @@ function redirector(ctx: AppContext, links: Links, webPage: WebPage) {
         headers["set-cookie"] = `${VISITOR_COOKIE}=${visitorId}${cookieTail}`;
         newVisitor = true;
       }
-      const peer = normaliseIp(server?.requestIP?.(request)?.address ?? "");
-      const fromProxy = peer !== "" && trusted.has(peer);
-      let ip = peer || null;
-      let place = { country: null as string | null, city: null as string | null };
-      if (fromProxy) {
-        const fwd = h.get("x-forwarded-for")?.split(",")[0]?.trim();
-        if (fwd && fwd.length <= 45 && /^[0-9a-fA-F:.]+$/.test(fwd)) ip = normaliseIp(fwd);
-        place = trustedPlace(h);
-      }
+      // The one reading of the client address the sign-in limits use too (http/security.ts).
+      const { ip, viaTrustedProxy } = clientAddress(ctx, request, server);
+      const place = viaTrustedProxy ? trustedPlace(h) : NO_PLACE;
       const referrer = cap(h.get("referer"));
       const url = request.url;
       const qr = url.includes("qr=1") && new URL(url).searchParams.get("qr") === "1";

@@ -57,12 +57,16 @@ describe("the fast lane (Bun's router) answers exactly as the app does", () => {
 describe("location and address from proxy headers", () => {
   test("from a trusted proxy (loopback by default): X-Forwarded-For, CF-IPCountry and CF-IPCity are believed", async () => {
     const s = await listening({});
-    await s.get({ "x-forwarded-for": "8.8.8.8, 10.0.0.1" });
+    // The client wrote "1.1.1.1"; the proxy appended the address it saw. Only the rightmost
+    // untrusted entry is believed (it was the leftmost before, which anyone could forge).
+    await s.get({ "x-forwarded-for": "1.1.1.1, 8.8.8.8" });
     await s.get({ "x-forwarded-for": "203.0.113.9", "cf-ipcountry": "de", "cf-ipcity": "M%C3%BCnchen" });
     await s.get({ "x-forwarded-for": "2a00:1450:4001:82a::200e" });
     await s.get({ "x-forwarded-for": "not-an-ip<script>" });
     await s.get({ "cf-ipcountry": "XX" });
     await s.get({ "x-forwarded-for": "8.8.8.8", "cf-ipcity": "Mountain View" });
+    // A private address the proxy appended is the client: 10.0.0.1 is not a trusted proxy.
+    await s.get({ "x-forwarded-for": "8.8.8.8, 10.0.0.1" });
     await settle();
     expect(s.rows()).toEqual([
       // Resolved by the embedded DB-IP country database; stored truncated (IP_STORAGE default).
@@ -74,7 +78,28 @@ describe("location and address from proxy headers", () => {
       { ip: "127.0.0.0", country: null, city: null },
       // A city from the proxy, the country from the database.
       { ip: "8.8.8.0", country: "US", city: "Mountain View" },
+      { ip: "10.0.0.0", country: null, city: null },
     ]);
+    s.stop();
+  });
+
+  test("a chain of trusted proxies (exact and CIDR) is walked from the right", async () => {
+    const s = await listening({ TRUSTED_PROXIES: "127.0.0.1, 10.0.0.0/8, fd00::/8", IP_STORAGE: "full" });
+    const chains = [
+      // [header, stored client address]
+      ["8.8.8.8, 10.1.2.3", "8.8.8.8"],
+      ["203.0.113.9, 8.8.8.8, 10.1.2.3, 10.4.5.6", "8.8.8.8"],
+      ["9.9.9.9, 8.8.4.4, fd00::1", "8.8.4.4"],
+      // A malformed hop ends the walk at the last trusted proxy reached.
+      ["8.8.8.8, not-an-ip, 10.1.2.3", "10.1.2.3"],
+      ["8.8.8.8, 010.1.2.3", "127.0.0.1"],
+      // Every hop trusted: the leftmost proxy is the best-known client.
+      ["10.9.9.9, 10.1.2.3", "10.9.9.9"],
+      ["::ffff:8.8.8.8", "8.8.8.8"],
+    ] as const;
+    for (const [xff] of chains) await s.get({ "x-forwarded-for": xff });
+    await settle();
+    expect(s.rows().map((r) => r.ip)).toEqual(chains.map(([, ip]) => ip));
     s.stop();
   });
 
@@ -145,6 +170,11 @@ describe("graceful shutdown", () => {
       const before = ok;
       proc.kill("SIGTERM");
       expect(await proc.exited).toBe(0);
+      stopped = true;
+      await Promise.all(clients);
+      // Under load: hundreds of redirects answered before the signal, still arriving at it.
+      expect(before).toBeGreaterThan(100);
+
       const db = new Database(join(dir, "threadlink.db"), { readonly: true });
       const rows = (db.query("SELECT COUNT(*) AS n FROM link_analytics").get() as { n: number }).n;
       const count = (db.query("SELECT clicks AS n FROM link_click_counts WHERE link_id = (SELECT id FROM short_links WHERE short_code = 'load')").get() as { n: number }).n;
@@ -157,8 +187,3 @@ describe("graceful shutdown", () => {
     }
   }, 60_000);
 });
-      stopped = true;
-      await Promise.all(clients);
-      // Under load: hundreds of redirects answered before the signal, still arriving at it.
-      expect(before).toBeGreaterThan(100);
-
