@@ -23,8 +23,10 @@ const apiNotFound = () => {
   throw notFound("No such API route");
 };
 
-/** Builds the whole HTTP app: /api features first, redirects next, the web app last. */
-/** `maxClickBacklog`: the click recorder's bound (tests lower it to reach overload quickly). */
+/**
+ * Builds the whole HTTP app: /api features first, redirects next, the web app last.
+ * `maxClickBacklog`: the click recorder's bound (tests lower it to reach overload quickly).
+ */
 export async function createApp({ db, config, maxClickBacklog }: { db: Db; config: Config; maxClickBacklog?: number }) {
   const ctx: AppContext = createContext(db, config);
   const auth = authPlugin(ctx);
