@@ -1,85 +1,109 @@
 // The one route table. Public pages first; signed-in pages wrap in <Protected>.
 // Order matters: wouter's <Switch> renders the first match.
+//
+// Only the two first-load screens (/auth and the dashboard) and the tiny fallbacks are in the
+// entry chunk; every other screen is its own chunk, fetched when its route first renders
+// (docs/performance.md, "Web app": the first load stays under 150 KB gzipped).
+import { lazy, Suspense, type ComponentType } from "react";
 import { Route, Switch } from "wouter";
 import { AuthPage } from "./auth/AuthPage";
 import { Protected } from "./shell/Protected";
 import { NotFoundPage } from "./shell/pages";
 import { Dashboard } from "./topics/Dashboard";
-import { PricingPage } from "./plans/PricingPage";
-import { AboutPage } from "./pages/AboutPage";
-import { HowToUsePage } from "./pages/HowToUsePage";
-import { SharePage } from "./sharing/SharePage";
-import { InvitePage } from "./sharing/InvitePage";
-import { NotificationsPage } from "./notifications/NotificationsPage";
-import { LinkTrackerPage } from "./links/LinkTrackerPage";
-import { BrandTrackerPage } from "./brand/BrandTrackerPage";
 import { RedirectPage } from "./redirect/RedirectPage";
-import { QrPage } from "./qr/QrPage";
-import { TopicPage } from "./titles/TopicPage";
-import { MessageListPage } from "./titles/MessageListPage";
-import { MessageDetailPage } from "./titles/MessageDetailPage";
+import { FullPageSpinner } from "./ui/Spinner";
+
+/** A named export as a React.lazy component: the module is fetched on first render. */
+function lazyPage<M, K extends keyof M>(load: () => Promise<M>, name: K) {
+  return lazy(async () => ({ default: (await load())[name] as ComponentType<any> }));
+}
+
+const PricingPage = lazyPage(() => import("./plans/PricingPage"), "PricingPage");
+const AboutPage = lazyPage(() => import("./pages/AboutPage"), "AboutPage");
+const HowToUsePage = lazyPage(() => import("./pages/HowToUsePage"), "HowToUsePage");
+const SharePage = lazyPage(() => import("./sharing/SharePage"), "SharePage");
+const InvitePage = lazyPage(() => import("./sharing/InvitePage"), "InvitePage");
+const NotificationsPage = lazyPage(() => import("./notifications/NotificationsPage"), "NotificationsPage");
+const LinkTrackerPage = lazyPage(() => import("./links/LinkTrackerPage"), "LinkTrackerPage");
+const BrandTrackerPage = lazyPage(() => import("./brand/BrandTrackerPage"), "BrandTrackerPage");
+const QrPage = lazyPage(() => import("./qr/QrPage"), "QrPage");
+const TopicPage = lazyPage(() => import("./titles/TopicPage"), "TopicPage");
+const MessageListPage = lazyPage(() => import("./titles/MessageListPage"), "MessageListPage");
+const MessageDetailPage = lazyPage(() => import("./titles/MessageDetailPage"), "MessageDetailPage");
 
 export function AppRoutes() {
   return (
-    <Switch>
-      <Route path="/auth" component={AuthPage} />
-      <Route path="/pricing" component={PricingPage} />
-      <Route path="/about" component={AboutPage} />
-      <Route path="/how-to-use" component={HowToUsePage} />
-      <Route path="/share/:username" component={SharePage} />
-      <Route path="/invite/:code" component={InvitePage} />
-      <Route path="/">
-        <Protected>
-          <Dashboard />
-        </Protected>
-      </Route>
-      <Route path="/notifications">
-        <Protected>
-          <NotificationsPage />
-        </Protected>
-      </Route>
-      <Route path="/qr">
-        <Protected>
-          <QrPage />
-        </Protected>
-      </Route>
-      <Route path="/link-tracker">
-        <Protected>
-          <LinkTrackerPage />
-        </Protected>
-      </Route>
-      <Route path="/pic-drift-link-tracker">
-        <Protected>
-          <BrandTrackerPage />
-        </Protected>
-      </Route>
-      {/* Unknown short codes (the server already answered known ones with a 302). */}
-      <Route path="/l/:shortCode?" component={RedirectPage} />
-      <Route path="/r/:shortCode?" component={RedirectPage} />
-      {/* Titles: parameter-only paths, so they stay after every fixed route, just before the 404. */}
-      <Route path="/topic/:username/:topicSlug">
-        <Protected>
-          <TopicPage />
-        </Protected>
-      </Route>
-      <Route path="/:username/:topicSlug/:titleSlug/:version">
-        <Protected>
-          <MessageDetailPage />
-        </Protected>
-      </Route>
-      <Route path="/:username/:topicSlug/:titleSlug">
-        <Protected>
-          <MessageListPage />
-        </Protected>
-      </Route>
-      <Route path="/:username/:topicSlug">
-        <Protected>
-          <TopicPage />
-        </Protected>
-      </Route>
-      {/* Spec: /:shortCode is the catch-all matched after every other route. */}
-      <Route path="/:shortCode" component={RedirectPage} />
-      <Route component={NotFoundPage} />
-    </Switch>
+    // While a screen's chunk arrives: the same 'Loading...' status the session check shows.
+    <Suspense fallback={<FullPageSpinner />}>
+      <Switch>
+        <Route path="/auth" component={AuthPage} />
+        <Route path="/pricing" component={PricingPage} />
+        <Route path="/about" component={AboutPage} />
+        <Route path="/how-to-use" component={HowToUsePage} />
+        <Route path="/share/:username" component={SharePage} />
+        <Route path="/invite/:code" component={InvitePage} />
+        <Route path="/">
+          <Protected>
+            <Dashboard />
+          </Protected>
+        </Route>
+        <Route path="/notifications">
+          <Protected>
+            <NotificationsPage />
+          </Protected>
+        </Route>
+        <Route path="/qr">
+          <Protected>
+            <QrPage />
+          </Protected>
+        </Route>
+        <Route path="/link-tracker">
+          <Protected>
+            <LinkTrackerPage />
+          </Protected>
+        </Route>
+        <Route path="/pic-drift-link-tracker">
+          <Protected>
+            <BrandTrackerPage />
+          </Protected>
+        </Route>
+        {/* Unknown short codes (the server already answered known ones with a 302). */}
+        <Route path="/l/:shortCode?" component={RedirectPage} />
+        <Route path="/r/:shortCode?" component={RedirectPage} />
+        {/* Titles: parameter-only paths, so they stay after every fixed route, just before the 404. */}
+        <Route path="/topic/:username/:topicSlug">
+          <Protected>
+            <TopicPage />
+          </Protected>
+        </Route>
+        {/* Spec §2 (topic page): a missing parameter is 'Error Loading Topic', not a not-found. */}
+        <Route path="/topic/:username?">
+          <Protected>
+            <TopicPage />
+          </Protected>
+        </Route>
+        <Route path="/:username/:topicSlug/:titleSlug/:version">
+          <Protected>
+            <MessageDetailPage />
+          </Protected>
+        </Route>
+        <Route path="/:username/:topicSlug/:titleSlug">
+          <Protected>
+            <MessageListPage />
+          </Protected>
+        </Route>
+        <Route path="/:username/:topicSlug">
+          <Protected>
+            <TopicPage />
+          </Protected>
+        </Route>
+        {/* A page route without its part (/share/, /invite/) is no short code: 'Page Not Found'. */}
+        <Route path="/share" component={NotFoundPage} />
+        <Route path="/invite" component={NotFoundPage} />
+        {/* Spec: /:shortCode is the catch-all matched after every other route. */}
+        <Route path="/:shortCode" component={RedirectPage} />
+        <Route component={NotFoundPage} />
+      </Switch>
+    </Suspense>
   );
 }

@@ -1,12 +1,10 @@
 import { Elysia } from "elysia";
 import { fileURLToPath } from "node:url";
-import index from "../../web/index.html";
+import { builtAssets } from "./builtAssets";
 import { log } from "./log";
 
 type Bytes = Uint8Array<ArrayBuffer>;
 type Entry = { body: Bytes; gz: Bytes | null; headers: Record<string, string> };
-type BundleFile = { path: string; loader: string; headers: Record<string, string> };
-type Bundle = { index: string; files?: BundleFile[] };
 
 const IMMUTABLE = "public, max-age=31536000, immutable";
 const TEXT = /^(text\/|application\/(javascript|json)|image\/svg)/;
@@ -61,49 +59,74 @@ export function securityHeadersFor(csp: string): Record<string, string> {
   };
 }
 
-function entry(body: Bytes, headers: Record<string, string>, cache: string): Entry {
-  const gz = TEXT.test(headers["content-type"] ?? "") ? Bun.gzipSync(body) : null;
+function entry(body: Bytes, gz: Bytes | null, headers: Record<string, string>, cache: string): Entry {
   return { body, gz, headers: { ...headers, "cache-control": cache } };
 }
 
-/** The built web app: embedded in the compiled binary, or built once at start from source. */
+/** Options shared by the binary's build (scripts/build.ts) and a run from source. */
+export const WEB_BUILD_OPTIONS = {
+  // The browser bundle is minified in full (identifiers too: only the server's must stay
+  // readable, for Elysia) and split, so each screen, and QR, video, ZIP and the chart, is its
+  // own chunk fetched when used (docs/performance.md, "Web app").
+  splitting: true,
+  minify: true,
+  publicPath: "/",
+  // Hashed names, all at the root: short codes never contain "." and "chunk-" is reserved.
+  naming: { entry: "[name].[ext]", chunk: "chunk-[hash].[ext]", asset: "asset-[hash].[ext]" },
+  define: { "process.env.NODE_ENV": '"production"' },
+} as const;
+
+/** gzip at the highest level, kept only when it is smaller (tiny files can grow). */
+export function gzipIfSmaller(body: Bytes): Bytes | null {
+  const gz = Bun.gzipSync(body, { level: 9 });
+  return gz.length < body.length ? gz : null;
+}
+
+// One bundle per process when running from source: every createApp (each test file makes
+// one) shares it instead of bundling the app again.
+let fromSource: Promise<{ path: string; body: Bytes; type: string }[]> | null = null;
+
+/** Running from source: bundle the web app in memory, the same way the binary's build does. */
+function buildFromSource() {
+  fromSource ??= (async () => {
+    const started = performance.now();
+    const result = await Bun.build({ entrypoints: [fileURLToPath(new URL("../../web/index.html", import.meta.url))], ...WEB_BUILD_OPTIONS });
+    if (!result.success) throw new Error(`Web build failed:\n${result.logs.join("\n")}`);
+    const files = await Promise.all(
+      result.outputs.map(async (out) => ({ path: "/" + out.path.replace(/^\.?\//, ""), body: new Uint8Array(await out.arrayBuffer()), type: out.type })),
+    );
+    log.debug("web app built from source", { ms: Math.round(performance.now() - started) });
+    return files;
+  })();
+  return fromSource;
+}
+
+/** The web app: embedded pre-built and pre-compressed in the binary, or bundled at start from source. */
 async function loadWebApp(): Promise<{ html: Entry; assets: Map<string, Entry> }> {
   const assets = new Map<string, Entry>();
-  const bundle = index as unknown as Bundle;
   let html: Entry | null = null;
-  if (bundle.files?.length) {
-    for (const f of bundle.files) {
-      const body = new Uint8Array(await Bun.file(f.path).arrayBuffer());
-      if (f.path === bundle.index) html = entry(body, f.headers, "no-cache");
-      else assets.set("/" + f.path.split("/").pop(), entry(body, f.headers, IMMUTABLE));
+  const add = (path: string, body: Bytes, gz: Bytes | null, type: string) => {
+    if (path === "/index.html") html = entry(body, gz, { "content-type": type }, "no-cache");
+    else assets.set(path, entry(body, gz, { "content-type": type }, IMMUTABLE));
+  };
+  if (builtAssets) {
+    // Held in memory (about 1 MB with the gzip copies): these are the hottest files.
+    for (const [path, f] of Object.entries(builtAssets.web)) {
+      const gz = f.gzip ? await Bun.file(f.gzip).bytes() : null;
+      add(path, await Bun.file(f.file).bytes(), gz, f.type);
     }
   } else {
-    // Running from source: build the same production bundle the binary embeds.
-    const started = performance.now();
-    const result = await Bun.build({
-      entrypoints: [fileURLToPath(new URL("../../web/index.html", import.meta.url))],
-      minify: true,
-      publicPath: "/",
-      define: { "process.env.NODE_ENV": '"production"' },
-    });
-    if (!result.success) throw new Error(`Web build failed:\n${result.logs.join("\n")}`);
-    for (const out of result.outputs) {
-      const body = new Uint8Array(await out.arrayBuffer());
-      const name = out.path.replace(/^\.\//, "");
-      const headers = { "content-type": out.type };
-      if (name.endsWith(".html")) html = entry(body, headers, "no-cache");
-      else assets.set("/" + name, entry(body, headers, IMMUTABLE));
-    }
-    log.debug("web app built", { ms: Math.round(performance.now() - started) });
+    for (const f of await buildFromSource()) add(f.path, f.body, TEXT.test(f.type) ? gzipIfSmaller(f.body) : null, f.type);
   }
-  if (!html) throw new Error("The web bundle has no index.html");
+  const page = html as Entry | null;
+  if (!page) throw new Error("The web bundle has no index.html");
   // One policy for the HTML and every chunk: a chunk's own CSP only matters if it is ever run
   // as a worker, and then it should be held to the same rules as the page.
-  const csp = contentSecurityPolicy(inlineScriptHashes(new TextDecoder().decode(html.body)));
+  const csp = contentSecurityPolicy(inlineScriptHashes(new TextDecoder().decode(page.body)));
   const secure = securityHeadersFor(csp);
-  Object.assign(html.headers, secure);
+  Object.assign(page.headers, secure);
   for (const e of assets.values()) Object.assign(e.headers, secure);
-  return { html, assets };
+  return { html: page, assets };
 }
 
 export function send(e: Entry, request: Request, status = 200) {
@@ -118,10 +141,14 @@ export function send(e: Entry, request: Request, status = 200) {
  * Serves the React app: hashed chunks with year-long caching and gzip, the HTML for every
  * other path (the client router shows its own 'Page Not Found').
  */
+const PARTLESS = /^\/(share|invite)\/?$/;
+
 export async function spaPlugin() {
   const { html, assets } = await loadWebApp();
   const app = new Elysia({ name: "spa" });
   for (const [path, e] of assets) app.get(path, ({ request }) => send(e, request));
-  const page = ({ request }: { request: Request }) => send(html, request);
+  // /share/ and /invite/ without their part name no page: the app shows 'Page Not Found'
+  // there, and the status says so too (issue 13).
+  const page = ({ request }: { request: Request }) => send(html, request, PARTLESS.test(new URL(request.url).pathname) ? 404 : 200);
   return app.get("/", page).get("/*", page);
 }

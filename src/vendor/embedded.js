@@ -1,5 +1,6 @@
-// The video engine files, embedded in the compiled binary by `with { type: "file" }`; each
-// import is the file's path ($bunfs/… inside the binary), read with Bun.file.
+// The video engine files, as `with { type: "file" }` imports: each is the file's path, read
+// with Bun.file. Used running from source; the compiled binary swaps this module for `null`
+// and embeds build-time gzip and brotli copies instead (scripts/build.ts).
 // Plain JS with a hand-written embedded.d.ts on purpose: TypeScript would otherwise resolve
 // @ffmpeg/ffmpeg's worker.d.ts, whose `/// <reference lib="webworker" />` replaces the DOM lib
 // for the whole project.

@@ -1,6 +1,12 @@
-import { describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
 import corePkg from "../../node_modules/@ffmpeg/core/package.json";
 import { setup } from "../test/helpers";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { brotliCompressSync, brotliDecompressSync } from "node:zlib";
+import { Elysia } from "elysia";
+import { accepts, vendorRoutes } from "./routes";
 import { FFMPEG_BASE, FFMPEG_CORE_URL, FFMPEG_CORE_VERSION, FFMPEG_WASM_URL, FFMPEG_WORKER_URL } from "./paths";
 
 const { app } = await setup();
@@ -54,5 +60,52 @@ describe("vendor: the embedded video engine", () => {
   test("unknown vendor files are not served as the engine", async () => {
     const { res } = await get(`${FFMPEG_BASE}/ffmpeg-core.worker.js`, "identity");
     expect(res.headers.get("content-type") ?? "").not.toContain("javascript");
+  });
+});
+
+describe("vendor: the compiled binary's build-time copies", () => {
+  // What scripts/build.ts embeds: gzip and brotli copies and no plain file.
+  const dir = mkdtempSync(join(tmpdir(), "threadlink-vendor-"));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const source = "node_modules/@ffmpeg/core/dist/esm/ffmpeg-core.js";
+  const plain = Bun.file(source);
+  const built = async () => {
+    const body = await plain.bytes();
+    writeFileSync(join(dir, "core.js.gz"), Bun.gzipSync(body, { level: 9 }));
+    writeFileSync(join(dir, "core.js.br"), brotliCompressSync(body));
+    const gzip = join(dir, "core.js.gz");
+    return { "ffmpeg-core.js": { file: gzip, gzip, br: join(dir, "core.js.br") } };
+  };
+  const app = built().then((b) => new Elysia().use(vendorRoutes(b)));
+  const get = async (acceptEncoding: string) => {
+    const res = await (await app).handle(new Request(`http://localhost:3000${FFMPEG_CORE_URL}`, { headers: { "accept-encoding": acceptEncoding } }));
+    return { res, body: new Uint8Array(await res.arrayBuffer()) };
+  };
+
+  const cases: [string, string | null, (b: Uint8Array) => Uint8Array][] = [
+    ["gzip, deflate, br, zstd", "br", (b) => brotliDecompressSync(b)],
+    ["gzip, deflate", "gzip", (b) => Bun.gunzipSync(b)],
+    ["br;q=0, gzip", "gzip", (b) => Bun.gunzipSync(b)],
+    ["identity", null, (b) => b],
+    ["", null, (b) => b],
+  ];
+  for (const [ae, encoding, decode] of cases)
+    test(`Accept-Encoding "${ae}" gets ${encoding ?? "the plain file"} from the first request`, async () => {
+      const { res, body } = await get(ae);
+      expect(res.status).toBe(200);
+      expect(res.headers.get("content-encoding")).toBe(encoding);
+      expect(res.headers.get("vary")).toBe("accept-encoding");
+      expect(res.headers.get("cache-control")).toContain("immutable");
+      const expected = await plain.bytes();
+      if (encoding) expect(body.length).toBeLessThan(expected.length / 2);
+      expect(Bun.hash(decode(body))).toBe(Bun.hash(expected));
+    });
+
+  test("accepts() honours q=0", () => {
+    expect(accepts("gzip, br", "br")).toBe(true);
+    expect(accepts("gzip, br;q=0", "br")).toBe(false);
+    expect(accepts("gzip;q=0.5", "gzip")).toBe(true);
+    expect(accepts("x-gzip", "gzip")).toBe(false);
+    expect(accepts(null, "gzip")).toBe(false);
   });
 });

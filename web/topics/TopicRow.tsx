@@ -1,7 +1,5 @@
 import { useEffect, useRef, useState, type CSSProperties, type FormEvent, type KeyboardEvent } from "react";
 import { useLocation } from "wouter";
-import { useSortable } from "@dnd-kit/sortable";
-import { CSS } from "@dnd-kit/utilities";
 import { mutate } from "swr";
 import { Button } from "../ui/Button";
 import { ConfirmDialog } from "../ui/Dialog";
@@ -16,11 +14,20 @@ const ACCESS = [
   { value: "private", label: "Private (only you)" },
 ];
 
-type Props = { topic: Topic; shared: boolean; draggable: boolean };
+/** What drag reordering adds to a row (from @dnd-kit, in SortableTopics, only in Custom Order). */
+export type RowSortable = {
+  setNodeRef: (node: HTMLElement | null) => void;
+  setActivatorNodeRef: (node: HTMLElement | null) => void;
+  handleProps: object;
+  style: CSSProperties;
+  isDragging: boolean;
+};
+const STILL: RowSortable = { setNodeRef: () => {}, setActivatorNodeRef: () => {}, handleProps: {}, style: {}, isDragging: false };
 
-export function TopicRow({ topic, shared, draggable }: Props) {
+type Props = { topic: Topic; shared: boolean; draggable: boolean; sortable?: RowSortable };
+
+export function TopicRow({ topic, shared, draggable, sortable = STILL }: Props) {
   const [, navigate] = useLocation();
-  const sortable = useSortable({ id: topic.id, disabled: !draggable });
   const [editing, setEditing] = useState(false);
   const [name, setName] = useState(topicLabel(topic));
   const [access, setAccess] = useState(topic.accessType);
@@ -36,11 +43,6 @@ export function TopicRow({ topic, shared, draggable }: Props) {
     const timer = setTimeout(() => setFresh(false), Math.max(0, left));
     return () => clearTimeout(timer);
   }, [fresh, topic.createdAt]);
-
-  const style: CSSProperties = {
-    transform: CSS.Transform.toString(sortable.transform),
-    transition: sortable.transition,
-  };
 
   // After Save or Cancel, focus goes back to what opened the editor (Edit on desktop, the ⋯
   // menu on phones), so a keyboard user keeps their place instead of landing on <body>.
@@ -113,7 +115,7 @@ export function TopicRow({ topic, shared, draggable }: Props) {
         sortable.setNodeRef(node);
         rowRef.current = node;
       }}
-      style={style}
+      style={sortable.style}
       className={`topic-row ${fresh ? "topic-new" : ""} ${sortable.isDragging ? "dragging" : ""}`}
       aria-label={label}
     >
@@ -122,8 +124,7 @@ export function TopicRow({ topic, shared, draggable }: Props) {
           type="button"
           ref={sortable.setActivatorNodeRef}
           className="drag-handle"
-          {...sortable.attributes}
-          {...sortable.listeners}
+          {...sortable.handleProps}
           aria-label={`Reorder ${label}`}
         >
           <span aria-hidden="true">⠿</span>
