@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs every test suite: server (bun test), the compiled binary's smoke test, and the browser
+# Runs every test suite: the linter, server (bun test), the compiled binary's smoke test, and the browser
 # tests (Playwright + Debian's Chromium against the binary). Ends with one line
 # "N passed, N failed" totalling all suites, and exits non-zero if anything failed.
 set -uo pipefail
@@ -11,6 +11,10 @@ bash scripts/ensure-chromium.sh || { echo "0 passed, 1 failed"; exit 1; }
 passed=0
 failed=0
 status=0
+
+# Counted as one test: the linter passes (1 passed) or prints its violations (1 failed).
+echo "== Lint (Biome: correctness and import boundaries; knip: unused files, exports, dependencies)"
+if npm run --silent lint; then passed=$((passed + 1)); else failed=$((failed + 1)); status=1; fi
 
 echo "== Server tests (bun test)"
 bun test 2>&1 | tee .tmp/unit.log
