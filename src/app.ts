@@ -3,7 +3,7 @@ import type { Config } from "./config";
 import type { Db } from "./db/open";
 import { createContext, type AppContext } from "./context";
 import { errorHandler, notFound } from "./http/errors";
-import { originGuard, securityHeaders } from "./http/security";
+import { malformedPaths, originGuard, securityHeaders } from "./http/security";
 import { MAX_REQUEST_BYTES, bodyLimit } from "./http/bodyLimit";
 import { authPlugin } from "./http/auth";
 import { spaPlugin } from "./http/spa";
@@ -41,6 +41,7 @@ export async function createApp({ db, config, maxClickBacklog }: { db: Db; confi
     .use(errorHandler)
     .use(securityHeaders(ctx))
     .use(originGuard(ctx))
+    .use(malformedPaths(ctx))
     .use(bodyLimit(ctx))
     .use(healthRoutes(ctx, links.recorder))
     .use(accountRoutes(ctx, auth))

@@ -51,7 +51,7 @@ describe("POST /api/register", () => {
     { name: "body is an array", body: [1, 2, 3], status: 400 },
     { name: "body is null", body: null, status: 400 },
     { name: "malformed JSON", raw: '{"username": "carol",', status: 400, message: "The request body is not valid JSON" },
-    { name: "wrong content type", raw: "username=carol", headers: { "content-type": "text/plain" }, status: 400 },
+    { name: "wrong content type", raw: "username=carol", headers: { "content-type": "text/plain" }, status: 415, message: "Content-Type: application/json" },
     { name: "10 kB username", body: { username: HOSTILE.huge, password: PASSWORD, email: "c@example.test" }, status: 400, message: "Username must be at most 32 characters" },
     { name: "HTML in username", body: { username: HOSTILE.script, password: PASSWORD, email: "c@example.test" }, status: 400 },
     { name: "SQL in username", body: { username: HOSTILE.sql, password: PASSWORD, email: "c@example.test" }, status: 400 },

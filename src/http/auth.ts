@@ -98,12 +98,22 @@ export function currentUser(ctx: AppContext, request: Request, set: SetLike): (U
 /**
  * `{ auth: true }` on a route supplies `user` (the signed-in user row) or answers 401.
  * Use the same instance everywhere: createApp builds one per context.
+ *
+ * The check runs in the transform phase, before the body is validated: a caller who is not
+ * signed in learns that and nothing about what its body should have been (and the schema's
+ * work is not spent on it). resolve, which runs after validation, hands the user over.
  */
 export function authPlugin(ctx: AppContext) {
+  const signedIn = new WeakMap<Request, NonNullable<ReturnType<typeof currentUser>>>();
   return new Elysia({ name: "auth", seed: ctx.instanceId }).macro({
     auth: {
-      resolve({ request, set }) {
+      transform({ request, set }) {
         const user = currentUser(ctx, request, set);
+        if (!user) throw new AppError("UNAUTHORIZED", "Please sign in to continue");
+        signedIn.set(request, user);
+      },
+      resolve({ request }) {
+        const user = signedIn.get(request);
         if (!user) throw new AppError("UNAUTHORIZED", "Please sign in to continue");
         return { user };
       },

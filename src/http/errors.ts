@@ -1,6 +1,7 @@
 import { Elysia } from "elysia";
 import { statusOf, type ErrorBody, type ErrorCode } from "../shared/errors";
-import { log } from "./log";
+import { BASE_SECURITY_HEADERS } from "./headers";
+import { rateLimitedLog } from "./log";
 
 export class AppError extends Error {
   constructor(
@@ -25,11 +26,24 @@ export function errorResponse(code: ErrorCode, message: string, fields?: Record<
   const body: ErrorBody = { error: { code, message, ...(fields ? { fields } : {}) } };
   return new Response(JSON.stringify(body), {
     status: statusOf[code],
-    headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-store", "x-content-type-options": "nosniff", ...headers },
+    headers: { ...BASE_SECURITY_HEADERS, "content-type": "application/json; charset=utf-8", "cache-control": "no-store", ...headers },
   });
 }
 
-type Issue = { message?: string; path?: { key?: unknown }[] };
+type Issue = { message?: string; path?: readonly { key?: unknown }[] };
+
+// A message or field name built from input (valibot's default "received …" texts, object keys)
+// is cut short: an error answer never echoes a large part of the request.
+const MAX_MESSAGE = 200;
+const short = (s: string) => (s.length > MAX_MESSAGE ? `${s.slice(0, MAX_MESSAGE)}…` : s);
+
+/** A schema's first issue as the one VALIDATION answer: its message, keyed by its field. */
+export function validationFailure(issue: Issue | undefined): AppError {
+  const key = issue?.path?.map((p) => String(p.key)).join(".");
+  const field = key ? short(key) : undefined;
+  const message = short(issue?.message && !issue.message.startsWith("Invalid key") ? issue.message : field ? `${field} is required` : "Invalid input");
+  return new AppError("VALIDATION", message, field ? { [field]: message } : undefined);
+}
 
 export const BUSY_MESSAGE = "The database is busy. Please try again.";
 export const FULL_MESSAGE = "The server's storage is full. Please try again later.";
@@ -61,7 +75,6 @@ export function sqliteFault(error: unknown): AppError | null {
   return null;
 }
 
-/** The single onError: every failure leaves the server as the one error shape. */
 /**
  * What to log for a failing request: the route pattern (/api/invites/:code) rather than the
  * path, whose segments may be secrets such as invite codes.
@@ -70,20 +83,25 @@ function routeOf(request: Request, route: string | undefined) {
   return route || new URL(request.url).pathname.replace(/^(\/api\/invites\/)[^/]+/, "$1:code");
 }
 
+// An unexpected failure is worth a stack trace, but a client that can trigger one must not be
+// able to fill the disk with them: a few per minute, then one line saying how many were left out.
+const unexpected = rateLimitedLog(5, 60_000);
+const unavailable = rateLimitedLog(5, 60_000);
+
+/** The single onError: every failure leaves the server as the one error shape. */
 export const errorHandler = new Elysia({ name: "errors" }).onError({ as: "global" }, ({ code, error, request, route }) => {
   if (error instanceof AppError) return errorResponse(error.code, error.message, error.fields, error.headers);
   const fault = sqliteFault(error);
   if (fault) {
     // Operators need to see these (a full disk does not fix itself); no request body is logged.
-    log.error("database unavailable", { method: request.method, path: routeOf(request, route), error: String(error) });
+    unavailable("database unavailable", { method: request.method, path: routeOf(request, route), error: String(error) });
     return errorResponse(fault.code, fault.message, undefined, fault.headers);
   }
   switch (code) {
     case "VALIDATION": {
-      const issue = (error as unknown as { valueError?: Issue }).valueError;
-      const key = issue?.path?.map((p) => String(p.key)).join(".");
-      const message = issue?.message && !issue.message.startsWith("Invalid key") ? issue.message : key ? `${key} is required` : "Invalid input";
-      return errorResponse("VALIDATION", message, key ? { [key]: message } : undefined);
+      // Query and params schemas (bodies are checked by jsonBody, which throws AppErrors).
+      const failure = validationFailure((error as unknown as { valueError?: Issue }).valueError);
+      return errorResponse(failure.code, failure.message, failure.fields);
     }
     case "PARSE":
       return errorResponse("BAD_REQUEST", "The request body is not valid JSON");
@@ -97,6 +115,6 @@ export const errorHandler = new Elysia({ name: "errors" }).onError({ as: "global
     return errorResponse(status === 413 ? "PAYLOAD_TOO_LARGE" : "BAD_REQUEST", status === 413 ? "The request is too large" : "Bad request");
   }
   // Unknown failures are logged with the path only (never bodies: they may hold passwords).
-  log.error("unhandled error", { method: request.method, path: routeOf(request, route), error: String((error as Error)?.stack ?? error) });
+  unexpected("unhandled error", { method: request.method, path: routeOf(request, route), error: String((error as Error)?.stack ?? error) });
   return errorResponse("INTERNAL", "Something went wrong on our side. Please try again.");
 });

@@ -19,3 +19,27 @@ export const log = {
   warn: (msg: string, data?: Record<string, unknown>) => write("warn", msg, data),
   error: (msg: string, data?: Record<string, unknown>) => write("error", msg, data),
 };
+
+/**
+ * An error log that writes at most `max` lines per `windowMs`; the first line after a quiet
+ * spell says how many were left out. For events a client can cause at will.
+ */
+export function rateLimitedLog(max: number, windowMs: number) {
+  let windowStart = 0;
+  let written = 0;
+  let dropped = 0;
+  return (msg: string, data?: Record<string, unknown>) => {
+    const now = Date.now();
+    if (now - windowStart >= windowMs) {
+      windowStart = now;
+      written = 0;
+    }
+    if (written >= max) {
+      dropped++;
+      return;
+    }
+    written++;
+    write("error", msg, dropped ? { ...data, droppedBefore: dropped } : data);
+    dropped = 0;
+  };
+}

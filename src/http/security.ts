@@ -1,6 +1,7 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../context";
-import { forbidden } from "./errors";
+import { forbidden, notFound } from "./errors";
+import { BASE_SECURITY_HEADERS } from "./headers";
 import { ipv4Int, ipv6Words, isIp, normaliseIp, parseProxyEntry, prefixMatch } from "./ip";
 
 const SAFE = new Set(["GET", "HEAD", "OPTIONS"]);
@@ -113,16 +114,38 @@ export function clientIp(ctx: AppContext, request: Request, server: ServerLike):
   return clientAddress(ctx, request, server).ip ?? "unknown";
 }
 
-/** Headers every response carries (a route may choose its own referrer-policy). */
-export const BASE_SECURITY_HEADERS = {
-  "x-content-type-options": "nosniff",
-  "referrer-policy": "strict-origin-when-cross-origin",
-  "x-frame-options": "DENY",
-} as const;
+// Stated in headers.ts (imported by errors.ts too, which this file imports).
+export { BASE_SECURITY_HEADERS, staticPageCsp, staticPageHeaders } from "./headers";
 
-/** Adds BASE_SECURITY_HEADERS to every response the framework makes. */
+/** Adds BASE_SECURITY_HEADERS to every response a handler makes (errorResponse adds its own). */
 export function securityHeaders(ctx: AppContext) {
   return new Elysia({ name: "security-headers", seed: ctx.instanceId }).onAfterHandle({ as: "global" }, ({ set }) => {
     Object.assign(set.headers, BASE_SECURITY_HEADERS);
+  });
+}
+
+const decodable = (s: string) => {
+  try {
+    decodeURIComponent(s);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/**
+ * A path segment with a malformed escape (/%ff, /abc%ZZ, /l/%) reaches a route as a null
+ * param, Elysia's decoder having given up, and handlers would take null for a code or a name;
+ * a wildcard (the web app's /*) gets the raw text, which the browser's router would then fail
+ * to decode. Such a path names nothing: 404 in the one error shape, before any handler runs.
+ * (The redirect fast lane needs no check: Bun's router hands it U+FFFD for a bad escape, which
+ * no short code contains, so those paths fall through to the app and end here.)
+ */
+export function malformedPaths(ctx: AppContext) {
+  return new Elysia({ name: "malformed-paths", seed: ctx.instanceId }).onTransform({ as: "global" }, ({ params }) => {
+    for (const key in params) {
+      const value = (params as Record<string, string | null>)[key];
+      if (value === null || (key === "*" && value.includes("%") && !decodable(value))) throw notFound("Not found");
+    }
   });
 }

@@ -7,6 +7,7 @@ import { badRequest, conflict, forbidden, notFound } from "../http/errors";
 import { isReserved } from "../shared/reserved";
 import { analyticsReports } from "../analytics/report";
 import { CreateLinkBody, EditLinkBody, MSG, destinationProblem, type Tracker } from "./schema";
+import { jsonBody } from "../http/bodyLimit";
 import type { Links } from "./service";
 import type { LinkRow } from "./store";
 
@@ -87,7 +88,7 @@ export function linkRoutes(ctx: AppContext, auth: AuthPlugin, links: Links, trac
         set.status = 201;
         return links.view(row);
       },
-      { auth: true, body: CreateLinkBody },
+      { auth: true, body: jsonBody(CreateLinkBody) },
     )
     .delete(
       "/:id",
@@ -146,7 +147,7 @@ export function linkRoutes(ctx: AppContext, auth: AuthPlugin, links: Links, trac
         links.remember(updated, row.short_code);
         return links.view(updated);
       },
-      { auth: true, body: EditLinkBody },
+      { auth: true, body: jsonBody(EditLinkBody) },
     )
     .post(
       "/:id/reset-clicks",

@@ -3,7 +3,7 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../context";
 import { readCookie } from "../http/auth";
-import { BASE_SECURITY_HEADERS, clientAddress } from "../http/security";
+import { BASE_SECURITY_HEADERS, staticPageHeaders, clientAddress } from "../http/security";
 import { isReserved } from "../shared/reserved";
 import { CODE_MAX, CODE_PATTERN, ROOT_CODE } from "../links/schema";
 import type { Links } from "../links/service";
@@ -28,7 +28,7 @@ const cap = (s: string | null, n = MAX_HEADER) => (s ? s.slice(0, n) : null);
 function gonePage(title: string, message: string) {
   // Static text only: nothing from the request or the link is ever written into this page.
   const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${title}</title><meta name="robots" content="noindex"><style>body{font-family:system-ui,sans-serif;display:grid;place-items:center;min-height:100vh;margin:0;background:#fafafa;color:#18181b}@media(prefers-color-scheme:dark){body{background:#09090b;color:#fafafa}a{color:#93c5fd}}main{max-width:28rem;padding:1.5rem;text-align:center}h1{font-size:1.5rem}</style></head><body><main><h1>${title}</h1><p>${message}</p><p><a href="/">Go to the home page</a></p></main></body></html>`;
-  return new Response(html, { status: 410, headers: { ...BASE_SECURITY_HEADERS, "content-type": "text/html; charset=utf-8", "cache-control": "no-store" } });
+  return new Response(html, { status: 410, headers: staticPageHeaders(html) });
 }
 
 const home = () => new Response(null, { status: 302, headers: { ...BASE_SECURITY_HEADERS, location: "/", "cache-control": "no-store" } });

@@ -8,6 +8,7 @@ export type ErrorCode =
   | "CONFLICT"
   | "GONE"
   | "PAYLOAD_TOO_LARGE"
+  | "UNSUPPORTED_MEDIA_TYPE"
   | "RATE_LIMITED"
   | "INTERNAL"
   | "UNAVAILABLE";
@@ -23,6 +24,7 @@ export const statusOf: Record<ErrorCode, number> = {
   CONFLICT: 409,
   GONE: 410,
   PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
   RATE_LIMITED: 429,
   INTERNAL: 500,
   UNAVAILABLE: 503,

@@ -6,6 +6,7 @@ import { titleAddedNotice } from "../notifications/events";
 import { notificationsStore } from "../notifications/store";
 import { topicsStore, type TopicRole } from "../topics/store";
 import { CreateTitleBody, TitleQuery, UpdateTitleBody } from "./schema";
+import { jsonBody } from "../http/bodyLimit";
 import { titlesStore } from "./store";
 
 const TOPIC_NOT_FOUND = "Topic not found";
@@ -68,7 +69,7 @@ export function titleRoutes(ctx: AppContext, auth: AuthPlugin) {
         set.status = 201;
         return title;
       },
-      { auth: true, body: CreateTitleBody },
+      { auth: true, body: jsonBody(CreateTitleBody) },
     )
     .put(
       "/:username/:topicSlug/titles/:id",
@@ -79,7 +80,7 @@ export function titleRoutes(ctx: AppContext, auth: AuthPlugin) {
         if (!title) throw notFound(TITLE_NOT_FOUND);
         return title;
       },
-      { auth: true, body: UpdateTitleBody, query: TitleQuery },
+      { auth: true, body: jsonBody(UpdateTitleBody), query: TitleQuery },
     )
     .delete(
       "/:username/:topicSlug/titles/:id",

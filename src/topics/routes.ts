@@ -4,6 +4,7 @@ import type { AuthPlugin } from "../http/auth";
 import { badRequest, notFound } from "../http/errors";
 import { assertCanAddTopic, assertCanUseEmoji } from "../plans/rules";
 import { CreateTopicBody, ReorderBody, UpdateTopicBody, type Topic } from "./schema";
+import { jsonBody } from "../http/bodyLimit";
 import { splitEmoji } from "./slug";
 import { randomPhone, topicsStore } from "./store";
 import { topicVcard, vcardFilename } from "./vcard";
@@ -38,7 +39,7 @@ export function topicRoutes(ctx: AppContext, auth: AuthPlugin) {
         set.status = 201;
         return store.create(user.id, { name, emoji, accessType: body.accessType }, phone);
       },
-      { auth: true, body: CreateTopicBody },
+      { auth: true, body: jsonBody(CreateTopicBody) },
     )
     // Listed before /topics/:id so "reorder" is never read as an id.
     .post(
@@ -48,7 +49,7 @@ export function topicRoutes(ctx: AppContext, auth: AuthPlugin) {
         if (!list) throw badRequest("fromIndex and toIndex must point at topics in your list");
         return list;
       },
-      { auth: true, body: ReorderBody },
+      { auth: true, body: jsonBody(ReorderBody) },
     )
     .put(
       "/topics/:id",
@@ -62,7 +63,7 @@ export function topicRoutes(ctx: AppContext, auth: AuthPlugin) {
         if (patch.emoji !== undefined) assertCanUseEmoji(user, patch.emoji, current.emoji);
         return store.update(user.id, id, patch)!;
       },
-      { auth: true, body: UpdateTopicBody },
+      { auth: true, body: jsonBody(UpdateTopicBody) },
     )
     .delete(
       "/topics/:id",

@@ -78,7 +78,7 @@ describe("POST /api/topics", () => {
     { name: "body is an array", body: [1, 2], status: 400 },
     { name: "body is null", body: null, status: 400 },
     { name: "malformed JSON", raw: '{"name": "x",', status: 400, message: "The request body is not valid JSON" },
-    { name: "plain text body", raw: "name=x", headers: { "content-type": "text/plain" }, status: 400 },
+    { name: "plain text body", raw: "name=x", headers: { "content-type": "text/plain" }, status: 415, message: "Content-Type: application/json" },
   ];
   for (const s of invalid) {
     test(`refuses ${s.name} and adds nothing`, async () => {
