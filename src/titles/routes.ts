@@ -7,7 +7,7 @@ import { notificationsStore } from "../notifications/store";
 import { topicsStore, type TopicRole } from "../topics/store";
 import { CreateTitleBody, TitleQuery, UpdateTitleBody } from "./schema";
 import { jsonBody } from "../http/bodyLimit";
-import { titlesStore } from "./store";
+import { NOT_YOURS, titlesStore } from "./store";
 
 const TOPIC_NOT_FOUND = "Topic not found";
 const TITLE_NOT_FOUND = "Title not found";
@@ -75,9 +75,10 @@ export function titleRoutes(ctx: AppContext, auth: AuthPlugin) {
       "/:username/:topicSlug/titles/:id",
       ({ user, params, body, query }) => {
         const id = titleId(params.id);
-        const { topic } = access(user.id, params.username, params.topicSlug, "write");
-        const title = store.update(topic.id, id, body, query.updateAllVersions === "true");
-        if (!title) throw notFound(TITLE_NOT_FOUND);
+        const { topic, role } = access(user.id, params.username, params.topicSlug, "write");
+        const title = store.update(topic.id, id, body, query.updateAllVersions === "true", { userId: user.id, isOwner: role === "owner" });
+        // Not changeable by this member: say so when they can see it (they read the topic).
+        if (!title) throw store.get(topic.id, id) ? forbidden(NOT_YOURS) : notFound(TITLE_NOT_FOUND);
         return title;
       },
       { auth: true, body: jsonBody(UpdateTitleBody), query: TitleQuery },

@@ -1,7 +1,7 @@
 // The only SQL for titles (message versions). Every statement is scoped by topic_id, and the
 // routes only pass a topic the caller may see, so another topic's title is simply not found.
 import type { Db } from "../db/open";
-import { conflict } from "../http/errors";
+import { conflict, forbidden } from "../http/errors";
 import { nowIso } from "../shared/time";
 import { titleSlug, type CreateTitleInput, type Title, type UpdateTitleInput } from "./schema";
 
@@ -39,6 +39,10 @@ const toTitle = (r: TitleRow): Title => ({
 });
 
 const NAME_TAKEN = "A title with that name already exists in this topic";
+export const NOT_YOURS = "Only the topic's owner can change titles and messages other people added";
+
+/** Who is changing a title: the topic's owner may change any, a member only their own. */
+export type Editor = { userId: number; isOwner: boolean };
 
 export function titlesStore(db: Db) {
   const select = `SELECT t.*, u.username AS created_by_username FROM titles t LEFT JOIN users u ON u.id = t.created_by`;
@@ -66,9 +70,15 @@ export function titlesStore(db: Db) {
     ),
     deleteOne: db.prepare(`DELETE FROM titles WHERE topic_id = $topicId AND id = $id`),
     deleteSeries: db.prepare(`DELETE FROM titles WHERE topic_id = $topicId AND name = $name`),
+    // Rights (PRODUCT.md): members add titles and messages; they change only versions they
+    // created themselves, and the topic's owner changes any.
+    editable: db.prepare(`${select} WHERE t.topic_id = $topicId AND t.id = $id AND ($isOwner = 1 OR t.created_by = $userId)`),
+    othersInSeries: db.prepare(`SELECT 1 FROM titles WHERE topic_id = $topicId AND name = $name AND created_by IS NOT $userId LIMIT 1`),
   };
 
   const one = (topicId: number, id: number) => q.one.get({ topicId, id }) as TitleRow | null;
+  const editable = (topicId: number, id: number, e: Editor) =>
+    q.editable.get({ topicId, id, isOwner: e.isOwner ? 1 : 0, userId: e.userId }) as TitleRow | null;
 
   /**
    * Two series with different names but one slug would share their pages
@@ -121,15 +131,17 @@ export function titlesStore(db: Db) {
 
     /**
      * Applies a change to one version; with `allVersions` a new name renames every version of
-     * the series (the other fields still apply to this version only). Null when not found.
+     * the series (the other fields still apply to this version only). Null when not found or
+     * not the editor's to change; a member renames a whole series only when every version is theirs.
      */
-    update(topicId: number, id: number, patch: UpdateTitleInput, allVersions: boolean) {
+    update(topicId: number, id: number, patch: UpdateTitleInput, allVersions: boolean, editor: Editor) {
       const tx = db.transaction(() => {
-        const row = one(topicId, id);
+        const row = editable(topicId, id, editor);
         if (!row) return null;
         const name = patch.name ?? row.name;
         if (name !== row.name) {
           if (allVersions) {
+            if (!editor.isOwner && q.othersInSeries.get({ topicId, name: row.name, userId: editor.userId })) throw forbidden(NOT_YOURS);
             // Merging two whole series would mix their version numbers: refuse it.
             if (count(topicId, name) > 0 || slugClash(topicId, name, row.name)) throw conflict(NAME_TAKEN, { name: NAME_TAKEN });
             q.renameSeries.run({ topicId, name, old: row.name, now: nowIso() });

@@ -213,11 +213,12 @@ describe("access: owner, member, viewer, stranger, signed out", () => {
   // [topic, who, expected status per op]
   const table: [string, { linkSlug: string }, Who, Record<Op, number>][] = [
     ["personal", personal, "owner", { list: 200, create: 201, update: 200, delete: 204 }],
-    ["personal", personal, "member", { list: 200, create: 201, update: 200, delete: 403 }],
+    // The seed is the owner's title: a member adds, but changes only their own (see "rights").
+    ["personal", personal, "member", { list: 200, create: 201, update: 403, delete: 403 }],
     ["personal", personal, "stranger", { list: 404, create: 404, update: 404, delete: 404 }],
     ["personal", personal, "anon", { list: 401, create: 401, update: 401, delete: 401 }],
     ["public", pub, "owner", { list: 200, create: 201, update: 200, delete: 204 }],
-    ["public", pub, "member", { list: 200, create: 201, update: 200, delete: 403 }],
+    ["public", pub, "member", { list: 200, create: 201, update: 403, delete: 403 }],
     ["public", pub, "stranger", { list: 200, create: 403, update: 403, delete: 403 }],
     ["private", priv, "owner", { list: 200, create: 201, update: 200, delete: 204 }],
     ["private", priv, "member", { list: 404, create: 404, update: 404, delete: 404 }],
@@ -377,4 +378,57 @@ describe("route collisions", () => {
       expect(r.json.map((x: { id: number }) => x.id)).toEqual([made.id]);
     });
   }
+});
+
+describe("rights: members add, only the owner changes what is not theirs (PRODUCT.md)", () => {
+  test("a member cannot edit, rename or delete the owner's title, and nothing changes", async () => {
+    const mine = await add(P, { name: "Owners Title", notes: "owner notes", version: 1 });
+    await add(P, { name: "Owners Title", notes: "v2 notes", version: 2 });
+    const before = rows();
+    const tries: [string, string, Record<string, unknown> | undefined, number][] = [
+      ["PUT", `${P}/${mine.id}`, { notes: "defaced" }, 403],
+      ["PUT", `${P}/${mine.id}`, { name: "Hijacked" }, 403],
+      ["PUT", `${P}/${mine.id}?updateAllVersions=true`, { name: "Hijacked" }, 403],
+      ["PUT", `${P}/${mine.id}`, { keyPhrase: "buy now", displayName: "Spam" }, 403],
+      ["DELETE", `${P}/${mine.id}`, undefined, 403],
+      ["DELETE", `${P}/${mine.id}?allVersions=true`, undefined, 403],
+    ];
+    for (const [method, path, body, status] of tries) {
+      const r = await t.call(method, path, { body, cookie: member.cookie });
+      expect({ path, status: r.status }).toEqual({ path, status });
+      expect(r.json.error.code).toBe("FORBIDDEN");
+    }
+    expect(rows()).toEqual(before);
+    const put = await t.call("PUT", `${P}/${mine.id}`, { body: { notes: "x" }, cookie: member.cookie });
+    expect(put.json.error.message).toBe("Only the topic's owner can change titles and messages other people added");
+    // A title that does not exist is still 404 for them.
+    expect((await t.call("PUT", `${P}/999999`, { body: { notes: "x" }, cookie: member.cookie })).status).toBe(404);
+  });
+
+  test("a member adds titles and messages (also to the owner's series) and edits only their own", async () => {
+    const owners = await add(P, { name: "Shared Thread", version: 1 });
+    const reply = await add(P, { name: "Shared Thread", notes: "mia's message", version: 2 }, member.cookie);
+    expect(reply.version).toBe(2);
+    const own = await add(P, { name: "Mias Idea", notes: "draft", version: 1 }, member.cookie);
+    // Their own versions: notes, key phrase and name.
+    const edited = await t.call("PUT", `${P}/${reply.id}`, { body: { notes: "mia's message, fixed" }, cookie: member.cookie });
+    expect(edited.status).toBe(200);
+    expect(rowOf(reply.id)!.notes).toBe("mia's message, fixed");
+    const renamed = await t.call("PUT", `${P}/${own.id}?updateAllVersions=true`, { body: { name: "Mias Plan" }, cookie: member.cookie });
+    expect(renamed.status).toBe(200);
+    expect(rowOf(own.id)!.name).toBe("Mias Plan");
+    // Renaming a whole series that holds someone else's version is the owner's call.
+    const before = rows();
+    const series = await t.call("PUT", `${P}/${reply.id}?updateAllVersions=true`, { body: { name: "Taken Over" }, cookie: member.cookie });
+    expect(series.status).toBe(403);
+    expect(rows()).toEqual(before);
+    // Deleting stays the owner's, even for the member's own title.
+    expect((await t.call("DELETE", `${P}/${own.id}`, { cookie: member.cookie })).status).toBe(403);
+    expect(rowOf(own.id)).not.toBeNull();
+    // The owner changes anything in the topic.
+    expect((await t.call("PUT", `${P}/${reply.id}`, { body: { notes: "moderated" }, cookie: owner.cookie })).status).toBe(200);
+    expect((await t.call("PUT", `${P}/${owners.id}?updateAllVersions=true`, { body: { name: "Owner Renamed" }, cookie: owner.cookie })).status).toBe(200);
+    expect([owners.id, reply.id].map((id) => rowOf(id)!.name)).toEqual(["Owner Renamed", "Owner Renamed"]);
+    expect((await t.call("DELETE", `${P}/${own.id}`, { cookie: owner.cookie })).status).toBe(204);
+  });
 });
