@@ -6,7 +6,7 @@ import { readFileSync } from "node:fs";
 import { ORIGIN, setup } from "../test/helpers";
 import { MAX_BODY_BYTES, MAX_REQUEST_BYTES, TOO_LARGE_MESSAGE } from "./bodyLimit";
 import { contentSecurityPolicy, inlineScriptHashes } from "./spa";
-import { FFMPEG_WORKER_URL } from "../vendor/paths";
+import { FFMPEG_WORKER_URL } from "../shared/ffmpegPaths";
 
 const t = await setup();
 const { app, call, signUp, count } = t;

@@ -2,7 +2,7 @@ import { Elysia } from "elysia";
 // Nothing is fetched from a CDN: from source the files come from node_modules (embedded.js);
 // the compiled binary carries build-time gzip and brotli copies (builtAssets).
 import { embedded } from "./embedded.js";
-import { FFMPEG_BASE } from "./paths";
+import { FFMPEG_BASE } from "../shared/ffmpegPaths";
 import { contentSecurityPolicy, securityHeadersFor } from "../http/spa";
 import { builtAssets, type BuiltAssets } from "../http/builtAssets";
 

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { brotliCompressSync, brotliDecompressSync } from "node:zlib";
 import { Elysia } from "elysia";
 import { accepts, vendorRoutes } from "./routes";
-import { FFMPEG_BASE, FFMPEG_CORE_URL, FFMPEG_CORE_VERSION, FFMPEG_WASM_URL, FFMPEG_WORKER_URL } from "./paths";
+import { FFMPEG_BASE, FFMPEG_CORE_URL, FFMPEG_CORE_VERSION, FFMPEG_WASM_URL, FFMPEG_WORKER_URL } from "../shared/ffmpegPaths";
 
 const { app } = await setup();
 /** Raw bytes are needed here (setup().call decodes bodies as text). */

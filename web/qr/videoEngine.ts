@@ -2,7 +2,7 @@
 // @ffmpeg/core in its own Web Worker (the page stays responsive). Every file comes from this
 // server under /vendor/ (see src/vendor/), never from a CDN, and only once video is asked for.
 import type { FFmpeg } from "@ffmpeg/ffmpeg";
-import { FFMPEG_CORE_URL, FFMPEG_WASM_URL, FFMPEG_WORKER_URL } from "../../src/vendor/paths";
+import { FFMPEG_CORE_URL, FFMPEG_WASM_URL, FFMPEG_WORKER_URL } from "../../src/shared/ffmpegPaths";
 import { drawFrame, ffmpegArgs, frameName, frameParams, VIDEO } from "./videoLayout";
 import type { LogoSource } from "./qrImage";
 

@@ -1,4 +1,5 @@
-// Where the binary serves the in-browser video engine (shared by the server route and /qr).
+// Where the binary serves the in-browser video engine: shared by the server route (src/vendor/)
+// and /qr, so it lives in src/shared/, the one server folder besides schema.ts files that web/ imports.
 // The @ffmpeg/core version is in the path so the files can be cached as immutable.
 export const FFMPEG_CORE_VERSION = "0.12.10";
 export const FFMPEG_BASE = `/vendor/ffmpeg-${FFMPEG_CORE_VERSION}`;
