@@ -36,6 +36,13 @@ p=$(grep -Eo '^smoke: [0-9]+ passed' .tmp/smoke.log | grep -Eo '[0-9]+' || echo 
 f=$(grep -Eo '[0-9]+ failed$' .tmp/smoke.log | tail -1 | grep -Eo '[0-9]+' || echo 1)
 passed=$((passed + p)); failed=$((failed + f))
 
+echo "== Hostile-input suite (compiled binary; one test per request, plus whole-run checks)"
+bun run scripts/hostile.ts 2>&1 | tee .tmp/hostile.log
+[ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+p=$(grep -Eo '^hostile: [0-9]+ passed' .tmp/hostile.log | tail -1 | grep -Eo '[0-9]+' || echo 0)
+f=$(grep -Eo '^hostile: [0-9]+ passed, [0-9]+ failed$' .tmp/hostile.log | tail -1 | grep -Eo '[0-9]+ failed' | grep -Eo '[0-9]+' || echo 1)
+passed=$((passed + p)); failed=$((failed + f))
+
 echo "== Browser tests (Playwright, Chromium, compiled binary)"
 rm -f .tmp/e2e-results.json
 E2E_DATA_DIR="" npx --no-install playwright test
