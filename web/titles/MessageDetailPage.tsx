@@ -171,6 +171,7 @@ function MessageDetail({ topic, entry, username, topicSlug, listHref }: { topic:
           <input
             id={ids.name}
             className="display-name-input"
+            dir="auto"
             value={displayName}
             readOnly={!canWrite}
             onChange={(e) => setDisplayName(e.target.value)}

@@ -6,6 +6,7 @@ import { Button } from "../ui/Button";
 import { ConfirmDialog } from "../ui/Dialog";
 import { Field, Select, TextArea } from "../ui/Field";
 import { Menu } from "../ui/Menu";
+import { ClampedText } from "../ui/ClampedText";
 import { FullPageSpinner, Spinner } from "../ui/Spinner";
 import { toast, toastError } from "../ui/Toast";
 import { act } from "../lib/act";
@@ -94,7 +95,7 @@ export function MessageListPage() {
           </nav>
         </div>
         <div className="titles-toolbar">
-          <h1 className="list-title">{name}</h1>
+          <h1 className="list-title" dir="auto">{name}</h1>
           <span className="spacer" />
           {canWrite && latest && (
             <Button onClick={newMessage} busy={creating}>New Message</Button>
@@ -199,13 +200,13 @@ function MessageCard(props: {
       ) : (
         <>
           <div className="message-main">
-            <h2 className="message-name">{m.displayName || m.name}</h2>
+            <h2 className="message-name" dir="auto">{m.displayName || m.name}</h2>
             <p className="message-meta">
               <span className="badge badge-primary">{label}</span>{" "}
               <time dateTime={m.createdAt}>{formatDate(m.createdAt)}</time>
               {m.createdByUsername && <span className="muted"> · {m.createdByUsername}</span>}
             </p>
-            {m.notes && <p className="title-notes">{m.notes}</p>}
+            {m.notes && <ClampedText className="title-notes" text={m.notes} />}
           </div>
           <div className="title-actions">
             <Link href={props.href} className="btn btn-primary btn-sm" aria-label={`Open ${label}`}>Open</Link>

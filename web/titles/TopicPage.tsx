@@ -7,6 +7,7 @@ import { ApiError } from "../lib/api";
 import { Button } from "../ui/Button";
 import { ConfirmDialog } from "../ui/Dialog";
 import { Field, Select, TextArea } from "../ui/Field";
+import { ClampedText } from "../ui/ClampedText";
 import { Spinner } from "../ui/Spinner";
 import { toast, toastError } from "../ui/Toast";
 import { act } from "../lib/act";
@@ -28,6 +29,7 @@ import {
   type TopicView,
   type ViewKey,
 } from "./data";
+import { PhoneNumber } from "../topics/PhoneNumber";
 import "./titles.css";
 import { usePageTitle } from "../shell/usePageTitle";
 
@@ -130,11 +132,16 @@ function TopicLoaded({
       <main className="container titles-page stack">
         <div className="titles-head">
           <Link href="/" className="btn btn-ghost btn-icon" aria-label="Back to Home">←</Link>
-          <h1>
+          <h1 dir="auto">
             {topic.emoji && <span aria-hidden="true">{topic.emoji} </span>}
             {topic.name}
           </h1>
         </div>
+        {topic.phoneNumber && (
+          <p className="topic-phone">
+            <PhoneNumber number={topic.phoneNumber} topic={topicLabel(topic)} />
+          </p>
+        )}
 
         {canWrite ? (
           <AddTitleForm
@@ -160,7 +167,8 @@ function TopicLoaded({
           ) : !titles ? (
             <Spinner label="Loading titles" />
           ) : rows.length === 0 ? (
-            <p className="empty">No titles found. Add your first title above.</p>
+            // Readers of a public topic have no form to add with (issue 13).
+            <p className="empty">{canWrite ? "No titles found. Add your first title above." : "No titles found."}</p>
           ) : (
             <ul className="title-list">
               {rows.map((t) => (
@@ -319,10 +327,10 @@ function TitleRow(props: {
   return (
     <li className={`title-row card ${props.highlighted ? "is-new" : ""}`}>
       <div className="title-main">
-        <h3 className="title-name">
+        <h3 className="title-name" dir="auto">
           <Link href={props.href}>{t.name}</Link>
         </h3>
-        {t.notes && <p className="title-notes">{t.notes}</p>}
+        {t.notes && <ClampedText className="title-notes" text={t.notes} />}
       </div>
       {/* Spec §4: while any row is in edit, the row action buttons are hidden. */}
       {!props.anyEditing && (

@@ -18,6 +18,7 @@ export type TopicView = {
   slug: string;
   linkSlug: string;
   username: string;
+  phoneNumber: string;
   role: "owner" | "member" | "viewer";
 };
 

@@ -6,6 +6,7 @@ import { ConfirmDialog } from "../ui/Dialog";
 import { Field, Select } from "../ui/Field";
 import { Menu } from "../ui/Menu";
 import { toast, toastError } from "../ui/Toast";
+import { PhoneNumber } from "./PhoneNumber";
 import { copyText, HIGHLIGHT_MS, topicLabel, topicLink, topicPath, topicsApi, TOPICS_KEY, type Topic } from "./data";
 
 const ACCESS = [
@@ -148,11 +149,12 @@ export function TopicRow({ topic, shared, draggable, sortable = STILL }: Props) 
       ) : (
         <>
           <div className="topic-main">
-            <span className="topic-name">{label}</span>
+            <span className="topic-name" dir="auto">{label}</span>
             <span className="topic-meta">
               {shared && <span className="badge">from {topic.username}</span>}
               {!shared && topic.accessType !== "personal" && <span className="badge">{topic.accessType === "public" ? "Public" : "Private"}</span>}
               <span className="muted">{clicks} {clicks === 1 ? "click" : "clicks"}</span>
+              {topic.phoneNumber && <PhoneNumber number={topic.phoneNumber} topic={label} />}
             </span>
           </div>
           <div className="topic-actions desktop-only">
