@@ -1,6 +1,7 @@
 // One schema for the server route and the web form: the messages users see live here.
 import * as v from "valibot";
 import { isReserved } from "../shared/reserved";
+import { noControlChars } from "../shared/text";
 
 const text = (what: string) => v.optional(v.string(`${what} must be text`), "");
 
@@ -8,6 +9,7 @@ export const Username = v.pipe(
   text("Username"),
   v.trim(),
   v.nonEmpty("Username is required"),
+  noControlChars("Username"),
   v.maxLength(32, "Username must be at most 32 characters"),
   v.toLowerCase(),
   v.regex(/^[a-z0-9_-]{3,32}$/, "Username must be 3 to 32 characters: letters, numbers, '-' or '_'"),

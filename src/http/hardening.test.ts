@@ -4,9 +4,9 @@
 // every kind of response carries the security headers.
 import { afterAll, describe, expect, spyOn, test } from "bun:test";
 import { ORIGIN, PASSWORD, setup } from "../test/helpers";
-import { MAX_BODY_BYTES, MAX_JSON_DEPTH, NOT_JSON_TYPE_MESSAGE, TOO_DEEP_MESSAGE, TOO_LARGE_MESSAGE, nestsDeeperThan } from "./bodyLimit";
+import { MAX_BODY_BYTES, MAX_JSON_DEPTH, MAX_JSON_VALUES, NOT_JSON_TYPE_MESSAGE, TOO_DEEP_MESSAGE, TOO_LARGE_MESSAGE, TOO_MANY_VALUES_MESSAGE, jsonShapeProblem } from "./bodyLimit";
 import { BASE_SECURITY_HEADERS } from "./headers";
-import { FFMPEG_WORKER_URL } from "../vendor/paths";
+import { FFMPEG_WORKER_URL } from "../shared/ffmpegPaths";
 
 const t = await setup();
 const alice = await t.signUp("hardalice");
@@ -35,10 +35,11 @@ const attacks: Attack[] = [
   { name: "arrays nested 20,000 deep", body: deepArrays, status: 400, message: TOO_DEEP_MESSAGE },
   { name: "objects nested 8,000 deep", body: deepObjects, status: 400, message: TOO_DEEP_MESSAGE },
   { name: `nesting one past the limit (${MAX_JSON_DEPTH + 1})`, body: "[".repeat(MAX_JSON_DEPTH + 1) + "]".repeat(MAX_JSON_DEPTH + 1), status: 400, message: TOO_DEEP_MESSAGE },
+  { name: "a 1 MB array where a string belongs", body: wideArray, status: 400, message: TOO_MANY_VALUES_MESSAGE },
+  { name: "an object with ~100,000 keys", body: wideObject, status: 400, message: TOO_MANY_VALUES_MESSAGE },
+  { name: "~350,000 empty objects", body: manyObjects, status: 400, message: TOO_MANY_VALUES_MESSAGE },
   // Routes whose fields are all optional ignore keys they do not know (PUT /api/topics/:id).
-  { name: "a 1 MB array where a string belongs", body: wideArray, status: 400, or200: true },
-  { name: "an object with ~100,000 keys", body: wideObject, status: 400, or200: true },
-  { name: "~350,000 empty objects", body: manyObjects, status: 400 },
+  { name: `${MAX_JSON_VALUES} values, just within the count`, body: `{"a":[${Array(MAX_JSON_VALUES - 2).fill(0).join(",")}]}`, status: 400, or200: true },
   { name: "a 1 MB string", body: longString, status: 400, or200: true },
   { name: "bad UTF-8", body: brokenUtf8, status: 400 },
   { name: "truncated JSON", body: '{"username": "a",', status: 400, message: "The request body is not valid JSON" },
@@ -96,13 +97,16 @@ describe("a budget for every request", () => {
       expect(mb() - before).toBeLessThan(300);
     });
 
-  test("the depth scan ignores brackets inside strings and escaped quotes", () => {
-    const enc = (s: string) => new TextEncoder().encode(s);
-    expect(nestsDeeperThan(enc(deepInString), 3)).toBe(false);
-    expect(nestsDeeperThan(enc(JSON.stringify({ a: '\\"[[[[', b: [[1]] })), 3)).toBe(false);
-    expect(nestsDeeperThan(enc(JSON.stringify({ a: '\\"', b: [[[1]]] })), 3)).toBe(true);
-    expect(nestsDeeperThan(enc("[[[]]]"), 3)).toBe(false);
-    expect(nestsDeeperThan(enc("[[[[]]]]"), 3)).toBe(true);
+  test("the shape scan ignores brackets and commas inside strings, and escaped quotes", () => {
+    const shape = (v: unknown, depth: number, values = 1000) => jsonShapeProblem(new TextEncoder().encode(typeof v === "string" ? v : JSON.stringify(v)), depth, values);
+    expect(shape(deepInString, 3)).toBeNull();
+    expect(shape({ a: '\\"[[[[', b: [[1]] }, 3)).toBeNull();
+    expect(shape({ a: '\\"', b: [[[1]]] }, 3)).toBe("depth");
+    expect(shape("[[[]]]", 3)).toBeNull();
+    expect(shape("[[[[]]]]", 3)).toBe("depth");
+    expect(shape({ a: ",".repeat(5000) }, 3, 10)).toBeNull();
+    expect(shape([1, 2, 3, 4, 5, 6, 7, 8, 9], 3, 10)).toBeNull();
+    expect(shape([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11], 3, 10)).toBe("values");
   });
 
   test("brackets inside a string are text, not nesting: a 50,000-bracket topic name is just too long", async () => {
@@ -294,5 +298,40 @@ describe("security headers on every kind of response", () => {
     expect(csp).not.toContain("unsafe-inline");
     const style = r.text.match(/<style>([\s\S]*?)<\/style>/)?.[1];
     if (style) expect(csp).toContain(`'sha256-${new Bun.CryptoHasher("sha256").update(style).digest("base64")}'`);
+  });
+});
+
+describe("names refuse control characters", () => {
+  const controls = ["\u0000", "\u0007", "\u001b[31m", "\u007f", "\u0085", "\u009b", "\n"];
+  const fields: { name: string; method: string; path: () => string; body: (bad: string) => Record<string, unknown>; message: string; field: string }[] = [
+    { name: "username", method: "POST", path: () => "/api/register", body: (bad) => ({ username: `ctl${bad}user`, password: PASSWORD, email: "ctl@example.test" }), message: "Username must not contain control characters", field: "username" },
+    { name: "topic name", method: "POST", path: () => "/api/topics", body: (bad) => ({ name: `Topic${bad}name` }), message: "Topic name must not contain control characters", field: "name" },
+    { name: "topic rename", method: "PUT", path: () => `/api/topics/${topic.id}`, body: (bad) => ({ name: `Topic${bad}name` }), message: "Topic name must not contain control characters", field: "name" },
+    { name: "topic emoji", method: "PUT", path: () => `/api/topics/${topic.id}`, body: (bad) => ({ emoji: `🚀${bad}🚀` }), message: "Emoji must not contain control characters", field: "emoji" },
+    { name: "title name", method: "POST", path: () => `/api/hardalice/${topic.linkSlug}/titles`, body: (bad) => ({ name: `Title${bad}name` }), message: "Title name must not contain control characters", field: "name" },
+    { name: "title display name", method: "POST", path: () => `/api/hardalice/${topic.linkSlug}/titles`, body: (bad) => ({ name: "Ok title", displayName: `Dis${bad}play` }), message: "Display name must not contain control characters", field: "displayName" },
+    { name: "link title", method: "POST", path: () => "/api/links", body: (bad) => ({ originalUrl: "https://example.com/c", title: `Link${bad}title` }), message: "Title must not contain control characters", field: "title" },
+  ];
+  for (const f of fields)
+    test(`${f.name}: every C0/C1 control is refused with a clear message, nothing written`, async () => {
+      const before = ["users", "topics", "titles", "short_links"].map(t.count);
+      for (const bad of controls) {
+        const r = await t.call(f.method, f.path(), { cookie: alice.cookie, body: f.body(bad) });
+        expect({ bad, status: r.status, body: r.json }).toEqual({ bad, status: 400, body: { error: { code: "VALIDATION", message: f.message, fields: { [f.field]: f.message } } } });
+      }
+      expect(["users", "topics", "titles", "short_links"].map(t.count)).toEqual(before);
+    });
+
+  test("message text is stored as typed: line breaks, tabs, even NUL", async () => {
+    const notes = "one\n\ttwo\r\nthree\u0000four";
+    const ok = await t.call("POST", `/api/hardalice/${topic.linkSlug}/titles`, { cookie: alice.cookie, body: { name: "Lines", notes } });
+    expect(ok.status).toBe(201);
+    expect(ok.json.notes).toBe(notes);
+  });
+
+  test("names in other scripts, emoji and punctuation are still fine", async () => {
+    const r = await t.call("POST", "/api/topics", { cookie: alice.cookie, body: { name: "Café 🚀 — Ünïcödé/日本" } });
+    expect(r.status).toBe(201);
+    expect(r.json.name).toBe("Café 🚀 — Ünïcödé/日本");
   });
 });

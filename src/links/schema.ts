@@ -2,6 +2,7 @@
 // Isomorphic: the web dialogs import it too, so nothing server-only belongs in this file.
 import * as v from "valibot";
 import { isReserved } from "../shared/reserved";
+import { noControlChars } from "../shared/text";
 
 export const MAX_URL_LENGTH = 2048;
 export const TITLE_MAX = 100;
@@ -82,7 +83,7 @@ export const OriginalUrl = v.pipe(
   v.check((s) => destinationProblem(s) === null, (issue) => destinationProblem(String(issue.input)) ?? MSG.url),
 );
 
-export const Title = v.pipe(text("Title"), v.trim(), v.nonEmpty(MSG.title), v.maxLength(TITLE_MAX, MSG.titleLength));
+export const Title = v.pipe(text("Title"), v.trim(), v.nonEmpty(MSG.title), noControlChars("Title"), v.maxLength(TITLE_MAX, MSG.titleLength));
 
 export const Description = v.pipe(
   v.optional(v.nullable(v.string("Description must be text")), ""),

@@ -1,5 +1,6 @@
 // One schema for the titles routes and the web forms: the spec's messages live here.
 import * as v from "valibot";
+import { noControlChars } from "../shared/text";
 
 /**
  * Spec §2 (topic page): the title name lower-cased, every run of characters other than a-z
@@ -28,6 +29,7 @@ export const TitleNameInput = v.pipe(
   v.optional(v.string("Title name must be text"), ""),
   v.trim(),
   v.nonEmpty("Title name is required"),
+  noControlChars("Title name"),
   v.maxLength(TITLE_NAME_MAX, "Title name must be less than 50 characters"),
 );
 
@@ -36,6 +38,7 @@ export const TitleName = v.pipe(
   v.optional(v.string("Title name must be text"), ""),
   v.trim(),
   v.nonEmpty("Title name is required"),
+  noControlChars("Title name"),
   v.check((n) => baseName(n).trim().length > 0, "Title name is required"),
   v.check((n) => baseName(n).length <= TITLE_NAME_MAX, "Title name must be less than 50 characters"),
   // A name with no letter or digit would have an empty titleSlug, and so no page to open.
@@ -45,7 +48,7 @@ export const TitleName = v.pipe(
 export const Notes = optionalText("Notes", 20_000);
 export const KeyPhrase = optionalText("Message", 20_000);
 export const DisplayName = v.optional(
-  v.nullable(v.pipe(v.string("Display name must be text"), v.trim(), v.maxLength(100, "Display name must be at most 100 characters"))),
+  v.nullable(v.pipe(v.string("Display name must be text"), v.trim(), noControlChars("Display name"), v.maxLength(100, "Display name must be at most 100 characters"))),
 );
 const Version = v.optional(
   v.pipe(v.number("Version must be a number"), v.integer("Version must be a whole number"), v.minValue(1, "Version must be at least 1")),
@@ -59,7 +62,7 @@ const Version = v.optional(
  */
 export const CreateTitleBody = v.object({
   name: TitleName,
-  originalName: v.optional(v.string("Original name must be text")),
+  originalName: v.optional(v.pipe(v.string("Original name must be text"), noControlChars("Original name"))),
   displayName: DisplayName,
   keyPhrase: KeyPhrase,
   notes: Notes,

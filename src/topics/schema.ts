@@ -1,5 +1,6 @@
 // One schema for the topic routes and the dashboard forms: the spec's messages live here.
 import * as v from "valibot";
+import { noControlChars } from "../shared/text";
 
 export const TOPIC_NAME_MAX = 50;
 export const ACCESS_TYPES = ["personal", "public", "private"] as const;
@@ -12,6 +13,7 @@ export const TopicName = v.pipe(
   v.optional(v.string("Topic name must be text"), ""),
   v.trim(),
   v.nonEmpty("Topic name is required"),
+  noControlChars("Topic name"),
   v.check((s) => graphemes(s) <= TOPIC_NAME_MAX, "Topic name must be less than 50 characters"),
 );
 
@@ -21,6 +23,7 @@ export const TopicEmoji = v.optional(
     v.pipe(
       v.string("Emoji must be text"),
       v.trim(),
+      noControlChars("Emoji"),
       v.check((s) => graphemes(s) <= 2, "Emoji must be a single emoji"),
     ),
   ),
@@ -41,6 +44,7 @@ export const UpdateTopicBody = v.object(
         v.string("Topic name must be text"),
         v.trim(),
         v.nonEmpty("Topic name is required"),
+        noControlChars("Topic name"),
         v.check((s) => graphemes(s) <= TOPIC_NAME_MAX, "Topic name must be less than 50 characters"),
       ),
     ),
