@@ -2,10 +2,8 @@ import { Elysia } from "elysia";
 import type { AppContext } from "../context";
 import { AppError, conflict } from "../http/errors";
 import { AttemptLimiter, LIMITS, refundAll, takeAll, tooManyAttempts } from "../http/rateLimit";
-import { limitKey } from "../http/ip";
 import { clientIp } from "../http/security";
 import { LoginBody, RegisterBody } from "./schema";
-import { jsonBody } from "../http/bodyLimit";
 import {
   SESSION_COOKIE,
   SESSION_TTL_MS,
@@ -86,7 +84,8 @@ export function accountRoutes(ctx: AppContext, auth: AuthPlugin) {
         }
         // Counted before any work, whatever the outcome: a name taken or free is also what
         // an address probing for accounts wants to learn.
-        const slot = takeAll([[signups, limitKey(clientIp(ctx, request, server))]]);
+        const address = clientIp(ctx, request, server);
+        const slot = takeAll(address === null ? [] : [[signups, address]]);
         if ("waitMs" in slot) throw tooManyAttempts("Too many sign-ups from this network.", slot.waitMs);
         const taken = ctx.accounts.taken(body.username, body.email);
         if (taken.username) throw conflict("That username is already taken", { username: "That username is already taken" });
@@ -110,12 +109,12 @@ export function accountRoutes(ctx: AppContext, auth: AuthPlugin) {
         set.status = 201;
         return { ok: true, message: "Account created", user: toPublicUser(ctx, user) };
       },
-      { body: jsonBody(RegisterBody) },
+      { body: RegisterBody },
     )
     .post(
       "/login",
       async ({ body, set, request, server }) => {
-        const address = limitKey(clientIp(ctx, request, server));
+        const address = clientIp(ctx, request, server);
         const user = ctx.accounts.findByUsername(body.username);
         const device = deviceToken(request);
         const deviceHash = device ? hashToken(device) : null;
@@ -126,23 +125,25 @@ export function accountRoutes(ctx: AppContext, auth: AuthPlugin) {
         const slots = takeAll(
           knownDevice
             ? [[perDevice, `${deviceHash}|${user!.id}`]]
-            : [
-                [perAccountAddress, `${body.username}|${address}`],
-                [perAccount, body.username],
-                [perAddress, address],
-              ],
+            : address === null
+              ? [[perAccount, body.username]]
+              : [
+                  [perAccountAddress, `${body.username}|${address}`],
+                  [perAccount, body.username],
+                  [perAddress, address],
+                ],
         );
         if ("waitMs" in slots) throw tooManyAttempts(SIGN_IN_LIMITED, slots.waitMs);
         const ok = await Bun.password.verify(body.password, user?.password_hash ?? DUMMY_HASH);
         if (!user || !ok) throw new AppError("UNAUTHORIZED", LOGIN_FAILED);
         // A success costs nothing, and the earlier misses from this browser were typos.
         refundAll(slots.tickets);
-        perAccountAddress.clear(`${body.username}|${address}`);
+        if (address !== null) perAccountAddress.clear(`${body.username}|${address}`);
         setSessionCookie(ctx, set, newSession(user.id));
         rememberDevice(request, set, user.id);
         return { ok: true, message: "Logged in", user: toPublicUser(ctx, user) };
       },
-      { body: jsonBody(LoginBody) },
+      { body: LoginBody },
     )
     .post("/logout", ({ request, set }) => {
       const token = readCookie(request, SESSION_COOKIE);

@@ -2,7 +2,7 @@ import { Elysia } from "elysia";
 import type { AppContext } from "../context";
 import { forbidden, notFound } from "./errors";
 import { BASE_SECURITY_HEADERS } from "./headers";
-import { ipv4Int, ipv6Words, isIp, normaliseIp, parseProxyEntry, prefixMatch } from "./ip";
+import { ipv4Int, ipv6Words, isIp, limitKey, normaliseIp, parseProxyEntry, prefixMatch } from "./ip";
 
 const SAFE = new Set(["GET", "HEAD", "OPTIONS"]);
 
@@ -109,9 +109,14 @@ export function clientAddress(ctx: AppContext, request: Request, server: ServerL
   return { ip: client, viaTrustedProxy: true };
 }
 
-/** The client's address for limits and logs; "unknown" only for in-process requests (tests). */
-export function clientIp(ctx: AppContext, request: Request, server: ServerLike): string {
-  return clientAddress(ctx, request, server).ip ?? "unknown";
+/**
+ * The client's address for per-address limits (IPv6 counted per /64). Null for an in-process
+ * request (`app.handle` with no server: tests, the CLI), which no network client can make;
+ * "unknown" for a socket that has no address any more, so those still share one limit.
+ */
+export function clientIp(ctx: AppContext, request: Request, server: ServerLike): string | null {
+  if (!server) return null;
+  return limitKey(clientAddress(ctx, request, server).ip ?? "unknown");
 }
 
 // Stated in headers.ts (imported by errors.ts too, which this file imports).

@@ -5,7 +5,6 @@ import { AppError, badRequest, conflict, notFound } from "../http/errors";
 import { notificationsStore } from "../notifications/store";
 import { inviteAcceptedNotice } from "../notifications/events";
 import { AttemptLimiter, LIMITS, takeAll, tooManyAttempts } from "../http/rateLimit";
-import { limitKey } from "../http/ip";
 import { clientIp } from "../http/security";
 import { MAX_OPEN_INVITES, invitesStore } from "./store";
 
@@ -45,7 +44,8 @@ export function inviteRoutes(ctx: AppContext, auth: AuthPlugin) {
       "/invites/:code/accept",
       ({ params, user, request, server }) => {
         // Counted whatever the outcome: one address cannot churn through codes or accounts.
-        const slot = takeAll([[accepts, limitKey(clientIp(ctx, request, server))]]);
+        const address = clientIp(ctx, request, server);
+        const slot = takeAll(address === null ? [] : [[accepts, address]]);
         if ("waitMs" in slot) throw tooManyAttempts("Too many invite attempts from this network.", slot.waitMs);
         const r = store.accept(params.code, user.id);
         if (r.ok) {

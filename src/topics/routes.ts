@@ -98,16 +98,16 @@ export function topicRoutes(ctx: AppContext, auth: AuthPlugin) {
       },
       { auth: true },
     )
-    // clickCount counts opens of the topic link by anyone but its owner (PRODUCT.md). Only the
-    // topic page (the page behind that link) sends this, once per open.
+    // clickCount counts opens of the topic link by anyone but its owner (PRODUCT.md), once per
+    // viewer per topic per day, so reloading or replaying the request does not inflate it.
+    // Only the topic page (the page behind that link) sends this.
     .post(
       "/topic/:username/:topicSlug/open",
       ({ params, user }) => {
         const found = store.findVisible(user.id, params.username, params.topicSlug);
         if (!found) throw notFound("Topic not found");
         const { topic, role } = found;
-        const counted = role !== "owner";
-        if (counted) store.recordOpen(topic.id);
+        const counted = role !== "owner" && store.recordOpen(topic.id, user.id);
         return { counted, clickCount: topic.clickCount + (counted ? 1 : 0) };
       },
       { auth: true },

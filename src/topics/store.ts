@@ -53,6 +53,8 @@ export function randomPhone(prefix: string): string {
 }
 
 export function topicsStore(db: Db) {
+  /** The UTC day whose opens topic_opens holds; older rows are swept when it changes. */
+  let openDay = "";
   const q = {
     own: db.prepare(`${SELECT} WHERE t.user_id = ? ${CUSTOM_ORDER}`),
     ownById: db.prepare(`${SELECT} WHERE t.id = $id AND t.user_id = $userId`),
@@ -106,6 +108,10 @@ export function topicsStore(db: Db) {
        ) ${CUSTOM_ORDER}`,
     ),
     bumpClicks: db.prepare(`UPDATE topics SET click_count = click_count + 1 WHERE id = ?`),
+    // Opens count once per viewer per topic per UTC day (migration 0005): only the first
+    // insert of the day changes a row.
+    firstOpenToday: db.prepare(`INSERT OR IGNORE INTO topic_opens (topic_id, viewer_id, day) VALUES ($topicId, $viewerId, $day)`),
+    sweepOpens: db.prepare(`DELETE FROM topic_opens WHERE day < ?`),
   };
 
   const byId = (userId: number, id: number) => {
@@ -223,7 +229,22 @@ export function topicsStore(db: Db) {
     listForShare: (viewerId: number, username: string) =>
       (q.forShare.all({ viewer: viewerId, username: username.toLowerCase() }) as TopicRow[]).map(toTopic),
 
-    /** One open of the topic link by someone other than its owner. */
-    recordOpen: (topicId: number) => q.bumpClicks.run(topicId),
+    /**
+     * An open of the topic link by `viewerId` (never its owner): counted, and true, only for
+     * that viewer's first open of the topic this UTC day.
+     */
+    recordOpen(topicId: number, viewerId: number, now = new Date()) {
+      const day = now.toISOString().slice(0, 10);
+      return db.transaction(() => {
+        if (day !== openDay) {
+          // Yesterday's keys can never match again: drop them once a day.
+          q.sweepOpens.run(day);
+          openDay = day;
+        }
+        if (q.firstOpenToday.run({ topicId, viewerId, day }).changes === 0) return false;
+        q.bumpClicks.run(topicId);
+        return true;
+      }).immediate();
+    },
   };
 }

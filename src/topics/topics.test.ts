@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { HOSTILE, setup } from "../test/helpers";
+import { topicsStore } from "./store";
 
 const t = await setup({ FREE_TOPIC_LIMIT: "3", PHONE_PREFIX: "+1555" });
 const alice = await t.signUp("alice");
@@ -317,7 +318,7 @@ describe("GET /api/topic/:username/:topicSlug and clickCount", () => {
     expect((await t.call("GET", `/api/topic/prem/${encodeURIComponent(HOSTILE.sql)}`, { cookie: bob.cookie })).status).toBe(404);
   });
 
-  test("a topic-page open counts for anyone but the owner", async () => {
+  test("a topic-page open counts once per viewer per day, never for the owner", async () => {
     const topic = await create(premium.cookie, { name: "Public Board", accessType: "public" });
     const open = (cookie?: string, slug = "public-board", user = "prem") =>
       t.call("POST", `/api/topic/${user}/${encodeURIComponent(slug)}/open`, { cookie });
@@ -331,12 +332,19 @@ describe("GET /api/topic/:username/:topicSlug and clickCount", () => {
     const first = await open(bob.cookie, "public-board", "PREM");
     expect(first.json).toEqual({ counted: true, clickCount: 1 });
     expect((await open(alice.cookie)).json).toEqual({ counted: true, clickCount: 2 });
-    // A reload of the topic page is another open.
-    expect((await open(bob.cookie)).json).toEqual({ counted: true, clickCount: 3 });
-    expect(topicRow(topic.id)).toMatchObject({ click_count: 3 });
+    // Reloads and replays of the same viewer's open, even all at once, count nothing more today.
+    const again = await Promise.all(Array.from({ length: 20 }, () => open(bob.cookie)));
+    expect(again.every((r) => r.status === 200 && r.json.counted === false && r.json.clickCount === 2)).toBe(true);
+    expect(topicRow(topic.id)).toMatchObject({ click_count: 2 });
     // The owner's dashboard shows it.
     const mine = (await t.call("GET", "/api/topics", { cookie: premium.cookie })).json as { id: number; clickCount: number }[];
-    expect(mine.find((x) => x.id === topic.id)?.clickCount).toBe(3);
+    expect(mine.find((x) => x.id === topic.id)?.clickCount).toBe(2);
+    // Another day is another open (the store is told the day; yesterday's keys are swept).
+    const store = topicsStore(t.db);
+    expect(store.recordOpen(topic.id, bob.user.id, new Date(Date.now() + 86_400_000))).toBe(true);
+    expect(store.recordOpen(topic.id, bob.user.id, new Date(Date.now() + 86_400_000))).toBe(false);
+    expect(topicRow(topic.id)).toMatchObject({ click_count: 3 });
+    expect(t.db.query("SELECT COUNT(*) AS n FROM topic_opens WHERE day < ?").get(new Date(Date.now() + 86_400_000).toISOString().slice(0, 10))).toEqual({ n: 0 });
     // Nothing counts for the unauthenticated, unknown or hidden.
     expect((await open(undefined)).status).toBe(401);
     expect((await open(bob.cookie, "no-such-topic")).status).toBe(404);
