@@ -36,7 +36,7 @@ export async function createApp({ db, config, maxClickBacklog }: { db: Db; confi
   const webPage = (request: Request) => spa.handle(request);
   // Bun.serve's router sends live short links straight to the redirect (the hot path); the
   // rest of those paths fall back to this app. Only a listening server uses it (see listen).
-  const routes = redirectServeRoutes(ctx, links, webPage, (request) => app.fetch(request));
+  const routes = redirectServeRoutes(ctx, links, (request) => app.fetch(request));
   const app = new Elysia({ serve: { maxRequestBodySize: MAX_REQUEST_BYTES, routes } })
     .use(errorHandler)
     .use(securityHeaders(ctx))

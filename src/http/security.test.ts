@@ -28,8 +28,9 @@ describe("Content-Security-Policy on the web app", () => {
     ["the home page", "/", 200],
     ["a client-routed page", "/pricing", 200],
     ["a deep app path", "/someone/topic/title", 200],
-    ["an unknown short code (the redirect page)", "/zz9unknown", 404],
   ];
+  // An unknown short code gets the visitor page, with its stricter policy (no script at all):
+  // src/redirects/visitorPages.test.ts.
   for (const [name, path, status] of pages)
     test(`${name} (${path}) is served with the strict policy`, async () => {
       const r = await call("GET", path);

@@ -51,12 +51,17 @@ describe("redirect statuses", () => {
     expect(clickCount(link.id)).toBe(0);
   });
 
-  test("unknown code: 404 with the app's redirect page", async () => {
+  test("unknown code: 404 with the redirect page, which goes home after 2 s without the app", async () => {
     for (const path of ["/nope-not-here", "/l/nope-not-here", "/r/zzz", "/api/links/redirect/zzz", "/%E2%9C%93", `/${"a".repeat(60)}`]) {
       const r = await t.call("GET", path);
       expect(r.status).toBe(404);
       expect(r.headers.get("content-type")).toContain("text/html");
-      expect(r.text).toContain("<div id=");
+      expect(r.text).toContain("<h1>Link not found</h1>");
+      expect(r.text).toContain('<meta http-equiv="refresh" content="2;url=/">');
+      // Self-contained: no app bundle, no script, no other file.
+      expect(r.text).not.toContain("<div id=");
+      expect(r.text).not.toMatch(/<script|src=|rel="stylesheet"/);
+      expect(r.headers.get("content-security-policy")).toContain("default-src 'none'");
       expect(r.headers.get("set-cookie")).toBeNull();
     }
   });

@@ -3,7 +3,8 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../context";
 import { readCookie } from "../http/auth";
-import { BASE_SECURITY_HEADERS, staticPageHeaders, clientAddress } from "../http/security";
+import { BASE_SECURITY_HEADERS, clientAddress } from "../http/security";
+import { visitorPages } from "./visitorPages";
 import { isReserved } from "../shared/reserved";
 import { CODE_MAX, CODE_PATTERN, ROOT_CODE } from "../links/schema";
 import type { Links } from "../links/service";
@@ -24,12 +25,6 @@ type WebPage = (request: Request) => Response | Promise<Response>;
 
 const MAX_HEADER = 1024;
 const cap = (s: string | null, n = MAX_HEADER) => (s ? s.slice(0, n) : null);
-
-function gonePage(title: string, message: string) {
-  // Static text only: nothing from the request or the link is ever written into this page.
-  const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${title}</title><meta name="robots" content="noindex"><style>body{font-family:system-ui,sans-serif;display:grid;place-items:center;min-height:100vh;margin:0;background:#fafafa;color:#18181b}@media(prefers-color-scheme:dark){body{background:#09090b;color:#fafafa}a{color:#93c5fd}}main{max-width:28rem;padding:1.5rem;text-align:center}h1{font-size:1.5rem}</style></head><body><main><h1>${title}</h1><p>${message}</p><p><a href="/">Go to the home page</a></p></main></body></html>`;
-  return new Response(html, { status: 410, headers: staticPageHeaders(html) });
-}
 
 const home = () => new Response(null, { status: 302, headers: { ...BASE_SECURITY_HEADERS, location: "/", "cache-control": "no-store" } });
 
@@ -53,23 +48,22 @@ function trustedPlace(h: Headers) {
 }
 
 /** The redirect logic shared by the code routes and the brand-domain root. */
-function redirector(ctx: AppContext, links: Links, webPage: WebPage) {
+function redirector(ctx: AppContext, links: Links) {
   const known = new Set(links.ownHosts);
   const brandRootActive = ctx.config.brandDomain !== ctx.config.appHost;
   // The Set-Cookie line, written out once: the id is [0-9a-f-] only, so nothing needs escaping.
   const cookieTail = `; Path=/; Max-Age=${VISITOR_TTL_S}; HttpOnly; SameSite=Lax${ctx.config.secureCookies ? "; Secure" : ""}`;
 
-  /** Unknown codes get the app's redirect page (home after 2000 ms) with a 404 status. */
-  async function unknown(request: Request) {
-    const page = await webPage(request);
-    return new Response(page.body, { status: 404, headers: page.headers });
-  }
+  // Unknown codes get the redirect page (home after 2000 ms) with a 404 status; expired and
+  // inactive links a 410 page. Small pages of their own: a visitor never loads the app for them.
+  const pages = visitorPages(ctx.config.appName);
+  const unknown = () => pages.unknown.respond();
 
   function redirect(code: string, request: Request, server: Server, source: "path" | "safari-direct") {
     const link = links.lookup(code);
     if (!link) return null;
-    if (!link.active) return gonePage("This link is no longer active", "The owner of this short link has switched it off.");
-    if (link.expiresMs !== null && link.expiresMs <= Date.now()) return gonePage("This link has expired", "This short link is past its expiry date.");
+    if (!link.active) return pages.inactive.respond();
+    if (link.expiresMs !== null && link.expiresMs <= Date.now()) return pages.expired.respond();
     // Complete here (security headers included): the fast lane below answers without the framework.
     const headers: Record<string, string> = { ...BASE_SECURITY_HEADERS, location: link.href, "cache-control": "private, no-store", "referrer-policy": "unsafe-url" };
     // HEAD (link unfurlers, uptime checks) follows the redirect but is not a click.
@@ -111,8 +105,8 @@ function redirector(ctx: AppContext, links: Links, webPage: WebPage) {
 
   const byCode = async (code: string, request: Request, server: Server, source: "path" | "safari-direct" = "path") => {
     if (code === "" || code === "l" || code === "r") return home();
-    if (code.length > CODE_MAX || !CODE_PATTERN.test(code)) return unknown(request);
-    return redirect(code, request, server, source) ?? unknown(request);
+    if (code.length > CODE_MAX || !CODE_PATTERN.test(code)) return unknown();
+    return redirect(code, request, server, source) ?? unknown();
   };
 
   const brandRoot = (request: Request, server: Server) => {
@@ -133,8 +127,8 @@ type Fallback = (request: Request) => Response | Promise<Response>;
  * other methods) goes to `fallback`, the full app, and is answered exactly as before, so the
  * Elysia routes above stay the single description of every case.
  */
-export function redirectServeRoutes(ctx: AppContext, links: Links, webPage: WebPage, fallback: Fallback) {
-  const { redirect } = redirector(ctx, links, webPage);
+export function redirectServeRoutes(ctx: AppContext, links: Links, fallback: Fallback) {
+  const { redirect } = redirector(ctx, links);
   const lane = (source: "path" | "safari-direct", single = false) => {
     const handle = (request: Bun.BunRequest, server: Bun.Server<unknown>) => {
       const code = request.params.code ?? "";
@@ -152,7 +146,7 @@ export function redirectServeRoutes(ctx: AppContext, links: Links, webPage: WebP
 }
 
 export function redirectRoutes(ctx: AppContext, links: Links, webPage: WebPage) {
-  const { byCode } = redirector(ctx, links, webPage);
+  const { byCode } = redirector(ctx, links);
   return new Elysia({ name: "redirects", seed: ctx.instanceId })
     .get("/:code", ({ params, request, server }) => {
       // Single-segment app pages (/auth, /pricing…) share this shape: hand them to the web app.
@@ -169,6 +163,6 @@ export function redirectRoutes(ctx: AppContext, links: Links, webPage: WebPage) 
  * link; everywhere else it is the web app. Mounted after the web app so it wins over its "/".
  */
 export function rootRoute(ctx: AppContext, links: Links, webPage: WebPage) {
-  const { brandRoot } = redirector(ctx, links, webPage);
+  const { brandRoot } = redirector(ctx, links);
   return new Elysia({ name: "redirect-root", seed: ctx.instanceId }).get("/", ({ request, server }) => brandRoot(request, server) ?? webPage(request));
 }

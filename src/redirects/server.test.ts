@@ -43,7 +43,7 @@ describe("the fast lane (Bun's router) answers exactly as the app does", () => {
     expect(page.headers.get("content-type")).toContain("text/html");
     const unknown = await viaServer("/no-such-code");
     expect(unknown.status).toBe(404);
-    expect(await unknown.text()).toContain("<div id=\"root\">");
+    expect(await unknown.text()).toContain("<h1>Link not found</h1>");
     expect((await viaServer("/l")).headers.get("location")).toBe("/");
     // Not a redirect method: the app's answer (no 302, nothing recorded).
     expect((await viaServer("/geo", { method: "POST", headers: { origin: base } })).status).not.toBe(302);

@@ -1,21 +1,23 @@
-import { useEffect, useMemo, useState } from "react";
+import { lazy, Suspense, useEffect, useMemo, useState } from "react";
 import useSWR from "swr";
 import { AppFooter, AppHeader } from "../shell/AppHeader";
 import { Button } from "../ui/Button";
-import { ConfirmDialog } from "../ui/Dialog";
+import { ConfirmDialog, Dialog } from "../ui/Dialog";
 import { Field, Select } from "../ui/Field";
 import { Spinner } from "../ui/Spinner";
 import { toast } from "../ui/Toast";
 import { api } from "../lib/api";
 import { useConfig } from "../lib/config";
 import { CreateLinkDialog } from "./CreateLinkDialog";
-import { AnalyticsDialog } from "./AnalyticsDialog";
 import { clicksLabel, copyLink, formatDate } from "./format";
 import { API_BASE, type LinkView, type Tracker } from "./types";
 import { EditLinkDialog } from "../brand/EditLinkDialog";
 import { QrCodeDialog } from "../brand/QrCodeDialog";
 import { RootLinkCard } from "../brand/RootLinkCard";
 import "./links.css";
+
+// The analytics dialog and its chart library are fetched when a link's analytics are first opened.
+const AnalyticsDialog = lazy(async () => ({ default: (await import("./AnalyticsDialog")).AnalyticsDialog }));
 
 export const DELETE_CONFIRM = "Are you sure you want to delete this link? This action cannot be undone.";
 export const RESET_CONFIRM = "Are you sure you want to reset the click count to zero? This cannot be undone.";
@@ -183,7 +185,17 @@ export function TrackerPage({ tracker }: { tracker: Tracker }) {
       <AppFooter />
 
       <CreateLinkDialog open={creating} onClose={() => setCreating(false)} apiBase={base} onCreated={() => void mutate()} />
-      <AnalyticsDialog linkId={analytics?.id ?? null} title={analytics?.title ?? ""} tracker={tracker} onClose={() => setAnalytics(null)} />
+      {analytics && (
+        <Suspense
+          fallback={
+            <Dialog open onClose={() => setAnalytics(null)} title={`Analytics: ${analytics.title}`} wide>
+              <div className="row"><Spinner label="Loading analytics" /></div>
+            </Dialog>
+          }
+        >
+          <AnalyticsDialog linkId={analytics.id} title={analytics.title} tracker={tracker} onClose={() => setAnalytics(null)} />
+        </Suspense>
+      )}
       {brand && <EditLinkDialog link={editing} onClose={() => setEditing(null)} onSaved={() => void mutate()} />}
       {brand && <QrCodeDialog link={qr} onClose={() => setQr(null)} />}
       <ConfirmDialog
