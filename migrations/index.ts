@@ -1,5 +1,5 @@
 // Every migration, in order. Imported as text so `bun build --compile` embeds them in the binary.
-// Add a line per new file; never edit or reorder a landed one.
+// Add a line per new file, and its checksum below; never edit or reorder a landed one.
 import m0001 from "./0001_init.sql" with { type: "text" };
 import m0002 from "./0002_links.sql" with { type: "text" };
 import m0003 from "./0003_click_indexes.sql" with { type: "text" };
@@ -11,3 +11,17 @@ export const migrations: { version: number; name: string; sql: string }[] = [
   { version: 3, name: "0003_click_indexes", sql: m0003 },
   { version: 5, name: "0005_login_devices_topic_opens", sql: m0005 },
 ];
+
+/**
+ * sha256 (hex) of each landed migration file, taken when it landed. A landed migration is
+ * frozen: src/db/migrate.test.ts fails when a file no longer matches its line here, and for a
+ * new file prints the line to add. (0003 changed once after landing, before this list existed:
+ * its line is the file as it stands.) The database records the same checksum per migration
+ * applied, and start-up refuses a database whose record differs from the binary's file.
+ */
+export const frozenChecksums: Record<string, string> = {
+  "0001_init": "5f71c69d41a8cc02dc2541561340556bf3e2525c686a975237b9ece5b79d62bd",
+  "0002_links": "b9372c4fc904f298801eb49cabd44c6c38a539e9ca9573f830b9b1089a179450",
+  "0003_click_indexes": "fba4f22776f78a8ebf91a543a9a8a2b8a3665a5a1f3f6876d2b517d564f753e4",
+  "0005_login_devices_topic_opens": "edb0321311e52a04e377d81e2ec921810e66d5a8c20d5d0129263eae3d47f246",
+};

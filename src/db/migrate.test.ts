@@ -1,12 +1,85 @@
-import { expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openDb } from "./open";
-import { migrate, MigrationError } from "./migrate";
-import { migrations } from "../../migrations/index";
+import { checksumOf, migrate, MigrationError } from "./migrate";
+import { frozenChecksums, migrations } from "../../migrations/index";
 
 const fresh = () => openDb(mkdtempSync(join(tmpdir(), "threadlink-mig-")));
+
+describe("frozen migrations", () => {
+  test("every shipped migration file is the one that landed (checksums beside the list)", () => {
+    const problems: string[] = [];
+    for (const m of migrations) {
+      const sum = checksumOf(m.sql);
+      const frozen = frozenChecksums[m.name];
+      if (frozen === undefined) problems.push(`${m.name} is new: add this line to frozenChecksums in migrations/index.ts\n  "${m.name}": "${sum}",`);
+      else if (frozen !== sum) problems.push(`${m.name} changed after it landed (frozen ${frozen}, file ${sum}): put the change in a new migration instead`);
+    }
+    expect(problems).toEqual([]);
+    // Every line belongs to a shipped file (a renamed file would leave its old line behind).
+    expect(Object.keys(frozenChecksums).filter((n) => !migrations.some((m) => m.name === n))).toEqual([]);
+  });
+
+  test("the database records each applied migration's checksum", () => {
+    const db = fresh();
+    migrate(db);
+    const rows = db.query("SELECT name, checksum FROM schema_migrations ORDER BY version").all();
+    expect(rows).toEqual(migrations.map((m) => ({ name: m.name, checksum: checksumOf(m.sql) })));
+  });
+
+  test("a database from before checksums gets the column, filled with the binary's, and keeps working", () => {
+    const db = fresh();
+    // As the earlier binary left it: no checksum column, the first migrations applied.
+    db.exec("CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)");
+    for (const m of migrations.slice(0, 2)) {
+      db.exec(m.sql);
+      db.query("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, 'then')").run(m.version, m.name);
+    }
+    expect(migrate(db).applied).toEqual(migrations.slice(2).map((m) => m.name));
+    const rows = db.query("SELECT version, checksum FROM schema_migrations ORDER BY version").all();
+    expect(rows).toEqual(migrations.map((m) => ({ version: m.version, checksum: checksumOf(m.sql) })));
+    expect(migrate(db).applied).toEqual([]);
+  });
+
+  test("an applied migration whose file changed is refused, and nothing pending is applied", () => {
+    const db = fresh();
+    migrate(db, migrations.slice(0, 2));
+    const edited = migrations.map((m) => (m.version === 2 ? { ...m, sql: `${m.sql}\n-- edited after release\n` } : m));
+    expect(() => migrate(db, edited)).toThrow(MigrationError);
+    expect(() => migrate(db, edited)).toThrow(/Migration 0002_links was applied to this database from a different file/);
+    expect(db.query("SELECT MAX(version) AS v FROM schema_migrations").get()).toEqual({ v: 2 });
+  });
+
+  test("a migration numbered below one already applied is still applied (not skipped for good)", () => {
+    const db = fresh();
+    const [a, b, c] = [
+      { version: 1, name: "0001_a", sql: "CREATE TABLE a (id INTEGER)" },
+      { version: 2, name: "0002_b", sql: "CREATE TABLE b (id INTEGER)" },
+      { version: 3, name: "0003_c", sql: "CREATE TABLE c (id INTEGER)" },
+    ];
+    migrate(db, [a, c]);
+    expect(migrate(db, [a, b, c]).applied).toEqual(["0002_b"]);
+    expect(db.query("SELECT name FROM sqlite_master WHERE name = 'b'").get()).toEqual({ name: "b" });
+  });
+
+  test("start-up refuses such a database with a clear message and a non-zero exit", () => {
+    const dir = mkdtempSync(join(tmpdir(), "threadlink-mig-"));
+    const db = openDb(dir);
+    migrate(db);
+    db.query("UPDATE schema_migrations SET checksum = 'f00d' WHERE version = 1").run();
+    db.close();
+    const run = Bun.spawnSync([process.execPath, join(import.meta.dir, "../main.ts"), "serve"], {
+      env: { ...process.env, DATA_DIR: dir, PORT: "4104", HOST: "127.0.0.1", PUBLIC_URL: "http://127.0.0.1:4104" },
+      stdout: "pipe",
+      stderr: "pipe",
+      timeout: 30_000,
+    });
+    expect(run.exitCode).toBe(1);
+    expect(run.stderr.toString()).toContain("Migration 0001_init was applied to this database from a different file than this Threadlink binary carries");
+  });
+});
 
 test("applies every migration once, records it, and re-running is a no-op", () => {
   const db = fresh();
@@ -66,7 +139,7 @@ test("0003 moves each link's click count into link_click_counts and swaps the cl
   const busy = (add.get("busy", 7, now, now) as { id: number }).id;
   const quiet = (add.get("quiet", 0, now, now) as { id: number }).id;
   db.query("INSERT INTO link_rollups (link_id, dim, value, count) VALUES (?, 'summary', 'mark_ms', 1), (?, 'summary', 'mark_id', 5)").run(busy, busy);
-  expect(migrate(db).applied).toEqual(["0003_click_indexes"]);
+  expect(migrate(db, migrations.slice(0, 3)).applied).toEqual(["0003_click_indexes"]);
   // The old (timestamp, id) roll-up mark keeps only its id.
   expect(db.query("SELECT value, count FROM link_rollups WHERE link_id = ?").all(busy)).toEqual([{ value: "mark_id", count: 5 }]);
   const counts = "SELECT link_id, clicks FROM link_click_counts WHERE link_id != (SELECT id FROM short_links WHERE short_code = 'root') ORDER BY link_id";

@@ -3,16 +3,29 @@ import { migrations as bundled } from "../../migrations/index";
 
 export class MigrationError extends Error {}
 
+type Migration = { version: number; name: string; sql: string };
+type Applied = { version: number; name: string; checksum: string | null };
+
+/** sha256 (hex) of a migration's SQL as embedded: what schema_migrations records. */
+export const checksumOf = (sql: string) => new Bun.CryptoHasher("sha256").update(sql).digest("hex");
+
 /**
- * Applies every pending migration, each in its own transaction, and records it.
- * Running it again is a no-op. A database migrated by a newer binary is refused rather
- * than touched, since this binary does not know what that schema means.
+ * Applies every pending migration, each in its own transaction, and records it with its
+ * checksum. Running it again is a no-op. Refused, with the database untouched: a database
+ * migrated by a newer binary (this one does not know what that schema means), and one whose
+ * applied migration differs from the file this binary carries (a landed migration changed,
+ * so the database is not in the state the later migrations and the code assume).
  */
-export function migrate(db: Db, migrations = bundled): { applied: string[]; version: number } {
+export function migrate(db: Db, migrations: Migration[] = bundled): { applied: string[]; version: number } {
   db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
-    version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)`);
-  const current =
-    (db.query("SELECT MAX(version) AS v FROM schema_migrations").get() as { v: number | null }).v ?? 0;
+    version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL, checksum TEXT)`);
+  // Databases made before checksums were recorded: the column is added here (a migration
+  // file cannot do it, its own record would need the column first) and filled below.
+  const columns = (db.query("PRAGMA table_info(schema_migrations)").all() as { name: string }[]).map((c) => c.name);
+  if (!columns.includes("checksum")) db.exec("ALTER TABLE schema_migrations ADD COLUMN checksum TEXT");
+
+  const done = db.query("SELECT version, name, checksum FROM schema_migrations ORDER BY version").all() as Applied[];
+  const current = done.at(-1)?.version ?? 0;
   const latest = migrations.at(-1)?.version ?? 0;
   if (current > latest) {
     throw new MigrationError(
@@ -20,13 +33,44 @@ export function migrate(db: Db, migrations = bundled): { applied: string[]; vers
         `Run a newer Threadlink, or restore a backup made by this version.`,
     );
   }
+  const known = new Map(migrations.map((m) => [m.version, m]));
+  for (const row of done) {
+    const m = known.get(row.version);
+    if (!m) {
+      throw new MigrationError(
+        `The database has migration ${row.name} applied, which this Threadlink binary does not have. ` +
+          `Run the Threadlink that made this database, or restore a backup made by this version.`,
+      );
+    }
+    // Rows from before checksums are taken to match: the files they were applied from are
+    // not known, and these are the files the binary was released with.
+    if (row.checksum !== null && row.checksum !== checksumOf(m.sql)) {
+      throw new MigrationError(
+        `Migration ${m.name} was applied to this database from a different file than this Threadlink binary carries ` +
+          `(checksum ${row.checksum.slice(0, 12)}… recorded, ${checksumOf(m.sql).slice(0, 12)}… in the binary). ` +
+          `A migration must never change once released: run the Threadlink that made this database, or restore a backup.`,
+      );
+    }
+  }
+  const unrecorded = done.filter((r) => r.checksum === null);
+  if (unrecorded.length) {
+    const fill = db.prepare("UPDATE schema_migrations SET checksum = ? WHERE version = ?");
+    db.transaction(() => {
+      for (const r of unrecorded) fill.run(checksumOf(known.get(r.version)!.sql), r.version);
+    }).immediate();
+  }
+
   const applied: string[] = [];
-  const record = db.prepare("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)");
+  const have = new Set(done.map((r) => r.version));
+  const record = db.prepare("INSERT INTO schema_migrations (version, name, applied_at, checksum) VALUES (?, ?, ?, ?)");
+  // Every migration not yet recorded, in order: not only those above the highest applied,
+  // so that one numbered below a migration already applied (landed out of order while
+  // developing) is not skipped for good.
   for (const m of migrations) {
-    if (m.version <= current) continue;
+    if (have.has(m.version)) continue;
     db.transaction(() => {
       db.exec(m.sql);
-      record.run(m.version, m.name, new Date().toISOString());
+      record.run(m.version, m.name, new Date().toISOString(), checksumOf(m.sql));
     }).immediate();
     applied.push(m.name);
   }
