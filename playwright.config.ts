@@ -14,7 +14,16 @@ const dataDir = (process.env.E2E_DATA_DIR ??= mkdtempSync(join(tmpdir(), "thread
 export default defineConfig({
   testDir: "web/e2e",
   timeout: 60_000,
-  expect: { timeout: 10_000 },
+  expect: {
+    timeout: 10_000,
+    // Screenshot comparisons (web/e2e/visual.spec.ts): room for stray anti-aliased pixels
+    // (0.1 %), too little for a box moved by a few pixels; animations stopped and the caret
+    // hidden so two runs draw the same pixels.
+    toHaveScreenshot: { maxDiffPixelRatio: 0.001, animations: "disabled", caret: "hide", scale: "css" },
+  },
+  // Baselines are committed, in one folder, with no platform suffix: CI runs on this same
+  // Debian Chromium, and under CI=true Playwright fails on a missing baseline instead of writing it.
+  snapshotPathTemplate: "{testDir}/__screenshots__/{testFilePath}/{arg}{ext}",
   fullyParallel: false,
   workers: 1,
   retries: 0,
