@@ -6,6 +6,32 @@ import { createApp } from "../app";
 import { log } from "../http/log";
 import { VERSION } from "../version";
 
+/**
+ * How long requests already received may take to finish once a stop is asked for. Then every
+ * connection still open is closed: without a bound, a client holding half-sent requests open
+ * kept the process alive until Bun's idle timeout (50 of them held a SIGTERM for 12 s), and
+ * orchestrators kill a process that does not stop within their grace period (10 s by default
+ * for Docker and systemd), losing buffered clicks.
+ */
+export const STOP_GRACE_MS = 2_000;
+
+/**
+ * Stops listening at once, lets complete requests finish for up to STOP_GRACE_MS, then closes
+ * the connections that remain (idle keep-alives, half-sent requests, slow uploads).
+ */
+export async function stopServing(server: { stop(closeActive?: boolean): Promise<void> } | null | undefined, graceMs = STOP_GRACE_MS) {
+  if (!server) return;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const graceful = server.stop(false).then(() => "stopped" as const);
+  const late = new Promise<"late">((resolve) => (timer = setTimeout(() => resolve("late"), graceMs)));
+  const outcome = await Promise.race([graceful, late]);
+  clearTimeout(timer);
+  if (outcome === "late") {
+    log.info("closing connections still open after the grace period", { graceMs });
+    await server.stop(true);
+  }
+}
+
 export async function serve(config: Config) {
   const db = openDb(config.dataDir);
   const { applied } = migrate(db);
@@ -30,8 +56,7 @@ export async function serve(config: Config) {
     log.info("shutting down", { signal });
     clearInterval(sweep);
     clearInterval(young);
-    // Stop accepting; in-flight requests finish before the promise resolves.
-    await app.server?.stop(false);
+    await stopServing(app.server);
     for (const hook of ctx.shutdownHooks) await hook();
     db.close();
     log.info("stopped");
