@@ -162,8 +162,39 @@ describe("destinations", () => {
       expect(go.status).toBe(302);
       // The Location is the same URL, serialised to ASCII (punycode host, percent-encoded path).
       expect(go.headers.get("location")).toBe(new URL(url).href);
+      // Hosts written in one script carry no warning.
+      expect(r.json.hostWarning).toBeNull();
     });
   }
+
+  // [name, destination, scripts, punycode host]
+  const lookAlikes: [string, string, string[], string][] = [
+    ["a Cyrillic look-alike of apple.com", "https://аррӏе.com/login", ["Cyrillic", "Latin"], "xn--80ak6aa92e.com"],
+    ["the same typed as punycode", "https://xn--80ak6aa92e.com/login", ["Cyrillic", "Latin"], "xn--80ak6aa92e.com"],
+    ["one Cyrillic letter inside a Latin label", "https://pаypal.com/", ["Latin", "Cyrillic"], "xn--pypal-4ve.com"],
+    ["Greek omicron among Latin letters", "https://gοogle.com/", ["Latin", "Greek"], "xn--gogle-rce.com"],
+  ];
+  for (const [name, url, scripts, ascii] of lookAlikes) {
+    test(`accepts ${name}, flagged with its punycode name`, async () => {
+      const r = await create({ originalUrl: url, title: "Look-alike" });
+      expect(r.status).toBe(201);
+      expect(r.json.originalUrl).toBe(url);
+      expect(r.json.hostWarning).toEqual({
+        asciiHost: ascii,
+        scripts,
+        message: `Look-alike address: its name mixes ${scripts.join(" and ")} letters, so it may imitate another site.`,
+      });
+      // Every read of the link carries it too.
+      const list = (await t.call("GET", "/api/links", { cookie: alice.cookie })).json as { id: number; hostWarning: unknown }[];
+      expect(list.find((l) => l.id === r.json.id)?.hostWarning).toEqual(r.json.hostWarning);
+    });
+  }
+  test("scripts that are written together (Japanese, Korean) and single-script IDNs are not flagged", async () => {
+    for (const url of ["https://日本語テスト.com/", "https://한국어.kr/", "https://пример.рф/", "https://münchen.de/"]) {
+      const r = await create({ originalUrl: url, title: "Fine" });
+      expect({ url, warning: r.json.hostWarning }).toEqual({ url, warning: null });
+    }
+  });
 });
 
 describe("GET and DELETE /api/links", () => {

@@ -134,6 +134,12 @@ export const EditLinkBody = v.object({
   description: Description,
 });
 
+/** Why a destination's host may imitate another site (see src/links/hostWarning.ts). */
+export type HostWarning = { asciiHost: string; scripts: string[]; message: string };
+
+export const lookAlikeMessage = (scripts: string[]) =>
+  `Look-alike address: its name mixes ${scripts.join(" and ")} letters, so it may imitate another site.`;
+
 /** A link as the API returns it. */
 export type LinkView = {
   id: number;
@@ -148,6 +154,8 @@ export type LinkView = {
   createdAt: string;
   updatedAt: string;
   expiresAt: string | null;
+  /** Set when the destination's host mixes writing systems: shown as a warning with its punycode name. */
+  hostWarning: HostWarning | null;
 };
 
 export type Tracker = "main" | "brand";

@@ -5,6 +5,7 @@ import type { AppContext } from "../context";
 import { ClickRecorder } from "../analytics/recorder";
 import { linksStore, type LinkRow, type RedirectRow } from "./store";
 import type { LinkView } from "./schema";
+import { hostWarning } from "./hostWarning";
 
 export type CachedLink = {
   id: number;
@@ -73,6 +74,7 @@ export function createLinks(ctx: AppContext, opts: { maxClickBacklog?: number | 
         createdAt: row.created_at,
         updatedAt: row.updated_at,
         expiresAt: row.expires_at,
+        hostWarning: hostWarning(row.original_url),
       };
     },
   };

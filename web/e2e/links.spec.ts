@@ -185,3 +185,17 @@ test("a short code reached by in-app navigation still goes through the server's 
   await expect(page.getByRole("heading", { name: "Landing page" })).toBeVisible();
   expect(page.url()).toBe(`${destBase}/in-app`);
 });
+
+test("a look-alike destination (Cyrillic letters under .com) is accepted with a visible warning and its punycode name", async ({ page }) => {
+  await registerViaApi(page.request);
+  const made = await page.request.post("/api/links", { data: { originalUrl: "https://аррӏе.com/login", title: "Suspicious" } });
+  expect(made.status(), await made.text()).toBe(201);
+  await page.request.post("/api/links", { data: { originalUrl: `${destBase}/plain`, title: "Plain" } });
+  await page.goto("/link-tracker");
+  const warning = card(page, "Suspicious").getByRole("note");
+  await expect(warning).toBeVisible();
+  await expect(warning).toContainText("Look-alike address: its name mixes Cyrillic and Latin letters, so it may imitate another site.");
+  await expect(warning.locator("code")).toHaveText("xn--80ak6aa92e.com");
+  // An ordinary destination shows no warning.
+  await expect(card(page, "Plain").getByRole("note")).toHaveCount(0);
+});

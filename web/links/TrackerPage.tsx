@@ -154,6 +154,12 @@ export function TrackerPage({ tracker }: { tracker: Tracker }) {
                 <div className="link-main">
                   <h2 className="link-title">{l.title}</h2>
                   <p className="muted break link-original">{l.originalUrl}</p>
+                  {l.hostWarning && (
+                    // The punycode name is what the browser really visits: shown beside the warning.
+                    <p className="field-error break" role="note">
+                      ⚠ {l.hostWarning.message} Real name: <code>{l.hostWarning.asciiHost}</code>
+                    </p>
+                  )}
                   {l.description && <p className="link-desc break">{l.description}</p>}
                   <div className="row link-short">
                     <code className="break">{l.shortUrl}</code>
