@@ -51,7 +51,7 @@ const log = { bytes: 0, lines: 0, stackLines: 0, unhandled: 0, longest: 0, sampl
 async function readLog(stream: ReadableStream<Uint8Array>) {
   const dec = new TextDecoder();
   let rest = "";
-  for await (const chunk of stream) {
+  for await (const chunk of stream as unknown as AsyncIterable<Uint8Array>) {
     log.bytes += chunk.length;
     rest += dec.decode(chunk, { stream: true });
     const lines = rest.split("\n");

@@ -4,7 +4,7 @@
 // them (413 oversize, 415 form bodies, 401 anonymous, 403 foreign Origin, 404 bad escapes and
 // other users' ids), never a 5xx.
 import type { RawRequest, RawResponse } from "./http";
-import { paramsOf, type Route } from "./routes";
+import type { Route } from "./routes";
 
 export type Expect = number | number[] | "4xx" | "2xx" | "2xx|4xx" | "<500";
 
@@ -57,7 +57,7 @@ const PUBLIC_API = new Set([
 /** The redirect lane answers unknown codes with the web app's page, not JSON. */
 export const isRedirectLane = (path: string) => /^\/(l\/|r\/|api\/links\/redirect\/|:code$)/.test(path) || path === "/:code";
 
-export function fillPath(path: string, v: Values, override?: { param: string; value: string }) {
+function fillPath(path: string, v: Values, override?: { param: string; value: string }) {
   return path
     .split("/")
     .map((seg, i, all) => {
@@ -82,7 +82,7 @@ export function fillPath(path: string, v: Values, override?: { param: string; va
 }
 
 /** A body each route accepts, so only the thing under test (Origin, owner) can refuse it. */
-export function validBody(method: string, path: string): unknown {
+function validBody(method: string, path: string): unknown {
   const key = `${method} ${path}`;
   if (key === "POST /api/register") return { username: "csrfuser", password: "a fine password", email: "csrf@example.test" };
   if (key === "POST /api/login") return { username: "alice", password: "not the password" };
@@ -332,6 +332,10 @@ function textCases(fx: Fixture): Case[] {
       check: readsBack(name),
     });
   });
+  // "a" and 500,000 combining marks (1 MB of UTF-8) is one grapheme: a name counted only in
+  // graphemes would take it as one character. Names must be bounded in code units too.
+  cases.push({ group: "one grapheme, 500,000 combining marks", req: { method: "POST", target: "/api/topics", headers: jsonHeaders(mal, origin), body: json({ name: `a${"\u0301".repeat(500_000)}` }) }, expect: 400 });
+  cases.push({ group: "one grapheme, 500,000 combining marks", req: { method: "POST", target: `/api/${fx.mallory.values.username}/${fx.mallory.values.topicSlug}/titles`, headers: jsonHeaders(mal, origin), body: json({ name: `a${"\u0301".repeat(500_000)}` }) }, expect: 400 });
   // #11: names reject control characters (U+0000 was accepted).
   for (const bad of ["a\u0000b", "a\u0007b", "esc\u001b[31mred", "new\nline", "del\u007f"]) {
     cases.push({ group: "control character in a topic name", req: { method: "POST", target: "/api/topics", headers: jsonHeaders(mal, origin), body: json({ name: bad }) }, expect: 400 });

@@ -56,7 +56,7 @@ function indexOf(hay: Uint8Array, needle: Uint8Array, from = 0) {
   return -1;
 }
 
-export function buildRequest(req: RawRequest, host: string): Uint8Array {
+function buildRequest(req: RawRequest, host: string): Uint8Array {
   if (req.raw !== undefined) return bytes(req.raw);
   const headers = [...(req.headers ?? [])];
   const has = (name: string) => headers.some(([k]) => k.toLowerCase() === name);

@@ -1,20 +1,22 @@
 // Worker: follows one short link over and over while the attack runs, in its own thread so
 // the attacker's work (building 1 MiB bodies) never shows up as redirect latency.
-declare const self: Worker;
+// A module of its own: nothing here is global (the DOM lib declares `self` and `stop`).
+export {};
+const worker = globalThis as unknown as Worker;
 
-let stop = false;
+let stopped = false;
 const samples: number[] = [];
 /** Absolute start times (ms since the epoch, sub-ms), to tell which attack a slow redirect met. */
 const starts: number[] = [];
 const statuses: Record<string, number> = {};
 
-self.onmessage = async (e: MessageEvent) => {
+worker.onmessage = async (e: MessageEvent) => {
   const msg = e.data as { type: "start"; url: string; intervalMs: number } | { type: "stop" };
   if (msg.type === "stop") {
-    stop = true;
+    stopped = true;
     return;
   }
-  while (!stop) {
+  while (!stopped) {
     const t0 = performance.now();
     starts.push(performance.timeOrigin + t0);
     let key: string;
@@ -29,5 +31,5 @@ self.onmessage = async (e: MessageEvent) => {
     statuses[key] = (statuses[key] ?? 0) + 1;
     await Bun.sleep(msg.intervalMs);
   }
-  self.postMessage({ samples, starts, statuses });
+  worker.postMessage({ samples, starts, statuses });
 };

@@ -33,6 +33,3 @@ export async function appRoutes(): Promise<Route[]> {
     rmSync(dir, { recursive: true, force: true });
   }
 }
-
-/** ":name" and "*" segments of a route path. */
-export const paramsOf = (path: string) => path.split("/").filter((s) => s.startsWith(":") || s === "*");
