@@ -8,8 +8,9 @@ import { join } from "node:path";
 const port = Number(process.env.E2E_PORT ?? 3917);
 export const baseURL = `http://127.0.0.1:${port}`;
 // Reused by every worker: the config file is evaluated once per process, so the data dir is
-// passed down through the environment instead of made anew each time.
-const dataDir = (process.env.E2E_DATA_DIR ??= mkdtempSync(join(tmpdir(), "threadlink-e2e-")));
+// passed down through the environment instead of made anew each time. Empty counts as unset
+// (scripts/test.sh clears it to get a fresh one): the server would read "" as its ./data.
+const dataDir = (process.env.E2E_DATA_DIR ||= mkdtempSync(join(tmpdir(), "threadlink-e2e-")));
 
 export default defineConfig({
   testDir: "web/e2e",

@@ -4,8 +4,6 @@
 // page) and a pending invite for the visitor's invite page.
 import { expect, request as playwrightRequest, type APIRequestContext } from "@playwright/test";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { PASSWORD } from "./helpers";
 
 export type Scene = {
@@ -41,7 +39,8 @@ async function signedIn(baseURL: string, username: string) {
  * the server's data dir (fresh each run) and reused, never made twice.
  */
 export async function buildScene(baseURL: string, owner: string, friend: string, codeSuffix = ""): Promise<Scene> {
-  const saved = `${process.env.E2E_DATA_DIR ?? join(tmpdir(), "threadlink-e2e")}-scene-${owner}.json`;
+  // playwright.config.ts makes a fresh E2E_DATA_DIR per run and passes it to every worker.
+  const saved = `${process.env.E2E_DATA_DIR}-scene-${owner}.json`;
   if (existsSync(saved)) return JSON.parse(readFileSync(saved, "utf8")) as Scene;
   const scene = await makeScene(baseURL, owner, friend, codeSuffix);
   writeFileSync(saved, JSON.stringify(scene));
