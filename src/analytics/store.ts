@@ -94,6 +94,26 @@ export function analyticsStore(db: Db) {
     visits: db.prepare("SELECT COUNT(*) AS n FROM link_analytics WHERE visitor_id = ? AND link_id = ?"),
     // No row: the link was deleted, and its clicks go with it (every link has a row, 0003).
     addCount: db.prepare("UPDATE link_click_counts SET clicks = clicks + ?2 WHERE link_id = ?1 RETURNING clicks"),
+    lastId: db.prepare("SELECT COALESCE(MAX(id), 0) AS id FROM link_analytics"),
+    // The clicks of this transaction (ids above ?1) whose link was deleted meanwhile: removed,
+    // as their link's history was. Every live link has its row in link_click_counts (0003).
+    dropOrphans: db.prepare(
+      "DELETE FROM link_analytics WHERE id > ?1 AND NOT EXISTS (SELECT 1 FROM link_click_counts c WHERE c.link_id = link_analytics.link_id)",
+    ),
+    // Links whose count crosses a milestone with this transaction's clicks, before the update.
+    crossings: db.prepare(
+      `WITH t AS (SELECT link_id, COUNT(*) AS n FROM link_analytics NOT INDEXED WHERE id > ?1 GROUP BY link_id)
+       SELECT t.link_id AS linkId, c.clicks AS before, c.clicks + t.n AS after FROM t JOIN link_click_counts c ON c.link_id = t.link_id
+       WHERE (c.clicks < 1 AND c.clicks + t.n >= 1) OR (c.clicks < 100 AND c.clicks + t.n >= 100)
+          OR (c.clicks < 1000 AND c.clicks + t.n >= 1000) OR (c.clicks < 10000 AND c.clicks + t.n >= 10000)`,
+    ),
+    // Every link's count in one statement: SQLite walks the new rows and the counts in C, where a
+    // statement per link from JavaScript cost ~2 µs a click (docs/performance.md).
+    addCounts: db.prepare(
+      `UPDATE link_click_counts SET clicks = clicks + t.n
+       FROM (SELECT link_id, COUNT(*) AS n FROM link_analytics NOT INDEXED WHERE id > ?1 GROUP BY link_id) AS t
+       WHERE link_click_counts.link_id = t.link_id`,
+    ),
     link: db.prepare("SELECT user_id, title, short_code, tracker FROM short_links WHERE id = ?"),
     add: db.prepare(
       `INSERT INTO link_rollups (link_id, dim, value, count) VALUES (?, ?, ?, ?)
@@ -119,11 +139,12 @@ export function analyticsStore(db: Db) {
   };
 
   /**
-   * Writes a batch of clicks (in the caller's transaction): one row per click and one count update per
-   * link. This is all the hot path pays for; the tallies are rolled up when someone reads them.
-   * `countedOnly`: per link, clicks to count without a row (dropped under overload, recorder.ts).
-   * Returns how each link's count moved, for milestone notifications. Clicks for a link that
-   * no longer exists are dropped (its history went with it).
+   * Writes a batch of clicks (in the caller's transaction): one row per click, then every link's
+   * count in one statement. This is all the hot path pays for; the tallies are rolled up when
+   * someone reads them. `countedOnly`: per link, clicks to count without a row (dropped under
+   * overload, recorder.ts). Returns the count moves that cross a milestone (MILESTONES in
+   * writer.ts) plus every counted-only move. Clicks for a link that no longer exists are dropped
+   * (its history went with it).
    */
   const writeBatch = (clicks: ClickRecord[], countedOnly?: ReadonlyMap<number, number>): CountMove[] => {
     const byLink = new Map<number, ClickRecord[]>();
@@ -132,15 +153,10 @@ export function analyticsStore(db: Db) {
       if (list) list.push(c);
       else byLink.set(c.linkId, [c]);
     }
-    if (countedOnly) for (const linkId of countedOnly.keys()) if (!byLink.has(linkId)) byLink.set(linkId, []);
-    const moved: CountMove[] = [];
+    const lo = (q.lastId.get() as { id: number }).id;
     // In link order: the index and table pages are then visited in key order, each once.
     for (const linkId of [...byLink.keys()].sort((a, b) => a - b)) {
       const list = byLink.get(linkId)!;
-      const n = list.length + (countedOnly?.get(linkId) ?? 0);
-      const count = q.addCount.get(linkId, n) as { clicks: number } | null;
-      if (!count) continue;
-      moved.push({ linkId, before: count.clicks - n, after: count.clicks });
       // The same visitor twice in one batch counts on from the first (most links get one click).
       const seen = list.length > 1 ? new Map<string, number>() : null;
       for (const c of list) {
@@ -149,6 +165,18 @@ export function analyticsStore(db: Db) {
         const visitNumber = prior + 1;
         seen?.set(c.visitorId, visitNumber);
         q.insert.run(linkId, c.timestamp, c.referrer, c.userAgent, c.ip, c.country, c.city, c.deviceType, c.browser, c.os, c.visitorId, c.isBot ? 1 : 0, metadataJson(visitNumber, c.source, c.isBot));
+      }
+    }
+    const moved: CountMove[] = [];
+    if (clicks.length > 0) {
+      q.dropOrphans.run(lo);
+      moved.push(...(q.crossings.all(lo) as CountMove[]));
+      q.addCounts.run(lo);
+    }
+    if (countedOnly) {
+      for (const [linkId, n] of countedOnly) {
+        const count = q.addCount.get(linkId, n) as { clicks: number } | null;
+        if (count) moved.push({ linkId, before: count.clicks - n, after: count.clicks });
       }
     }
     return moved;

@@ -203,3 +203,26 @@ test("overload: past the bound a click never waits; its row is not kept but its 
     f.done();
   }
 });
+
+test("counts in one statement per transaction: milestones crossed once each, a deleted link's clicks not kept", async () => {
+  const f = fixture();
+  const r = new ClickRecorder(f.db, { ipStorage: "none", geoipDb: null });
+  try {
+    // 99 clicks, then one batch that crosses 100 together with clicks of a link deleted meanwhile.
+    for (let i = 0; i < 99; i++) r.capture(f.click(f.a.id, i));
+    await r.flush();
+    const notes = () => (f.db.query("SELECT message FROM notifications WHERE kind = 'link-clicks' ORDER BY id").all() as { message: string }[]).map((n) => n.message);
+    expect(notes()).toEqual(['Your link "A" (/wka) got its first click']);
+    for (let i = 0; i < 5; i++) r.capture(f.click(f.b.id, 1000 + i));
+    for (let i = 99; i < 1005; i++) r.capture(f.click(f.a.id, i));
+    f.db.query("DELETE FROM short_links WHERE id = ?").run(f.b.id);
+    expect(await r.flush()).toBe(true);
+    expect(f.count(f.a.id)).toBe(1005);
+    expect(f.rows(f.a.id)).toBe(1005);
+    expect(f.rows(f.b.id)).toBe(0);
+    expect(notes()).toEqual(['Your link "A" (/wka) got its first click', 'Your link "A" (/wka) passed 100 clicks', 'Your link "A" (/wka) passed 1,000 clicks']);
+  } finally {
+    await r.stop();
+    f.done();
+  }
+});
