@@ -4,6 +4,7 @@ import { AppError, conflict } from "../http/errors";
 import { AttemptLimiter, LIMITS, refundAll, takeAll, tooManyAttempts } from "../http/rateLimit";
 import { clientIp } from "../http/security";
 import { LoginBody, RegisterBody } from "./schema";
+import { jsonBody } from "../http/bodyLimit";
 import {
   SESSION_COOKIE,
   SESSION_TTL_MS,
@@ -109,7 +110,7 @@ export function accountRoutes(ctx: AppContext, auth: AuthPlugin) {
         set.status = 201;
         return { ok: true, message: "Account created", user: toPublicUser(ctx, user) };
       },
-      { body: RegisterBody },
+      { body: jsonBody(RegisterBody) },
     )
     .post(
       "/login",
@@ -143,7 +144,7 @@ export function accountRoutes(ctx: AppContext, auth: AuthPlugin) {
         rememberDevice(request, set, user.id);
         return { ok: true, message: "Logged in", user: toPublicUser(ctx, user) };
       },
-      { body: LoginBody },
+      { body: jsonBody(LoginBody) },
     )
     .post("/logout", ({ request, set }) => {
       const token = readCookie(request, SESSION_COOKIE);
