@@ -159,6 +159,28 @@ export function buildCorpus(routes: Route[], fx: Fixture): Case[] {
     }
   }
 
+  // 1b. Wrong types and hostile text in every parameter: nothing is found, nothing breaks.
+  const PARAMS = ["-1", "0", "1.5", "99999999999999999999", "0x10", "'%20OR%201=1%20--", "%3Cscript%3Ealert(1)%3C%2Fscript%3E", "a".repeat(3000), "%00", "%F0%9F%98%80", "..%2f..%2fetc"];
+  for (const r of routes) {
+    if (r.path.startsWith("/chunk-")) continue;
+    const segs = r.path.split("/");
+    for (let i = 0; i < segs.length; i++) {
+      const seg = segs[i]!;
+      if (!seg.startsWith(":") && seg !== "*") continue;
+      for (const value of PARAMS)
+        for (const method of r.method === "ALL" ? ["POST"] : [r.method]) {
+          const target = fillPath(r.path, m.values, { param: `${i}:${seg}`, value });
+          const body = MUTATING.includes(method) ? json(validBody(method, r.path)) : undefined;
+          add({
+            group: "hostile parameter value",
+            req: { method, target, headers: jsonHeaders(m.cookie, origin), body },
+            // The web app's catch-all (GET /*) answers any path with the app (200).
+            expect: isRedirectLane(r.path) ? 404 : isApi(r.path) ? "4xx" : "<500",
+          });
+        }
+    }
+  }
+
   // 2. Anonymous calls, with broken bodies where a body goes: 401 before any validation.
   for (const r of routes) {
     for (const method of expandMethods(r)) {
