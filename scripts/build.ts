@@ -3,8 +3,8 @@
 //
 // 1. The web app is bundled for the browser on its own: fully minified and code-split
 //    (src/http/spa.ts's WEB_BUILD_OPTIONS), into a staging folder next to .tmp/.
-// 2. Every text file of it gets a gzip copy, and the video engine gets gzip and brotli
-//    copies: compression happens here, once, not in the running server.
+// 2. Every text file of it, and the video engine, get gzip and brotli copies: compression
+//    happens here, once, not in the running server.
 // 3. A generated module lists those files as `with { type: "file" }` imports and stands in
 //    for src/http/builtAssets.ts (and the plain video engine of src/vendor/embedded.js) in
 //    the compiled server, which serves them as they are.
@@ -32,13 +32,21 @@ type Built = { file: string; gzip: string | null; type?: string; br?: string | n
 const webFiles: Record<string, Built> = {};
 let webBytes = 0;
 let webGzip = 0;
+let webBrotli = 0;
 for (const out of web.outputs) {
   const body = new Uint8Array(await out.arrayBuffer());
-  const gz = TEXT.test(out.type) ? gzipIfSmaller(body) : null;
+  const text = TEXT.test(out.type);
+  const gz = text ? gzipIfSmaller(body) : null;
+  // Brotli at its best (quality 11) for the browser's files: ~15 % fewer bytes than gzip -9
+  // for browsers that take it (Chromium does, on http://127.0.0.1 too); a few seconds once.
+  const br = text ? brotliCompressSync(body, { params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: body.length } }) : null;
+  const keepBr = br && br.length < (gz ?? body).length ? br : null;
   if (gz) writeFileSync(`${out.path}.gz`, gz);
-  webFiles["/" + basename(out.path)] = { file: out.path, gzip: gz ? `${out.path}.gz` : null, type: out.type };
+  if (keepBr) writeFileSync(`${out.path}.br`, keepBr);
+  webFiles["/" + basename(out.path)] = { file: out.path, gzip: gz ? `${out.path}.gz` : null, br: keepBr ? `${out.path}.br` : null, type: out.type };
   webBytes += body.length;
   webGzip += gz?.length ?? body.length;
+  webBrotli += keepBr?.length ?? gz?.length ?? body.length;
 }
 
 // --- 2. The video engine, compressed once (cached by content, so rebuilds skip it) -------
@@ -131,5 +139,5 @@ if (!result.success) throw new Error(`Compile failed:\n${result.logs.join("\n")}
 const size = Bun.file(outfile).size;
 const mib = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MiB`;
 console.log(
-  `Built ${outfile} (${mib(size)}) in ${Math.round(performance.now() - started)} ms; web app ${Object.keys(webFiles).length} files, ${Math.round(webBytes / 1024)} kB (${Math.round(webGzip / 1024)} kB gzipped)`,
+  `Built ${outfile} (${mib(size)}) in ${Math.round(performance.now() - started)} ms; web app ${Object.keys(webFiles).length} files, ${Math.round(webBytes / 1024)} kB (${Math.round(webGzip / 1024)} kB gzipped, ${Math.round(webBrotli / 1024)} kB brotli)`,
 );

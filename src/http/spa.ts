@@ -4,7 +4,7 @@ import { builtAssets } from "./builtAssets";
 import { log } from "./log";
 
 type Bytes = Uint8Array<ArrayBuffer>;
-type Entry = { body: Bytes; gz: Bytes | null; headers: Record<string, string> };
+type Entry = { body: Bytes; gz: Bytes | null; br: Bytes | null; headers: Record<string, string> };
 
 const IMMUTABLE = "public, max-age=31536000, immutable";
 const TEXT = /^(text\/|application\/(javascript|json)|image\/svg)/;
@@ -59,8 +59,19 @@ export function securityHeadersFor(csp: string): Record<string, string> {
   };
 }
 
-function entry(body: Bytes, gz: Bytes | null, headers: Record<string, string>, cache: string): Entry {
-  return { body, gz, headers: { ...headers, "cache-control": cache } };
+function entry(body: Bytes, gz: Bytes | null, br: Bytes | null, headers: Record<string, string>, cache: string): Entry {
+  return { body, gz, br, headers: { ...headers, "cache-control": cache } };
+}
+
+/** Whether Accept-Encoding allows `coding` (listed, and not refused with q=0). */
+export function accepts(header: string | null, coding: string): boolean {
+  for (const part of (header ?? "").toLowerCase().split(",")) {
+    const [name, ...params] = part.split(";").map((s) => s.trim());
+    if (name !== coding) continue;
+    const q = params.find((p) => p.startsWith("q="));
+    return !q || Number(q.slice(2)) > 0;
+  }
+  return false;
 }
 
 /** Options shared by the binary's build (scripts/build.ts) and a run from source. */
@@ -105,18 +116,20 @@ function buildFromSource() {
 async function loadWebApp(): Promise<{ html: Entry; assets: Map<string, Entry> }> {
   const assets = new Map<string, Entry>();
   let html: Entry | null = null;
-  const add = (path: string, body: Bytes, gz: Bytes | null, type: string) => {
-    if (path === "/index.html") html = entry(body, gz, { "content-type": type }, "no-cache");
-    else assets.set(path, entry(body, gz, { "content-type": type }, IMMUTABLE));
+  const add = (path: string, body: Bytes, gz: Bytes | null, br: Bytes | null, type: string) => {
+    if (path === "/index.html") html = entry(body, gz, br, { "content-type": type }, "no-cache");
+    else assets.set(path, entry(body, gz, br, { "content-type": type }, IMMUTABLE));
   };
   if (builtAssets) {
     // Held in memory (about 1 MB with the gzip copies): these are the hottest files.
     for (const [path, f] of Object.entries(builtAssets.web)) {
       const gz = f.gzip ? await Bun.file(f.gzip).bytes() : null;
-      add(path, await Bun.file(f.file).bytes(), gz, f.type);
+      const br = f.br ? await Bun.file(f.br).bytes() : null;
+      add(path, await Bun.file(f.file).bytes(), gz, br, f.type);
     }
   } else {
-    for (const f of await buildFromSource()) add(f.path, f.body, TEXT.test(f.type) ? gzipIfSmaller(f.body) : null, f.type);
+    // gzip only: brotli at its best takes seconds, which the binary's build spends instead.
+    for (const f of await buildFromSource()) add(f.path, f.body, TEXT.test(f.type) ? gzipIfSmaller(f.body) : null, null, f.type);
   }
   const page = html as Entry | null;
   if (!page) throw new Error("The web bundle has no index.html");
@@ -130,10 +143,11 @@ async function loadWebApp(): Promise<{ html: Entry; assets: Map<string, Entry> }
 }
 
 export function send(e: Entry, request: Request, status = 200) {
-  const gzip = e.gz && (request.headers.get("accept-encoding") ?? "").includes("gzip");
-  return new Response(gzip ? e.gz : e.body, {
+  const ae = request.headers.get("accept-encoding");
+  const [body, coding] = e.br && accepts(ae, "br") ? [e.br, "br"] : e.gz && accepts(ae, "gzip") ? [e.gz, "gzip"] : [e.body, null];
+  return new Response(body, {
     status,
-    headers: { ...e.headers, vary: "accept-encoding", ...(gzip ? { "content-encoding": "gzip" } : {}) },
+    headers: { ...e.headers, vary: "accept-encoding", ...(coding ? { "content-encoding": coding } : {}) },
   });
 }
 

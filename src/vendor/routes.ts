@@ -3,7 +3,7 @@ import { Elysia } from "elysia";
 // the compiled binary carries build-time gzip and brotli copies (builtAssets).
 import { embedded } from "./embedded.js";
 import { FFMPEG_BASE } from "../shared/ffmpegPaths";
-import { contentSecurityPolicy, securityHeadersFor } from "../http/spa";
+import { accepts, contentSecurityPolicy, securityHeadersFor } from "../http/spa";
 import { builtAssets, type BuiltAssets } from "../http/builtAssets";
 
 const JS = "text/javascript; charset=utf-8";
@@ -24,17 +24,6 @@ export const VENDOR_FILES: VendorFile[] = [
 // The engine runs as a module worker, which takes its CSP from its own response (not the
 // page's): the app's policy, so it may load this origin's files and compile wasm, nothing else.
 const SECURITY = securityHeadersFor(contentSecurityPolicy([]));
-
-/** Whether Accept-Encoding allows `coding` (listed, and not refused with q=0). */
-export function accepts(header: string | null, coding: string): boolean {
-  for (const part of (header ?? "").toLowerCase().split(",")) {
-    const [name, ...params] = part.split(";").map((s) => s.trim());
-    if (name !== coding) continue;
-    const q = params.find((p) => p.startsWith("q="));
-    return !q || Number(q.slice(2)) > 0;
-  }
-  return false;
-}
 
 type Prebuilt = BuiltAssets["vendor"][string];
 

@@ -6,7 +6,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { brotliCompressSync, brotliDecompressSync } from "node:zlib";
 import { Elysia } from "elysia";
-import { accepts, vendorRoutes } from "./routes";
+import { accepts } from "../http/spa";
+import { vendorRoutes } from "./routes";
 import { FFMPEG_BASE, FFMPEG_CORE_URL, FFMPEG_CORE_VERSION, FFMPEG_WASM_URL, FFMPEG_WORKER_URL } from "../shared/ffmpegPaths";
 
 const { app } = await setup();
@@ -82,7 +83,7 @@ describe("vendor: the compiled binary's build-time copies", () => {
     return { res, body: new Uint8Array(await res.arrayBuffer()) };
   };
 
-  const cases: [string, string | null, (b: Uint8Array) => Uint8Array][] = [
+  const cases: [string, string | null, (b: Uint8Array<ArrayBuffer>) => Uint8Array][] = [
     ["gzip, deflate, br, zstd", "br", (b) => brotliDecompressSync(b)],
     ["gzip, deflate", "gzip", (b) => Bun.gunzipSync(b)],
     ["br;q=0, gzip", "gzip", (b) => Bun.gunzipSync(b)],
