@@ -28,6 +28,12 @@ if (!existsSync(binary)) {
   process.exit(2);
 }
 
+// A server left over on the port would answer for the one this script starts and kills.
+if (await fetch(`${base}/api/health`).then(() => true, () => false)) {
+  console.error(`faults: something already answers on port ${port} (FAULTS_PORT); stop it first`);
+  process.exit(2);
+}
+
 type Server = ReturnType<typeof Bun.spawn>;
 let gateFailures: string[] = [];
 

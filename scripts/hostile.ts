@@ -38,6 +38,13 @@ if (!existsSync(binary)) {
   process.exit(1);
 }
 
+// A server left over on the port would answer the health check and be attacked instead.
+if (await fetch(`${base}/api/health`).then(() => true, () => false)) {
+  console.log(`hostile: something already answers on port ${port} (HOSTILE_PORT); stop it first`);
+  console.log("hostile: 0 passed, 1 failed");
+  process.exit(1);
+}
+
 const dir = mkdtempSync(join(tmpdir(), "threadlink-hostile-"));
 const server = Bun.spawn([binary, "serve"], {
   cwd: dir,
