@@ -4,7 +4,7 @@
 // page) and a pending invite for the visitor's invite page.
 import { expect, request as playwrightRequest, type APIRequestContext } from "@playwright/test";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import { PASSWORD } from "./helpers";
+import { PASSWORD, nextClientAddress } from "./helpers";
 
 export type Scene = {
   owner: string;
@@ -28,7 +28,7 @@ async function ok<T>(res: Promise<import("@playwright/test").APIResponse>, statu
 
 async function signedIn(baseURL: string, username: string) {
   const api = await playwrightRequest.newContext({ baseURL });
-  await ok(api.post("/api/register", { data: { username, password: PASSWORD, email: `${username}@example.test` } }));
+  await ok(api.post("/api/register", { data: { username, password: PASSWORD, email: `${username}@example.test` }, headers: { "x-forwarded-for": nextClientAddress() } }));
   return api;
 }
 
@@ -102,6 +102,8 @@ export type Screen = {
   ready: (p: import("@playwright/test").Page, s: Scene) => import("@playwright/test").Locator;
   /** Gets the screen into the state to check after load (opening a dialog). */
   open?: (p: import("@playwright/test").Page, s: Scene) => Promise<void>;
+  /** Loads the screen some other way than by going to `path`. */
+  load?: (p: import("@playwright/test").Page, s: Scene) => Promise<void>;
 };
 
 const h1 = (p: import("@playwright/test").Page, name: string | RegExp) => p.getByRole("heading", { level: 1, name });
@@ -133,6 +135,19 @@ export const SCREENS: Screen[] = [
   { name: "about", who: "visitor", path: () => "/about", ready: (p) => h1(p, /^About/) },
   { name: "how-to-use", who: "visitor", path: () => "/how-to-use", ready: (p) => h1(p, /^How to Use/) },
   { name: "not-found", who: "visitor", path: () => "/no/such/page/here/at-all", ready: (p) => h1(p, "Page Not Found") },
+  {
+    // The server's own page for an unknown short code. It sends the visitor home after 2 s,
+    // so it is checked as its HTML with the refresh taken out.
+    name: "unknown-code",
+    who: "visitor",
+    path: () => "/no-such-code",
+    ready: (p) => h1(p, "Link not found"),
+    load: async (p) => {
+      const res = await p.request.get("/no-such-code", { maxRedirects: 0 });
+      expect(res.status()).toBe(404);
+      await p.setContent((await res.text()).replace(/<meta http-equiv="refresh"[^>]*>/i, ""));
+    },
+  },
 ];
 
 /** The cookies a screen is seen with. */
