@@ -14,7 +14,7 @@ let clients = 0;
  * (src/http/rateLimit.ts), and the server believes X-Forwarded-For from loopback, its default
  * trusted proxy, as it would from nginx in front of it. 198.18.0.0/15 is the benchmarking range.
  */
-const nextClientAddress = () => `198.18.${Math.floor(clients / 250) % 256}.${(clients++ % 250) + 1}`;
+export const nextClientAddress = () => `198.18.${Math.floor(clients / 250) % 256}.${(clients++ % 250) + 1}`;
 
 /** Registers through the API (fast set-up); the browser context shares the session cookie. */
 export async function registerViaApi(request: APIRequestContext, username = uniqueName()) {
