@@ -239,15 +239,16 @@ function ClickDetails({ report, tracker, setPage, csvHref }: { report: Analytics
               </thead>
               <tbody>
                 {report.clicks.map((c) => (
+                  // data-label: on a phone each row is a card, and each value shows its column's name.
                   <tr key={c.id}>
-                    <td>{formatDate(c.timestamp)}</td>
-                    {brand && <td>{referrerHost(c.referrer)}</td>}
-                    <td>{orUnknown(c.browser)}</td>
-                    <td>{capitalise(c.deviceType)}</td>
-                    {!brand && <td>{orUnknown(c.os)}</td>}
-                    <td>{locationOf(c)}</td>
-                    <td><VisitBadges c={c} withSource={!brand} /></td>
-                    <td><span className={c.metadata.visitNumber > 1 ? "visit-n visit-n-repeat" : "visit-n"}>{c.metadata.visitNumber}</span></td>
+                    <td data-label={brand ? "Time" : "Date"}>{formatDate(c.timestamp)}</td>
+                    {brand && <td data-label="Referrer">{referrerHost(c.referrer)}</td>}
+                    <td data-label="Browser">{orUnknown(c.browser)}</td>
+                    <td data-label="Device">{capitalise(c.deviceType)}</td>
+                    {!brand && <td data-label="OS">{orUnknown(c.os)}</td>}
+                    <td data-label="Location">{locationOf(c)}</td>
+                    <td data-label="Visit Type"><VisitBadges c={c} withSource={!brand} /></td>
+                    <td data-label={brand ? "#" : "Visit #"}><span className={c.metadata.visitNumber > 1 ? "visit-n visit-n-repeat" : "visit-n"}>{c.metadata.visitNumber}</span></td>
                   </tr>
                 ))}
               </tbody>

@@ -9,7 +9,7 @@ import { toast } from "../ui/Toast";
 import { api } from "../lib/api";
 import { useConfig } from "../lib/config";
 import { CreateLinkDialog } from "./CreateLinkDialog";
-import { clicksLabel, copyLink, formatDate } from "./format";
+import { clicksLabel, copyLink, formatDate, linkState } from "./format";
 import { API_BASE, type LinkView, type Tracker } from "./types";
 import { EditLinkDialog } from "../brand/EditLinkDialog";
 import { QrCodeDialog } from "../brand/QrCodeDialog";
@@ -150,7 +150,7 @@ export function TrackerPage({ tracker }: { tracker: Tracker }) {
         ) : (
           <ul className="link-list" aria-label="Links">
             {shown.map((l) => (
-              <li key={l.id} className="card link-card">
+              <li key={l.id} className={`card link-card link-${linkState(l)}`}>
                 <div className="link-main">
                   <h2 className="link-title">{l.title}</h2>
                   <p className="muted break link-original">{l.originalUrl}</p>
@@ -166,6 +166,9 @@ export function TrackerPage({ tracker }: { tracker: Tracker }) {
                     <Button variant="secondary" size="sm" onClick={() => copyLink(l.shortUrl)} aria-label={`Copy short URL for ${l.title}`}>Copy</Button>
                   </div>
                   <p className="row link-meta">
+                    {/* An expired or switched-off link no longer redirects (the server answers 410). */}
+                    {linkState(l) === "expired" && <span className="badge badge-ended">Expired</span>}
+                    {linkState(l) === "inactive" && <span className="badge badge-ended">Inactive</span>}
                     <span className="badge badge-primary">{clicksLabel(l.clickCount)}</span>
                     {l.expiresAt && <span className="muted">Expires: {formatDate(l.expiresAt)}</span>}
                     <span className="muted">Created {formatDate(l.createdAt)}</span>

@@ -53,3 +53,13 @@ export async function copyLink(text: string) {
     toast({ title: "Error", description: "Failed to copy to clipboard", variant: "destructive" });
   }
 }
+
+/**
+ * Whether a link still redirects: the server answers an expired or switched-off link with 410,
+ * so its card says so and the QR generator does not offer it.
+ */
+export function linkState(l: { active?: boolean; expiresAt?: string | null }, now = Date.now()): "active" | "expired" | "inactive" {
+  if (l.active === false) return "inactive";
+  if (l.expiresAt && Date.parse(l.expiresAt) <= now) return "expired";
+  return "active";
+}
