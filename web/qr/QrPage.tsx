@@ -2,6 +2,9 @@
 // optional logo, PNG / MP4 zoom animation / ZIP of both, all rendered in the browser.
 import { useEffect, useId, useRef, useState, type ChangeEvent } from "react";
 import useSWR from "swr";
+import * as v from "valibot";
+import { OriginalUrl } from "../../src/links/schema";
+import { linkState } from "../links/format";
 // The browser build: jszip's "main" needs Node streams.
 import { AppFooter, AppHeader } from "../shell/AppHeader";
 import { useUser } from "../lib/auth";
@@ -14,6 +17,7 @@ import {
   downloadBlob,
   drawQr,
   pngFileName,
+  qrText,
   VIDEO_FILE_NAME,
   withScanMarker,
   ZIP_FILE_NAME,
@@ -28,7 +32,7 @@ import "./qr.css";
 export type ExportType = "qr" | "video" | "both";
 type UrlSource = "custom" | "shortlink";
 /** The fields of GET /api/links this page uses. */
-export type ShortLink = { id: number; shortCode: string; title: string; originalUrl: string; shortUrl?: string };
+export type ShortLink = { id: number; shortCode: string; title: string; originalUrl: string; shortUrl?: string; active?: boolean; expiresAt?: string | null };
 
 const EXPORT_OPTIONS = [
   { value: "qr", label: "QR Code Only" },
@@ -38,6 +42,15 @@ const EXPORT_OPTIONS = [
 
 const LINKS_KEY = "/api/links";
 const isHttp = (u: string) => /^https?:\/\//i.test(u);
+
+/** What a typed address is encoded as; text that is no URL is kept for the check to refuse. */
+function asQrText(s: string) {
+  try {
+    return qrText(s);
+  } catch {
+    return s;
+  }
+}
 
 function errorToast(description: string) {
   toast({ title: "Error", description, variant: "destructive" });
@@ -82,6 +95,7 @@ export function QrPage() {
   const [exportType, setExportType] = useState<ExportType>("qr");
   const [logo, setLogo] = useState<{ bitmap: ImageBitmap; name: string } | null>(null);
   const [logoError, setLogoError] = useState("");
+  const [urlError, setUrlError] = useState<string | undefined>();
   const [generating, setGenerating] = useState(false);
   const [processing, setProcessing] = useState(false);
   const [progress, setProgress] = useState<number | null>(null);
@@ -97,7 +111,9 @@ export function QrPage() {
   const links = useSWR<ShortLink[]>(user && source === "shortlink" ? LINKS_KEY : null, {
     onError: (e) => toastError(e, "Failed to fetch short links"),
   });
-  const selected = links.data?.find((l) => String(l.id) === linkId) ?? null;
+  // Expired and switched-off links answer 410: a QR code for one would be dead on arrival.
+  const usable = (links.data ?? []).filter((l) => linkState(l) === "active");
+  const selected = usable.find((l) => String(l.id) === linkId) ?? null;
   const shortUrlOf = (l: ShortLink) => l.shortUrl ?? `${config?.shortBaseUrl ?? location.origin}/${l.shortCode}`;
   const wantsVideo = exportType !== "qr";
 
@@ -110,18 +126,19 @@ export function QrPage() {
   useEffect(() => () => abortRef.current?.abort(), []);
 
   /** The exact text the QR encodes: short links carry the scan marker ('?qr=1'). */
-  const encodedText = () => (source === "shortlink" ? (selected ? withScanMarker(shortUrlOf(selected)) : "") : url.trim());
+  const encodedText = () => (source === "shortlink" ? (selected ? withScanMarker(qrText(shortUrlOf(selected))) : "") : asQrText(url.trim()));
 
   const switchSource = (next: UrlSource) => {
     setSource(next);
     // Spec §4: switching to custom clears the URL and the chosen link.
     setUrl("");
+    setUrlError(undefined);
     setLinkId("");
   };
 
   const chooseLink = (id: string) => {
     setLinkId(id);
-    const l = links.data?.find((x) => String(x.id) === id);
+    const l = usable.find((x) => String(x.id) === id);
     setUrl(l ? shortUrlOf(l) : "");
   };
 
@@ -150,6 +167,17 @@ export function QrPage() {
     if (!text) {
       errorToast(source === "shortlink" && !selected ? "No link selected or canvas not initialized" : "Please enter a URL");
       return null;
+    }
+    if (source === "custom") {
+      // The Link Tracker's own rules (src/links/schema.ts): only real http(s) addresses.
+      const checked = v.safeParse(OriginalUrl, url);
+      if (!checked.success) {
+        setUrlError(checked.issues[0].message);
+        setGenerated(null);
+        errorToast(checked.issues[0].message);
+        return null;
+      }
+      setUrlError(undefined);
     }
     const canvas = canvasRef.current;
     if (!canvas) {
@@ -250,7 +278,7 @@ export function QrPage() {
   }
 
   const percent = progress === null ? 0 : Math.round(progress * 100);
-  const linkOptions = [{ value: "", label: "Select a short link" }, ...(links.data ?? []).map((l) => ({ value: String(l.id), label: `${l.title} (${l.shortCode})` }))];
+  const linkOptions = [{ value: "", label: "Select a short link" }, ...usable.map((l) => ({ value: String(l.id), label: `${l.title} (${l.shortCode})` }))];
 
   return (
     <div className="page">
@@ -278,7 +306,7 @@ export function QrPage() {
             {source === "shortlink" &&
               (links.isLoading ? (
                 <p className="muted">Loading short links…</p>
-              ) : !links.data?.length ? (
+              ) : !usable.length ? (
                 <p className="muted">No short links found</p>
               ) : (
                 <Select label="Short link" className="qr-link-select" options={linkOptions} value={linkId} onChange={(e) => chooseLink(e.target.value)} />
@@ -302,22 +330,32 @@ export function QrPage() {
               placeholder="https://example.com"
               value={url}
               disabled={source === "shortlink"}
-              onChange={(e) => setUrl(e.target.value)}
+              onChange={(e) => {
+                setUrl(e.target.value);
+                if (urlError) setUrlError(undefined);
+              }}
+              error={urlError}
               onKeyDown={(e) => e.key === "Enter" && !generating && onGenerate()}
               hint={source === "shortlink" && selected ? "Scans of this code are counted as QR visits (the code adds ?qr=1)." : undefined}
             />
 
             <div className="field">
-              <label htmlFor={`${ids.source}-logo`}>Logo (optional)</label>
+              <span id={`${ids.source}-logo-label`} className="field-label">Logo (optional)</span>
+              {/* The native input stays focusable but unseen; its label is the visible button. */}
               <input
                 ref={logoInput}
                 id={`${ids.source}-logo`}
+                className="file-input"
                 type="file"
                 accept="image/*"
                 onChange={onLogo}
+                aria-labelledby={`${ids.source}-logo-label`}
                 aria-describedby={`${ids.source}-logo-hint`}
                 aria-invalid={logoError ? true : undefined}
               />
+              <label htmlFor={`${ids.source}-logo`} className="btn btn-secondary btn-md file-button" aria-hidden="true">
+                {logo ? "Choose another image" : "Choose image"}
+              </label>
               <p id={`${ids.source}-logo-hint`} className="hint">For best results, use a square image</p>
               {logoError && <p className="field-error" role="alert">{logoError}</p>}
               {logo && (
@@ -364,12 +402,21 @@ export function QrPage() {
           </section>
 
           <section className="card qr-preview-card" aria-label="Preview">
+            {/* Before the first code, a placeholder says what will appear instead of a blank box. */}
+            {!generated && (
+              <div className="qr-preview qr-placeholder">
+                <span className="qr-placeholder-icon" aria-hidden="true">▦</span>
+                <p>Your QR code will appear here.</p>
+                <p className="muted">Enter a URL and press Generate.</p>
+              </div>
+            )}
             <canvas
               ref={canvasRef}
               className="qr-preview"
               width={1500}
               height={1500}
               role="img"
+              hidden={!generated}
               aria-label={generated ? `QR code for ${generated.text}` : "QR code preview (not generated yet)"}
             />
             {scanProblem && generated && (

@@ -8,6 +8,7 @@ import {
   pngFileName,
   qrLayout,
   qrMatrix,
+  qrText,
   rasterize,
   VIDEO_FILE_NAME,
   withScanMarker,
@@ -116,4 +117,18 @@ describe("withScanMarker", () => {
     ["similar key untouched", "https://s.example/abc?qrx=5", "https://s.example/abc?qrx=5&qr=1"],
   ];
   for (const [name, input, out] of cases) test(name, () => expect(withScanMarker(input)).toBe(out));
+});
+
+describe("qrText: the ASCII form every scanner reads the same (issue 13)", () => {
+  const cases: [string, string][] = [
+    ["https://example.com/spring-sale?utm_source=qr&x=1", "https://example.com/spring-sale?utm_source=qr&x=1"],
+    ["https://bücher.example/café?q=é", "https://xn--bcher-kva.example/caf%C3%A9?q=%C3%A9"],
+    ["https://example.com/日本#章", "https://example.com/%E6%97%A5%E6%9C%AC#%E7%AB%A0"],
+  ];
+  for (const [url, ascii] of cases)
+    test(`${url} → ${ascii}, and the code decodes to it byte for byte`, () => {
+      expect(qrText(url)).toBe(ascii);
+      expect(/^[\x21-\x7e]+$/.test(qrText(url))).toBe(true);
+      expect(jsQR(rasterize(qrMatrix(qrText(url)), 600), 600, 600)?.data).toBe(ascii);
+    });
 });

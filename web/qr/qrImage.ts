@@ -184,3 +184,13 @@ export function downloadBlob(blob: Blob, name: string) {
   // Revoke later: some browsers start reading the blob after click() returns.
   setTimeout(() => URL.revokeObjectURL(href), 10_000);
 }
+
+/**
+ * The text a QR code holds for a web address: its ASCII form (punycode host, percent-encoded
+ * path, query and fragment), as `new URL().href` writes it. Raw UTF-8 in a QR code is read
+ * differently by different scanners (ZBar reads 'é' as '矇'); the ASCII form reads the same in
+ * every one, and a browser opens it exactly as the address typed.
+ */
+export function qrText(url: string): string {
+  return new URL(url).href;
+}
