@@ -62,8 +62,16 @@ export function PricingPage() {
             <li>Custom emoji support</li>
             <li>Priority support</li>
           </ul>
-          {ends && <p className="muted">Your Premium plan runs until {ends}.</p>}
-          <Button onClick={upgrade} disabled={processing || premium}>{processing ? "Processing..." : "Upgrade"}</Button>
+          {premium ? (
+            // Spec §4 disables Upgrade for a premium user; a greyed button there read as broken,
+            // so the card says what the user has instead (docs/decisions.md).
+            <p className="plan-current">
+              <span aria-hidden="true">✓ </span>
+              {ends ? `You're on Premium, until ${ends}.` : "You're on Premium."}
+            </p>
+          ) : (
+            <Button onClick={upgrade} disabled={processing}>{processing ? "Processing..." : "Upgrade"}</Button>
+          )}
         </section>
       </div>
     </PublicShell>
