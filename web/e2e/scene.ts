@@ -68,8 +68,13 @@ async function makeScene(baseURL: string, owner: string, friend: string, codeSuf
     a.post("/api/links", { data: { originalUrl: "https://example.com/spring", title: linkTitle, description: "The landing page for the spring campaign", shortCode: `spring-launch${codeSuffix}` } }),
   );
   await ok(a.post("/api/links", { data: { originalUrl: "https://example.org/menu", title: "Lunch Menu", shortCode: `lunch-menu${codeSuffix}` } }));
-  // One click, so the analytics dialog has numbers and a row of Click Details.
+  // One click, so the analytics dialog has numbers and a row of Click Details. The click
+  // worker writes it (and its 'first click' notification) off the request: wait for it, so the
+  // notifications are always listed in the same order.
   await ok(a.get(link.shortUrl, { maxRedirects: 0 }), 302);
+  await expect
+    .poll(async () => ((await ok<{ notifications: { message: string }[] }>(a.get("/api/notifications"), 200)).notifications.map((n) => n.message)))
+    .toContainEqual(expect.stringContaining("got its first click"));
   await ok(a.post("/api/pic-drift-links", { data: { originalUrl: "https://example.com/gallery", title: "Gallery", shortCode: `gallery${codeSuffix}` } }));
 
   // The friend accepts one invite (the owner is notified); a second stays pending for the invite page.
