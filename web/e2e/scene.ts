@@ -133,6 +133,17 @@ export const SCREENS: Screen[] = [
       await expect(p.getByRole("dialog", { name: `Analytics: ${s.linkTitle}` }).getByText("Total Clicks")).toBeVisible();
     },
   },
+  {
+    name: "phone-menu",
+    who: "owner",
+    path: () => "/",
+    ready: (p) => p.getByRole("listitem", { name: "Road Trip" }),
+    open: async (p) => {
+      await p.setViewportSize({ width: 360, height: 740 });
+      await p.getByRole("button", { name: "Open menu" }).click();
+      await expect(p.getByRole("dialog", { name: "Menu" }).getByRole("link", { name: "Notifications" })).toBeVisible();
+    },
+  },
   { name: "brand-tracker", who: "owner", path: () => "/pic-drift-link-tracker", ready: (p) => p.getByRole("heading", { name: "Gallery" }) },
   { name: "qr", who: "owner", path: () => "/qr", ready: (p) => h1(p, "QR Code Generator") },
   { name: "notifications", who: "owner", path: () => "/notifications", ready: (p, s) => p.getByText(`${s.friend} accepted your invite`) },
