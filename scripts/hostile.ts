@@ -309,6 +309,7 @@ try {
   console.log(`hostile: ${routes.length} routes from the app, ${corpus.length} requests in the corpus; binary ${binary}`);
 
   let skipped = 0;
+  let peakKb = rssStart;
   const spans: { from: number; to: number; label: string }[] = [];
   const now = () => performance.timeOrigin + performance.now();
   for (const c of corpus) {
@@ -325,7 +326,10 @@ try {
     const r = await send(port, c.req);
     const cpu = cpuMs() - cpuBefore;
     spans.push({ from, to: now(), label: `[${c.group}] ${c.req.method} ${short(c.req.target || "(raw request)")}` });
-    const peakMb = canResetPeak ? (kb("VmHWM") - rssBefore) / 1024 : 0;
+    const hwm = canResetPeak ? kb("VmHWM") : kb("VmRSS");
+    // Each request resets the peak, so the whole attack's peak is the highest of them.
+    peakKb = Math.max(peakKb, hwm);
+    const peakMb = canResetPeak ? (hwm - rssBefore) / 1024 : 0;
     const problem = judge(c, r, peakMb, cpu);
     if (process.env.HOSTILE_VERBOSE) console.log(`${r.status} ${r.ms.toFixed(1)} ms (${cpu} ms CPU) +${peakMb.toFixed(1)} MB [${c.group}] ${c.req.method} ${short(c.req.target)}`);
     record(`[${c.group}] ${c.req.method} ${short(c.req.target || "(raw request)")}`, problem);
@@ -343,7 +347,8 @@ try {
   );
   parallel.forEach((r, i) => record(`[10 deep bodies at once] POST /api/login #${i + 1}`, judge({ group: "parallel", req: { method: "POST", target: "/api/login" }, expect: "4xx" }, r, 0)));
   const sent = corpus.length + parallel.length;
-  const growthMb = ((canResetPeak ? kb("VmHWM") : kb("VmRSS")) - rssStart) / 1024;
+  peakKb = Math.max(peakKb, canResetPeak ? kb("VmHWM") : kb("VmRSS"));
+  const growthMb = (peakKb - rssStart) / 1024;
   const attackLogBytes = log.bytes - logBytesStart;
 
   probe.postMessage({ type: "stop" });
