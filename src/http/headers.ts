@@ -1,7 +1,8 @@
 // The security headers, stated once. Every kind of response takes them from here: API JSON of
-// every status (securityHeaders in security.ts, errorResponse in errors.ts), redirects and the
-// visitor pages (redirects/routes.ts), the web app's files (spa.ts adds its CSP), downloads and
-// vendor files (through the app's afterHandle). hardening.test.ts checks each kind.
+// every status (securityHeaders in security.ts, errorResponse in errors.ts), redirects
+// (redirects/routes.ts), the 404 and 410 visitor pages (redirects/visitorPages.ts), the web
+// app's files (spa.ts adds its CSP), downloads and vendor files (through the app's
+// afterHandle). http/hardening.test.ts checks each kind.
 
 /** Headers every response carries (a route may choose its own referrer-policy). */
 export const BASE_SECURITY_HEADERS = {
@@ -29,22 +30,15 @@ export function staticPageCsp(html: string): string {
   ].join("; ");
 }
 
-const pageHeaderCache = new Map<string, Record<string, string>>();
-
 /**
- * Complete headers for a static HTML page (security headers, its CSP, type, no-store). Pages
- * are few and fixed, so each page's headers are worked out once.
+ * Complete headers for a static HTML page: the security headers, its CSP, type and no-store.
+ * Worked out once per page (src/redirects/visitorPages.ts renders its pages at start).
  */
 export function staticPageHeaders(html: string): Record<string, string> {
-  let headers = pageHeaderCache.get(html);
-  if (!headers) {
-    headers = {
-      ...BASE_SECURITY_HEADERS,
-      "content-security-policy": staticPageCsp(html),
-      "content-type": "text/html; charset=utf-8",
-      "cache-control": "no-store",
-    };
-    if (pageHeaderCache.size < 64) pageHeaderCache.set(html, headers);
-  }
-  return { ...headers };
+  return {
+    ...BASE_SECURITY_HEADERS,
+    "content-security-policy": staticPageCsp(html),
+    "content-type": "text/html; charset=utf-8",
+    "cache-control": "no-store",
+  };
 }

@@ -120,7 +120,7 @@ export function clientIp(ctx: AppContext, request: Request, server: ServerLike):
 }
 
 // Stated in headers.ts (imported by errors.ts too, which this file imports).
-export { BASE_SECURITY_HEADERS, staticPageCsp, staticPageHeaders } from "./headers";
+export { BASE_SECURITY_HEADERS } from "./headers";
 
 /** Adds BASE_SECURITY_HEADERS to every response a handler makes (errorResponse adds its own). */
 export function securityHeaders(ctx: AppContext) {
