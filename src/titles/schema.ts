@@ -99,6 +99,8 @@ export type Title = {
   notes: string;
   order: number;
   slug: string;
+  /** Slugs this series had before a rename: links made with them still open it. */
+  formerSlugs: string[];
   createdBy: number | null;
   createdByUsername: string | null;
   createdAt: string;

@@ -21,7 +21,7 @@ type TitleRow = {
   updated_at: string;
 };
 
-const toTitle = (r: TitleRow): Title => ({
+const toTitle = (r: TitleRow, formerSlugs: string[] = []): Title => ({
   id: r.id,
   topicId: r.topic_id,
   name: r.name,
@@ -32,6 +32,7 @@ const toTitle = (r: TitleRow): Title => ({
   notes: r.notes,
   order: r.sort_order,
   slug: titleSlug(r.name),
+  formerSlugs: formerSlugs.filter((s) => s !== titleSlug(r.name)),
   createdBy: r.created_by,
   createdByUsername: r.created_by_username,
   createdAt: r.created_at,
@@ -74,11 +75,32 @@ export function titlesStore(db: Db) {
     // created themselves, and the topic's owner changes any.
     editable: db.prepare(`${select} WHERE t.topic_id = $topicId AND t.id = $id AND ($isOwner = 1 OR t.created_by = $userId)`),
     othersInSeries: db.prepare(`SELECT 1 FROM titles WHERE topic_id = $topicId AND name = $name AND created_by IS NOT $userId LIMIT 1`),
+    // title_slugs (migration 0006): the old slugs of each series, keyed by its current name.
+    formerAll: db.prepare(`SELECT slug, name FROM title_slugs WHERE topic_id = ?`),
+    former: db.prepare(`SELECT slug FROM title_slugs WHERE topic_id = $topicId AND name = $name`),
+    repoint: db.prepare(`UPDATE title_slugs SET name = $name WHERE topic_id = $topicId AND name = $old`),
+    rememberSlug: db.prepare(
+      `INSERT INTO title_slugs (topic_id, slug, name) VALUES ($topicId, $slug, $name)
+       ON CONFLICT (topic_id, slug) DO UPDATE SET name = excluded.name`,
+    ),
+    forgetSeries: db.prepare(`DELETE FROM title_slugs WHERE topic_id = $topicId AND name = $name`),
   };
 
   const one = (topicId: number, id: number) => q.one.get({ topicId, id }) as TitleRow | null;
   const editable = (topicId: number, id: number, e: Editor) =>
     q.editable.get({ topicId, id, isOwner: e.isOwner ? 1 : 0, userId: e.userId }) as TitleRow | null;
+  const former = (topicId: number, name: string) => (q.former.all({ topicId, name }) as { slug: string }[]).map((r) => r.slug);
+  const shaped = (r: TitleRow) => toTitle(r, former(r.topic_id, r.name));
+
+  /**
+   * Once no version is left under `old`, its series lives on as `name`: its slug and every
+   * slug it had before now lead to `name`, so links copied before the rename still open it.
+   */
+  function renamed(topicId: number, old: string, name: string) {
+    if (count(topicId, old) > 0) return;
+    q.repoint.run({ topicId, old, name });
+    q.rememberSlug.run({ topicId, slug: titleSlug(old), name });
+  }
 
   /**
    * Two series with different names but one slug would share their pages
@@ -92,11 +114,15 @@ export function titlesStore(db: Db) {
   const count = (topicId: number, name: string) => (q.seriesSize.get({ topicId, name }) as { n: number }).n;
 
   return {
-    list: (topicId: number) => (q.list.all(topicId) as TitleRow[]).map(toTitle),
+    list(topicId: number) {
+      const past = new Map<string, string[]>();
+      for (const r of q.formerAll.all(topicId) as { slug: string; name: string }[]) past.set(r.name, [...(past.get(r.name) ?? []), r.slug]);
+      return (q.list.all(topicId) as TitleRow[]).map((r) => toTitle(r, past.get(r.name)));
+    },
 
     get(topicId: number, id: number) {
       const r = one(topicId, id);
-      return r ? toTitle(r) : null;
+      return r ? shaped(r) : null;
     },
 
     /**
@@ -126,7 +152,7 @@ export function titlesStore(db: Db) {
         return row.id;
       });
       const id = tx.immediate();
-      return toTitle(one(topicId, id)!);
+      return shaped(one(topicId, id)!);
     },
 
     /**
@@ -172,7 +198,8 @@ export function titlesStore(db: Db) {
           }
           throw e;
         }
-        return toTitle(one(topicId, id)!);
+        if (name !== row.name) renamed(topicId, row.name, name);
+        return shaped(one(topicId, id)!);
       });
       return tx.immediate();
     },
@@ -184,6 +211,8 @@ export function titlesStore(db: Db) {
         if (!row) return false;
         if (allVersions) q.deleteSeries.run({ topicId, name: row.name });
         else q.deleteOne.run({ topicId, id });
+        // A deleted series' old slugs must not lead to a later title that takes its name.
+        if (count(topicId, row.name) === 0) q.forgetSeries.run({ topicId, name: row.name });
         return true;
       });
       return tx.immediate();

@@ -286,6 +286,28 @@ describe("access: owner, member, viewer, stranger, signed out", () => {
     expect(r.json.map((x: { id: number }) => x.id)).toEqual([made.id]);
   });
 
+  test("a renamed title keeps its old slugs: each version lists them, until the series is gone", async () => {
+    const topic = topics.create(owner.user.id, { name: "Slug History", emoji: null }, phone);
+    const B = base(topic);
+    const v1 = await add(B, { name: "First Name", version: 1 });
+    await add(B, { name: "First Name", version: 2 });
+    const list = async () => (await t.call("GET", B, { cookie: owner.cookie })).json as { id: number; slug: string; formerSlugs: string[] }[];
+    expect((await list()).map((x) => x.formerSlugs)).toEqual([[], []]);
+
+    const r1 = await t.call("PUT", `${B}/${v1.id}?updateAllVersions=true`, { body: { name: "Second Name" }, cookie: owner.cookie });
+    expect(r1.json).toMatchObject({ slug: "second-name", formerSlugs: ["first-name"] });
+    await t.call("PUT", `${B}/${v1.id}?updateAllVersions=true`, { body: { name: "Third Name" }, cookie: owner.cookie });
+    // A link copied under either earlier name still finds both versions.
+    for (const x of await list()) expect({ slug: x.slug, former: x.formerSlugs.toSorted() }).toEqual({ slug: "third-name", former: ["first-name", "second-name"] });
+
+    // Deleting the series forgets its slugs, so a new title with an old name starts clean.
+    await t.call("DELETE", `${B}/${v1.id}?allVersions=true`, { cookie: owner.cookie });
+    const fresh = await add(B, { name: "Third Name", version: 1 });
+    expect(fresh.slug).toBe("third-name");
+    expect((await list()).map((x) => x.formerSlugs)).toEqual([[]]);
+    expect(t.db.query(`SELECT COUNT(*) AS n FROM title_slugs WHERE topic_id = ?`).get(topic.id)).toEqual({ n: 0 });
+  });
+
   test("a member's new title notifies the owner once; the owner's own titles do not", async () => {
     const before = t.count("notifications");
     await add(P, { name: "From Mia", version: 1 }, member.cookie);

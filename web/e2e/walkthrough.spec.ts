@@ -34,6 +34,23 @@ async function createTopic(request: APIRequestContext, name: string, extra: Reco
   return (await res.json()) as { id: number; linkSlug: string; phoneNumber: string };
 }
 
+test("a message link copied before its title was renamed still opens the message", async ({ page }) => {
+  const user = await registerViaApi(page.request, uniqueName("slugs"));
+  const topic = await createTopic(page.request, "Renames");
+  const api = `/api/${user}/${topic.linkSlug}/titles`;
+  const made = (await (await page.request.post(api, { data: { name: "Old Name", notes: "kept", version: 1 } })).json()) as { id: number };
+  const put = await page.request.put(`${api}/${made.id}?updateAllVersions=true`, { data: { name: "New Name" } });
+  expect(put.status(), await put.text()).toBe(200);
+
+  await page.goto(`/${user}/${topic.linkSlug}/old-name/1`);
+  await expect(page.getByRole("heading", { name: "Message Not Found" })).toHaveCount(0);
+  await expect(page.getByText("Message 1").first()).toBeVisible();
+  // The address bar now carries the current link, so copying it again gives the new one.
+  await expect(page).toHaveURL(`/${user}/${topic.linkSlug}/new-name/1`);
+  await page.goto(`/${user}/${topic.linkSlug}/old-name`);
+  await expect(page).toHaveURL(`/${user}/${topic.linkSlug}/new-name`);
+});
+
 test("a topic's phone number shows as a tel: link with a copy action, on the dashboard row and the topic page", async ({ page, context, baseURL }) => {
   await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: baseURL });
   const user = await registerViaApi(page.request, uniqueName("phone"));

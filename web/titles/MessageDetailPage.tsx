@@ -4,7 +4,7 @@ import { AppFooter, AppHeader } from "../shell/AppHeader";
 import { Button } from "../ui/Button";
 import { FullPageSpinner } from "../ui/Spinner";
 import { toast, toastError } from "../ui/Toast";
-import { copyText, formatDate, refetchTitles, titleSlug, titlesApi, topicLabel, useHost, useInlineEditor, useTitles, useTopic, type Title, type TopicView } from "./data";
+import { copyText, formatDate, refetchTitles, seriesOf, titlesApi, useCanonicalSlug, topicLabel, useHost, useInlineEditor, useTitles, useTopic, type Title, type TopicView } from "./data";
 import { LinkedText } from "./LinkedText";
 import { TopicProblem } from "./TopicPage";
 import "./titles.css";
@@ -17,15 +17,17 @@ export function MessageDetailPage() {
   const { username, topicSlug, titleSlug: slug, version } = useParams<{ username: string; topicSlug: string; titleSlug: string; version: string }>();
   const topic = useTopic(username, topicSlug);
   const titles = useTitles(username, topicSlug);
-  const found = titles.data?.find((x) => titleSlug(x.name) === slug && String(x.version) === version);
+  const series = seriesOf(titles.data, slug);
+  const found = series.find((x) => String(x.version) === version);
+  useCanonicalSlug(slug, series[0]?.slug);
   usePageTitle(topic.error ? "Topic Not Found" : found ? `${found.name}: Message ${found.version}` : titles.data || titles.error ? "Message Not Found" : undefined);
 
   // Spec §2: 'Loading...' until the entry and the topic are loaded.
   if (topic.isLoading || (!titles.data && !titles.error)) return <FullPageSpinner text="Loading..." />;
   if (topic.error || !topic.data) return <TopicProblem error={topic.error} />;
   const t = topic.data;
-  const listHref = `/${t.username}/${t.linkSlug}/${slug}`;
-  const entry = (titles.data ?? []).find((x) => titleSlug(x.name) === slug && String(x.version) === version);
+  const listHref = `/${t.username}/${t.linkSlug}/${series[0]?.slug ?? slug}`;
+  const entry = found;
   if (!entry) {
     return (
       <div className="page">

@@ -10,7 +10,7 @@ import { ClampedText } from "../ui/ClampedText";
 import { FullPageSpinner, Spinner } from "../ui/Spinner";
 import { toast, toastError } from "../ui/Toast";
 import { act } from "../lib/act";
-import { arrange, formatDate, refetchTitles, titleSlug, titlesApi, topicLabel, useInlineEditor, useTitles, useTopic, type SortKey, type Title, type ViewKey } from "./data";
+import { arrange, formatDate, refetchTitles, seriesOf, titlesApi, topicLabel, useCanonicalSlug, useInlineEditor, useTitles, useTopic, type SortKey, type Title, type ViewKey } from "./data";
 import { HIGHLIGHT_MS, TopicProblem } from "./TopicPage";
 import "./titles.css";
 import { usePageTitle } from "../shell/usePageTitle";
@@ -42,7 +42,8 @@ export function MessageListPage() {
   // Leaving the page before the 2 s are up must not pull the user back to the new message.
   useEffect(() => () => clearTimeout(openTimer.current), []);
 
-  const series = useMemo(() => (titles.data ?? []).filter((t) => titleSlug(t.name) === slug), [titles.data, slug]);
+  const series = useMemo(() => seriesOf(titles.data, slug), [titles.data, slug]);
+  useCanonicalSlug(slug, series[0]?.slug);
   const shown = useMemo(() => arrange(series, sort, view, user?.id, "version"), [series, sort, view, user?.id]);
   usePageTitle(topic.error ? "Topic Not Found" : topic.data && titles.data ? (series[0]?.name ?? slug) : undefined);
 
@@ -58,7 +59,7 @@ export function MessageListPage() {
   const canWrite = t.role !== "viewer";
   const api = titlesApi(username, topicSlug);
   const topicHref = `/${t.username}/${t.linkSlug}`;
-  const listHref = `${topicHref}/${slug}`;
+  const listHref = `${topicHref}/${series[0]?.slug ?? slug}`;
   const latest = series.reduce<Title | null>((m, x) => (!m || x.version > m.version ? x : m), null);
   const name = latest?.name ?? slug;
 

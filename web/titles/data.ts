@@ -1,6 +1,7 @@
 // Server state for the topic page, the message list and the message detail.
 import { useEffect, useRef, type RefObject } from "react";
 import useSWR, { mutate } from "swr";
+import { useLocation } from "wouter";
 import { format } from "date-fns";
 import { api } from "../lib/api";
 import { useConfig } from "../lib/config";
@@ -72,6 +73,31 @@ export function useInlineEditor(editing: boolean, cancel: () => void, busy: bool
     cancel();
   };
   return { opener, onKeyDown };
+}
+
+/**
+ * The versions of the title whose page is `slug`: its current slug first, else a slug it had
+ * before a rename (links copied earlier keep working, as old topic slugs do).
+ */
+export function seriesOf(list: Title[] | undefined, slug: string) {
+  const all = list ?? [];
+  const now = all.filter((t) => t.slug === slug);
+  return now.length ? now : all.filter((t) => t.formerSlugs.includes(slug));
+}
+
+/**
+ * An old slug is swapped for the current one in the address bar, so what is copied from
+ * there (or bookmarked) is the title's current link.
+ */
+export function useCanonicalSlug(slug: string, current: string | undefined) {
+  const [location, navigate] = useLocation();
+  useEffect(() => {
+    if (!current || current === slug) return;
+    // /{username}/{topicSlug}/{titleSlug}[/{version}]: the title slug is the third part.
+    const parts = location.split("/");
+    parts[3] = current;
+    navigate(parts.join("/"), { replace: true });
+  }, [slug, current, location]);
 }
 
 /** Spec §7: the titles list is not cached, so every visit to a page reads it afresh. */
