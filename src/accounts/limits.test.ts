@@ -78,8 +78,13 @@ describe("sign-in attempts are counted before the password is checked", () => {
     // A browser the account has never used is locked out, even with the right password...
     expect((await s.login("owner", PASSWORD, from("192.0.2.99"))).status).toBe(429);
     // ...but the owner's own browser, from the same address as before or a new one, gets in.
-    expect((await s.login("owner", PASSWORD, { ...from("192.0.2.10"), cookie: device })).status).toBe(200);
-    expect((await s.login("owner", PASSWORD, { ...from("198.51.100.50"), cookie: device })).status).toBe(200);
+    const again = await s.login("owner", PASSWORD, { ...from("192.0.2.10"), cookie: device });
+    expect(again.status).toBe(200);
+    // Each sign-in replaces the browser's token: the old one (planted or copied) is now worthless.
+    const rotated = cookieOf(again, DEVICE_COOKIE)!;
+    expect(rotated).not.toBe(device);
+    expect((await s.login("owner", PASSWORD, { ...from("198.51.100.50"), cookie: rotated })).status).toBe(200);
+    expect((await s.login("owner", PASSWORD, { ...from("198.51.100.51"), cookie: device })).status).toBe(429);
     // A device cookie earned on another account buys nothing here.
     await s.t.signUp("mallory");
     const mal = await s.login("mallory", PASSWORD, from("203.0.113.200"));
@@ -87,6 +92,24 @@ describe("sign-in attempts are counted before the password is checked", () => {
     expect((await s.login("owner", PASSWORD, { ...from("203.0.113.200"), cookie: malDevice })).status).toBe(429);
     // A forged cookie neither.
     expect((await s.login("owner", PASSWORD, { ...from("203.0.113.201"), cookie: `${DEVICE_COOKIE}=${"A".repeat(43)}` })).status).toBe(429);
+    s.stop();
+  }, 60_000);
+
+  test("one browser signed in to two accounts stays known to both as its token is replaced", async () => {
+    const s = await listening();
+    await s.t.signUp("first");
+    await s.t.signUp("second");
+    let cookie = cookieOf(await s.login("first", PASSWORD, from("192.0.2.30")), DEVICE_COOKIE)!;
+    cookie = cookieOf(await s.login("second", PASSWORD, { ...from("192.0.2.30"), cookie }), DEVICE_COOKIE)!;
+    // The first account, whose token was replaced when the browser signed in to the second,
+    // is locked for strangers...
+    await Promise.all(Array.from({ length: LIMITS.loginPerAccount.max }, (_, i) => s.login("first", `guess-${i}-xx`, from(`203.0.113.${i + 1}`))));
+    expect((await s.login("first", PASSWORD, from("203.0.113.250"))).status).toBe(429);
+    // ...and still open to this browser, as is the second.
+    const a = await s.login("first", PASSWORD, { ...from("192.0.2.30"), cookie });
+    expect(a.status).toBe(200);
+    cookie = cookieOf(a, DEVICE_COOKIE)!;
+    expect((await s.login("second", PASSWORD, { ...from("192.0.2.30"), cookie })).status).toBe(200);
     s.stop();
   }, 60_000);
 

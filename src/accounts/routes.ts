@@ -57,10 +57,15 @@ export function accountRoutes(ctx: AppContext, auth: AuthPlugin) {
     return typeof t === "string" && DEVICE_TOKEN.test(t) ? t : null;
   };
 
-  /** Marks this browser as one that signed in to `userId` (one token per browser, kept). */
+  /**
+   * Marks this browser as one that signed in to `userId`. The token is replaced at every
+   * sign-in (its accounts move to the new one), so a token planted in the browser beforehand,
+   * or copied from it, is worth nothing once the owner has signed in.
+   */
   const rememberDevice = (request: Request, set: { headers: Record<string, unknown> }, userId: number) => {
-    const token = deviceToken(request) ?? newToken();
-    ctx.accounts.rememberDevice(hashToken(token), userId, DEVICES_PER_ACCOUNT);
+    const old = deviceToken(request);
+    const token = newToken();
+    ctx.accounts.rememberDevice(hashToken(token), old === null ? null : hashToken(old), userId, DEVICES_PER_ACCOUNT);
     setCookie(set, DEVICE_COOKIE, token, {
       httpOnly: true,
       sameSite: "strict",

@@ -46,6 +46,8 @@ export function accountsStore(db: Db) {
     deleteUserSessions: db.prepare(`DELETE FROM sessions WHERE user_id = ?`),
     deleteExpired: db.prepare(`DELETE FROM sessions WHERE expires_at <= ?`),
     deviceKnown: db.prepare(`SELECT 1 FROM login_devices WHERE token_hash = $hash AND user_id = $userId AND last_used_at > $since`),
+    // A browser's new token takes over every account its old one was known for.
+    rotateDevice: db.prepare(`UPDATE OR REPLACE login_devices SET token_hash = $hash WHERE token_hash = $old`),
     rememberDevice: db.prepare(
       `INSERT INTO login_devices (token_hash, user_id, last_used_at) VALUES ($hash, $userId, $now)
        ON CONFLICT (token_hash, user_id) DO UPDATE SET last_used_at = excluded.last_used_at`,
@@ -88,8 +90,10 @@ export function accountsStore(db: Db) {
     deleteExpiredSessions: () => q.deleteExpired.run(nowIso()).changes,
     /** Has this browser (its device token's hash) signed in to this account since `since`? */
     isKnownDevice: (hash: string, userId: number, since: string) => q.deviceKnown.get({ hash, userId, since }) !== null,
-    rememberDevice(hash: string, userId: number, keep: number) {
+    /** Records `hash` as a browser that signed in to `userId`, replacing its previous token `old`. */
+    rememberDevice(hash: string, old: string | null, userId: number, keep: number) {
       db.transaction(() => {
+        if (old !== null) q.rotateDevice.run({ hash, old });
         q.rememberDevice.run({ hash, userId, now: nowIso() });
         q.trimDevices.run({ userId, keep });
       }).immediate();
