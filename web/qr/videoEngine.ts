@@ -5,6 +5,7 @@ import type { FFmpeg } from "@ffmpeg/ffmpeg";
 import { FFMPEG_CORE_URL, FFMPEG_WASM_URL, FFMPEG_WORKER_URL } from "../../src/shared/ffmpegPaths";
 import { drawFrame, ffmpegArgs, frameName, frameParams, VIDEO } from "./videoLayout";
 import type { LogoSource } from "./qrImage";
+import { ExportProgress } from "./videoProgress";
 
 export class CancelledError extends Error {
   constructor() {
@@ -81,9 +82,9 @@ async function frameJpegs(qr: HTMLCanvasElement, moduleCount: number, logo: Logo
 }
 
 /**
- * Renders the 30-frame zoom animation and encodes it to MP4. `onProgress` gets 0…1 (frame
- * drawing is the first 20%, encoding the rest); aborting `signal` terminates the worker and
- * rejects with CancelledError.
+ * Renders the 30-frame zoom animation and encodes it to MP4. `onProgress` gets 0…1, moving
+ * through every phase (videoProgress.ts) and reaching 1 only with the file's bytes; aborting
+ * `signal` terminates the worker and rejects with CancelledError.
  */
 export async function renderVideo(
   qr: HTMLCanvasElement,
@@ -92,47 +93,62 @@ export async function renderVideo(
   onProgress: (p: number) => void,
   signal: AbortSignal,
 ): Promise<Uint8Array<ArrayBuffer>> {
-  const DRAW_SHARE = 0.2;
   const f = await loadEngine();
   if (signal.aborted) throw new CancelledError();
   const onAbort = () => resetEngine();
   signal.addEventListener("abort", onAbort, { once: true });
-  let encoded = 0;
-  const report = (p: number) => {
-    encoded = Math.max(encoded, Math.min(1, p));
-    onProgress(DRAW_SHARE + (1 - DRAW_SHARE) * encoded);
-  };
-  // ffmpeg's own progress estimate is unreliable for image sequences, so the "frame=" count
-  // of its log is read too; the larger of the two wins and progress never goes back.
+  const bar = new ExportProgress(VIDEO.frames);
+  const show = () => onProgress(bar.value(performance.now()));
   const onLog = ({ message }: { message: string }) => {
     const m = /frame=\s*(\d+)/.exec(message);
-    if (m) report(Number(m[1]) / VIDEO.frames);
+    if (m) bar.framesRead(Number(m[1]));
   };
+  // The share of the clip written so far (ffmpeg's output time over the clip's length).
   const onProg = ({ progress }: { progress: number }) => {
-    if (Number.isFinite(progress) && progress > 0) report(progress);
+    bar.outputWritten(progress, performance.now());
+    show();
   };
+  // ffmpeg is silent while x264 encodes the frames it held back: the bar is redrawn anyway.
+  let ticking: ReturnType<typeof setInterval> | null = null;
   const names: string[] = [];
   try {
-    const jpegs = await frameJpegs(qr, moduleCount, logo, (n) => onProgress((DRAW_SHARE * n) / VIDEO.frames), signal);
+    const jpegs = await frameJpegs(
+      qr,
+      moduleCount,
+      logo,
+      (n) => {
+        bar.framesDrawn(n);
+        show();
+      },
+      signal,
+    );
     for (let i = 0; i < jpegs.length; i++) {
       if (signal.aborted) throw new CancelledError();
       await f.writeFile(frameName(i), jpegs[i]!);
       names.push(frameName(i));
+      bar.framesWritten(i + 1);
+      show();
     }
     f.on("log", onLog);
     f.on("progress", onProg);
+    ticking = setInterval(show, 200);
     const code = await f.exec(ffmpegArgs("out.mp4"));
     if (signal.aborted) throw new CancelledError();
     if (code !== 0) throw new Error(`ffmpeg exited with ${code}`);
+    bar.encodeDone();
+    show();
     const data = await f.readFile("out.mp4");
     if (typeof data === "string") throw new Error("Unexpected ffmpeg output");
     names.push("out.mp4");
-    onProgress(1);
-    return new Uint8Array(data);
+    const bytes = new Uint8Array(data);
+    bar.done();
+    show();
+    return bytes;
   } catch (e) {
     if (signal.aborted) throw new CancelledError();
     throw e;
   } finally {
+    if (ticking) clearInterval(ticking);
     signal.removeEventListener("abort", onAbort);
     if (!signal.aborted && ffmpeg === f) {
       f.off("log", onLog);

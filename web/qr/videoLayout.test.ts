@@ -81,6 +81,8 @@ describe("ffmpeg invocation", () => {
     expect(opt("-i")).toBe("frame%03d.jpg");
     expect(opt("-frames:v")).toBe("30");
     expect(opt("-c:v")).toBe("libx264");
+    // Output flows while frames are read, so the progress bar has reports to follow.
+    expect(opt("-rc-lookahead")).toBe("10");
     expect(opt("-crf")).toBe("23");
     expect(opt("-pix_fmt")).toBe("yuv420p");
     expect(a.at(-1)).toBe("out.mp4");
