@@ -310,6 +310,7 @@ try {
 
   let skipped = 0;
   let peakKb = rssStart;
+  let peakLabel = "";
   const spans: { from: number; to: number; label: string }[] = [];
   const now = () => performance.timeOrigin + performance.now();
   for (const c of corpus) {
@@ -328,6 +329,7 @@ try {
     spans.push({ from, to: now(), label: `[${c.group}] ${c.req.method} ${short(c.req.target || "(raw request)")}` });
     const hwm = canResetPeak ? kb("VmHWM") : kb("VmRSS");
     // Each request resets the peak, so the whole attack's peak is the highest of them.
+    if (hwm > peakKb) peakLabel = `[${c.group}] ${c.req.method} ${short(c.req.target)}`;
     peakKb = Math.max(peakKb, hwm);
     const peakMb = canResetPeak ? (hwm - rssBefore) / 1024 : 0;
     const problem = judge(c, r, peakMb, cpu);
@@ -349,6 +351,7 @@ try {
   const sent = corpus.length + parallel.length;
   peakKb = Math.max(peakKb, canResetPeak ? kb("VmHWM") : kb("VmRSS"));
   const growthMb = (peakKb - rssStart) / 1024;
+  const rssEnd = kb("VmRSS");
   const attackLogBytes = log.bytes - logBytesStart;
 
   probe.postMessage({ type: "stop" });
@@ -417,7 +420,7 @@ try {
   console.log(
     `hostile: redirects during the attack: ${samples.length} followed, ${JSON.stringify(statuses)}, p50 ${p50.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, max ${max.toFixed(1)} ms`,
   );
-  console.log(`hostile: server RSS ${(rssStart / 1024).toFixed(0)} MB before, peak +${growthMb.toFixed(0)} MB; ${attackLogBytes} bytes of log; stopped in ${stopMs.toFixed(0)} ms`);
+  console.log(`hostile: server RSS ${(rssStart / 1024).toFixed(0)} MB before, ${(rssEnd / 1024).toFixed(0)} MB after, peak +${growthMb.toFixed(0)} MB (during ${peakLabel}); ${attackLogBytes} bytes of log; stopped in ${stopMs.toFixed(0)} ms`);
   if (skipped) console.log(`hostile: ${skipped} requests not sent: the ${BUDGET_MS / 1000} s budget ran out`);
   // Which attacks the slow redirects ran into: what holds the server's thread.
   const blame = new Map<string, number>();
