@@ -61,13 +61,13 @@ test("a topic's phone number shows as a tel: link with a copy action, on the das
   await page.goto("/");
   const row = page.getByRole("listitem", { name: "Call Me" });
   await expect(row.getByRole("link", { name: `Phone number of Call Me: ${shown}` })).toHaveAttribute("href", `tel:${topic.phoneNumber}`);
-  await row.getByRole("button", { name: "Copy phone number of Call Me" }).click();
+  await row.getByRole("button", { name: "Copy number for Call Me" }).click();
   await expect(page.getByText("Copied to clipboard")).toBeVisible();
   expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(topic.phoneNumber);
 
   await page.goto(`/topic/${user}/${topic.linkSlug}`);
   await expect(page.getByRole("link", { name: `Phone number of Call Me: ${shown}` })).toHaveAttribute("href", `tel:${topic.phoneNumber}`);
-  await expect(page.getByRole("button", { name: "Copy phone number of Call Me" })).toBeVisible();
+  await expect(page.getByRole("button", { name: "Copy number for Call Me" })).toBeVisible();
 });
 
 test("long notes are clamped in lists, with Show more / Show less", async ({ page }) => {

@@ -24,7 +24,7 @@ export function PhoneNumber({ number, topic }: { number: string; topic: string }
         <span aria-hidden="true">☎ </span>
         {shown}
       </a>
-      <Button size="sm" variant="ghost" className="phone-copy" onClick={copy} aria-label={`Copy phone number of ${topic}`}>
+      <Button size="sm" variant="ghost" className="phone-copy" onClick={copy} aria-label={`Copy number for ${topic}`}>
         Copy number
       </Button>
     </span>
