@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PASSWORD } from "../test/helpers";
 
-test("SIGTERM with 60 half-sent requests and idle keep-alives: in-flight answered, clicks flushed, exit 0 within 5 s", async () => {
+test("SIGTERM with 60 half-sent requests and idle keep-alives: requests received are answered, clicks flushed, exit 0 within 5 s", async () => {
   const dir = mkdtempSync(join(tmpdir(), "threadlink-stop-"));
   const port = 20000 + Math.floor(Math.random() * 20000);
   const base = `http://127.0.0.1:${port}`;
@@ -52,22 +52,32 @@ test("SIGTERM with 60 half-sent requests and idle keep-alives: in-flight answere
 
     // A click, buffered by the recorder when SIGTERM arrives.
     expect((await fetch(`${base}/stopme`, { redirect: "manual" })).status).toBe(302);
-    // Complete requests still being worked on (a password hash each) when SIGTERM arrives.
-    const inFlight = Array.from({ length: 12 }, () =>
-      fetch(`${base}/api/login`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ username: "stopper", password: "wrong password!" }) })
-        .then((r) => r.status)
-        .catch((e) => `failed: ${e}`),
-    );
-    await Bun.sleep(15);
+    // A request received but not complete when SIGTERM arrives (its body is still coming) is
+    // answered. The connection serves a request first, so the server has surely taken it.
+    let answer = "";
+    const body = JSON.stringify({ name: "late body" });
+    const slow = await Bun.connect({ hostname: "127.0.0.1", port, socket: { data(_s, d) { answer += d.toString(); }, error() {}, close() {} } });
+    sockets.push(slow);
+    slow.write(`GET /api/health HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`);
+    const answered = () => {
+      const end = answer.indexOf("\r\n\r\n");
+      return end >= 0 && answer.length - end - 4 >= Number(/content-length: *(\d+)/i.exec(answer)?.[1] ?? 0);
+    };
+    while (!answered()) await Bun.sleep(10);
+    answer = "";
+    slow.write(`POST /api/topics HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 5)}`);
+    await Bun.sleep(50);
 
     const started = performance.now();
     proc.kill("SIGTERM");
+    await Bun.sleep(300);
+    slow.write(body.slice(5));
     const code = await proc.exited;
     const took = performance.now() - started;
     expect(code).toBe(0);
-    // Before the bound: 12 s, held by the half-sent requests.
+    // Before the bound: 31 s, held by the half-sent requests.
     expect(took).toBeLessThan(5000);
-    for (const status of await Promise.all(inFlight)) expect(typeof status === "number" && status < 500).toBe(true);
+    expect(answer).toStartWith("HTTP/1.1 401");
 
     const db = new Database(join(dir, "threadlink.db"), { readonly: true });
     try {

@@ -13,7 +13,7 @@ import { VERSION } from "../version";
  * orchestrators kill a process that does not stop within their grace period (10 s by default
  * for Docker and systemd), losing buffered clicks.
  */
-export const STOP_GRACE_MS = 2_000;
+export const STOP_GRACE_MS = 3_000;
 
 /**
  * Stops listening at once, lets complete requests finish for up to STOP_GRACE_MS, then closes
