@@ -56,6 +56,7 @@ async function run(size: number) {
     // As src/analytics/clickWorker.ts opens its connection.
     db.exec("PRAGMA wal_autocheckpoint = 0");
     db.exec("PRAGMA foreign_keys = OFF");
+    db.exec("PRAGMA temp_store = MEMORY");
     const writer = new ClickWriter(db, { ipStorage: "truncated", geoipDb: null });
     await writer.geo.load();
     const lines: string[] = [];
