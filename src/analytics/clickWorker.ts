@@ -117,10 +117,10 @@ self.onmessage = async (e: MessageEvent<ToWorker>) => {
       // This thread checkpoints on a timer (below): a commit never stops to copy the WAL, and a
       // page rewritten by several commits in a second is copied into the database once.
       db.exec("PRAGMA wal_autocheckpoint = 0");
-      // The writer checks that a click's link exists itself: its count UPDATE, in the same
-      // IMMEDIATE transaction, finds no row for a deleted link and that link's clicks are
-      // skipped. The per-row foreign key probe would repeat that check for every click. This
-      // connection never deletes anything.
+      // The writer checks that a click's link exists itself: in the same IMMEDIATE transaction
+      // it removes the new rows of any link without a count row (deleted meanwhile), one probe
+      // per click in SQLite. The per-row foreign key probe would repeat that check. Those are
+      // the only rows this connection deletes (nothing references a click row).
       db.exec("PRAGMA foreign_keys = OFF");
       // The count update groups each transaction's clicks in a temporary B-tree: in memory it
       // is a few hundred KB; as a temporary file it cost ~4 µs a click in the kernel at
