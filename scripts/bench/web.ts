@@ -4,6 +4,7 @@
 //
 //   node_modules/.bin/bun run scripts/build.ts && node_modules/.bin/bun run scripts/bench/web.ts
 //   BENCH_BINARY=.tmp/x/threadlink BENCH_PORT=4510 BENCH_RUNS=15 bun run scripts/bench/web.ts
+//   BENCH_BASELINE=.tmp/old/threadlink …   # also time an older build, run for run, same load
 //
 // 1. Starts the binary on 127.0.0.1 with an empty data dir, signs up a user and gives it 20
 //    topics (and a few links).
@@ -26,7 +27,7 @@ const binary = resolve(process.env.BENCH_BINARY ?? "dist/threadlink");
 const PORT = Number(process.env.BENCH_PORT ?? 3393);
 const RUNS = Number(process.env.BENCH_RUNS ?? 15);
 const HOST = "127.0.0.1"; // loopback only, always
-const base = `http://${HOST}:${PORT}`;
+const BASELINE = process.env.BENCH_BASELINE ? resolve(process.env.BENCH_BASELINE) : null;
 const TOPICS = 20;
 const FIRST_LOAD_BUDGET = 150 * 1024;
 const INTERACTIVE_BUDGET_MS = 300;
@@ -37,54 +38,73 @@ if (!(await Bun.file(binary).exists())) {
   process.exit(2);
 }
 
-const dir = mkdtempSync(join(tmpdir(), "threadlink-webbench-"));
-const server = Bun.spawn([binary, "serve"], {
-  env: { PATH: process.env.PATH ?? "", PORT: String(PORT), HOST, DATA_DIR: dir, PUBLIC_URL: base, LOG_LEVEL: "warn", FREE_TOPIC_LIMIT: "1000" },
-  stdout: "ignore",
-  stderr: "inherit",
-});
-const stop = () => {
-  server.kill("SIGTERM");
-  rmSync(dir, { recursive: true, force: true });
-};
+type Server = { bin: string; base: string; cookieName: string; cookieValue: string; stop: () => void };
 
+/** Starts a binary on 127.0.0.1:port with an empty data dir and the bench user's data. */
+async function start(bin: string, port: number): Promise<Server> {
+  const base = `http://${HOST}:${port}`;
+  const dir = mkdtempSync(join(tmpdir(), "threadlink-webbench-"));
+  const proc = Bun.spawn([bin, "serve"], {
+    env: { PATH: process.env.PATH ?? "", PORT: String(port), HOST, DATA_DIR: dir, PUBLIC_URL: base, LOG_LEVEL: "warn", FREE_TOPIC_LIMIT: "1000" },
+    stdout: "ignore",
+    stderr: "inherit",
+  });
+  const stop = () => {
+    proc.kill("SIGTERM");
+    rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    for (let i = 0; ; i++) {
+      if ((await fetch(`${base}/api/health`).catch(() => null))?.ok) break;
+      if (i > 100) throw new Error(`${bin} did not answer /api/health`);
+      await Bun.sleep(100);
+    }
+    const json = { "content-type": "application/json", origin: base };
+    const reg = await fetch(`${base}/api/register`, {
+      method: "POST",
+      headers: json,
+      body: JSON.stringify({ username: "benchuser", password: "bench-password-1", email: "bench@example.test" }),
+    });
+    if (reg.status !== 201) throw new Error(`sign-up: ${reg.status} ${await reg.text()}`);
+    const session = (reg.headers.get("set-cookie") ?? "").split(";")[0]!;
+    const [cookieName, cookieValue] = session.split("=") as [string, string];
+    const authed = { ...json, cookie: session };
+    for (let i = 1; i <= TOPICS; i++) {
+      const r = await fetch(`${base}/api/topics`, { method: "POST", headers: authed, body: JSON.stringify({ name: `Bench topic ${i}` }) });
+      if (r.status !== 201) throw new Error(`topic ${i}: ${r.status} ${await r.text()}`);
+    }
+    const expired = await fetch(`${base}/api/links`, {
+      method: "POST",
+      headers: authed,
+      body: JSON.stringify({ originalUrl: "https://example.com/", title: "Old", shortCode: "benchexpired", expiresAt: new Date(Date.now() + 1000).toISOString() }),
+    });
+    if (expired.status !== 201) throw new Error(`link: ${expired.status} ${await expired.text()}`);
+    return { bin, base, cookieName, cookieValue, stop };
+  } catch (e) {
+    stop();
+    throw e;
+  }
+}
+
+// --- 1. Servers with data ------------------------------------------------------------------
+const servers: Server[] = [];
+const stop = () => servers.forEach((s) => s.stop());
 try {
-  for (let i = 0; ; i++) {
-    if ((await fetch(`${base}/api/health`).catch(() => null))?.ok) break;
-    if (i > 100) throw new Error("the binary did not answer /api/health");
-    await Bun.sleep(100);
-  }
-
-  // --- 1. A user with data --------------------------------------------------------------
-  const json = { "content-type": "application/json", origin: base };
-  const reg = await fetch(`${base}/api/register`, {
-    method: "POST",
-    headers: json,
-    body: JSON.stringify({ username: "benchuser", password: "bench-password-1", email: "bench@example.test" }),
-  });
-  if (reg.status !== 201) throw new Error(`sign-up: ${reg.status} ${await reg.text()}`);
-  const session = (reg.headers.get("set-cookie") ?? "").split(";")[0]!;
-  const [cookieName, cookieValue] = session.split("=") as [string, string];
-  const authed = { ...json, cookie: session };
-  for (let i = 1; i <= TOPICS; i++) {
-    const r = await fetch(`${base}/api/topics`, { method: "POST", headers: authed, body: JSON.stringify({ name: `Bench topic ${i}` }) });
-    if (r.status !== 201) throw new Error(`topic ${i}: ${r.status} ${await r.text()}`);
-  }
-  const expired = await fetch(`${base}/api/links`, {
-    method: "POST",
-    headers: authed,
-    body: JSON.stringify({ originalUrl: "https://example.com/", title: "Old", shortCode: "benchexpired", expiresAt: new Date(Date.now() + 1000).toISOString() }),
-  });
-  if (expired.status !== 201) throw new Error(`link: ${expired.status} ${await expired.text()}`);
+  servers.push(await start(binary, PORT));
+  // BENCH_BASELINE: another build (say, before a change) measured in the same runs, turn about,
+  // so both see the same machine load; on a shared VM that is the fair comparison.
+  if (BASELINE) servers.push(await start(BASELINE, PORT + 1));
+  const [main] = servers as [Server];
+  const { base, cookieName, cookieValue } = main;
 
   const browser = await chromium.launch({
     executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
     headless: true,
     args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-quic", "--no-first-run"],
   });
-  const newContext = async (signedIn: boolean) => {
+  const newContext = async (signedIn: boolean, server: Server = main) => {
     const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-    if (signedIn) await ctx.addCookies([{ name: cookieName, value: cookieValue, url: base }]);
+    if (signedIn) await ctx.addCookies([{ name: server.cookieName, value: server.cookieValue, url: server.base }]);
     await ctx.addInitScript(INTERACTIVE_PROBE, TOPICS);
     return ctx;
   };
@@ -131,26 +151,30 @@ try {
     await page.waitForFunction(() => (window as any).__interactive !== undefined, null, { timeout: 15_000 });
     return (await page.evaluate(() => (window as any).__interactive)) as number;
   }
-  const cold: number[] = [];
-  const warm: number[] = [];
-  let warmCtx: BrowserContext | null = null;
-  let warmPage: Page | null = null;
-  for (let i = 0; i < RUNS; i++) {
-    const ctx = await newContext(true);
+  const cold = servers.map(() => [] as number[]);
+  const warm = servers.map(() => [] as number[]);
+  for (let i = 0; i < RUNS; i++)
+    for (const [k, server] of servers.entries()) {
+      const ctx = await newContext(true, server);
+      const page = await ctx.newPage();
+      await page.goto(`${server.base}/`);
+      cold[k]!.push(await interactiveMs(page));
+      await ctx.close();
+    }
+  const warmPages: { ctx: BrowserContext; page: Page }[] = [];
+  for (const server of servers) {
+    const ctx = await newContext(true, server);
     const page = await ctx.newPage();
-    await page.goto(`${base}/`);
-    cold.push(await interactiveMs(page));
-    await ctx.close();
+    await page.goto(`${server.base}/`);
+    await interactiveMs(page);
+    warmPages.push({ ctx, page });
   }
-  warmCtx = await newContext(true);
-  warmPage = await warmCtx.newPage();
-  await warmPage.goto(`${base}/`);
-  await interactiveMs(warmPage);
-  for (let i = 0; i < RUNS; i++) {
-    await warmPage.reload();
-    warm.push(await interactiveMs(warmPage));
-  }
-  await warmCtx.close();
+  for (let i = 0; i < RUNS; i++)
+    for (const [k, { page }] of warmPages.entries()) {
+      await page.reload();
+      warm[k]!.push(await interactiveMs(page));
+    }
+  for (const { ctx } of warmPages) await ctx.close();
   const stats = (xs: number[]) => {
     const s = [...xs].sort((a, b) => a - b);
     return { median: s[Math.floor(s.length / 2)]!, min: s[0]!, max: s.at(-1)! };
@@ -178,12 +202,22 @@ try {
     await ctx.close();
     console.log(`\nOne cold load, ms from navigation start: HTML ${marks.html}, script ${marks.script}, DOMContentLoaded ${marks.domContentLoaded}, /api/user ${marks.user}, /api/topics ${marks.topics}, interactive ${marks.interactive}`);
   }
-  const c = stats(cold);
-  const w = stats(warm);
+  const c = stats(cold[0]!);
   const load = (await Bun.file("/proc/loadavg").text()).split(" ").slice(0, 3).join(" ");
   console.log(`\nDashboard interactive over ${RUNS} runs (${TOPICS} topics; load average ${load} on ${navigator.hardwareConcurrency} cores):`);
-  console.log(`  cold (empty cache): median ${c.median.toFixed(0)} ms, min ${c.min.toFixed(0)}, max ${c.max.toFixed(0)}`);
-  console.log(`  warm (reload):      median ${w.median.toFixed(0)} ms, min ${w.min.toFixed(0)}, max ${w.max.toFixed(0)}`);
+  const line = (xs: number[]) => {
+    const s = stats(xs);
+    return `median ${s.median.toFixed(0)} ms, min ${s.min.toFixed(0)}, max ${s.max.toFixed(0)}`;
+  };
+  for (const [k, server] of servers.entries()) {
+    const who = servers.length > 1 ? `${k === 0 ? "this build" : "baseline"} (${server.bin}) ` : "";
+    console.log(`  ${who}cold (empty cache): ${line(cold[k]!)}`);
+    console.log(`  ${who}warm (reload):      ${line(warm[k]!)}`);
+  }
+  if (servers.length > 1) {
+    const ratio = c.median / stats(cold[1]!).median;
+    console.log(`  cold median, this build / baseline: ${ratio.toFixed(2)}`);
+  }
 
   // --- 4. Visitor pages ----------------------------------------------------------------------
   await Bun.sleep(1100); // the link's expiry passes

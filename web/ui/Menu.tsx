@@ -12,7 +12,10 @@ export function Menu({ label, button, items, className = "" }: { label: string; 
       <Ariakit.MenuButton className={`btn btn-ghost btn-md ${className}`} aria-label={label}>
         {button}
       </Ariakit.MenuButton>
-      <Ariakit.Menu gutter={6} className="menu" portal>
+      {/* unmountOnHide: a closed menu renders nothing. Each dashboard row has one (the phone
+          layout's ⋯ menu), and 20 hidden portals with their items cost most of the list's
+          first render (docs/performance.md, "Web app"). */}
+      <Ariakit.Menu gutter={6} className="menu" portal unmountOnHide>
         {items.map((it, i) =>
           it.href ? (
             <Ariakit.MenuItem
