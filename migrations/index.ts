@@ -3,6 +3,7 @@
 import m0001 from "./0001_init.sql" with { type: "text" };
 import m0002 from "./0002_links.sql" with { type: "text" };
 import m0003 from "./0003_click_indexes.sql" with { type: "text" };
+import m0004 from "./0004_click_writer.sql" with { type: "text" };
 import m0005 from "./0005_login_devices_topic_opens.sql" with { type: "text" };
 import m0006 from "./0006_title_slugs.sql" with { type: "text" };
 
@@ -10,6 +11,7 @@ export const migrations: { version: number; name: string; sql: string }[] = [
   { version: 1, name: "0001_init", sql: m0001 },
   { version: 2, name: "0002_links", sql: m0002 },
   { version: 3, name: "0003_click_indexes", sql: m0003 },
+  { version: 4, name: "0004_click_writer", sql: m0004 },
   { version: 5, name: "0005_login_devices_topic_opens", sql: m0005 },
   { version: 6, name: "0006_title_slugs", sql: m0006 },
 ];
@@ -25,6 +27,7 @@ export const frozenChecksums: Record<string, string> = {
   "0001_init": "5f71c69d41a8cc02dc2541561340556bf3e2525c686a975237b9ece5b79d62bd",
   "0002_links": "b9372c4fc904f298801eb49cabd44c6c38a539e9ca9573f830b9b1089a179450",
   "0003_click_indexes": "fba4f22776f78a8ebf91a543a9a8a2b8a3665a5a1f3f6876d2b517d564f753e4",
+  "0004_click_writer": "30a005ad3a5d6976eac50d54d5d73535241b2a32bb95ce43f5f637792f3cbab4",
   "0005_login_devices_topic_opens": "edb0321311e52a04e377d81e2ec921810e66d5a8c20d5d0129263eae3d47f246",
   "0006_title_slugs": "324b84a1d72f8f485407670f31895d4595f7b77528fdcc9e97726e3bf5f9f8bb",
 };
