@@ -317,3 +317,17 @@ test("right-to-left names align to the right", async ({ page }) => {
   expect(await direction(page.getByRole("heading", { name: "مرحبا بالعالم 2024" }))).toBe("rtl");
   expect(await direction(page.getByText("ملاحظات"))).toBe("rtl");
 });
+
+test("a very long destination is clamped on its link card, with Show more", async ({ page }) => {
+  await registerViaApi(page.request, uniqueName("longurl"));
+  const url = `https://example.com/${"segment-".repeat(230)}end`;
+  await createLink(page.request, { originalUrl: url, title: "Long destination" });
+  await page.setViewportSize({ width: 360, height: 740 });
+  await page.goto("/link-tracker");
+  const card = page.getByRole("listitem").filter({ has: page.getByRole("heading", { name: "Long destination" }) });
+  const before = (await card.boundingBox())!.height;
+  expect(before).toBeLessThan(450);
+  await card.getByRole("button", { name: "Show more" }).click();
+  await expect(card.getByRole("button", { name: "Show less" })).toHaveAttribute("aria-expanded", "true");
+  expect((await card.boundingBox())!.height).toBeGreaterThan(before + 500);
+});

@@ -4,6 +4,7 @@ import { AppFooter, AppHeader } from "../shell/AppHeader";
 import { Button } from "../ui/Button";
 import { ConfirmDialog, Dialog } from "../ui/Dialog";
 import { Field, Select } from "../ui/Field";
+import { ClampedText } from "../ui/ClampedText";
 import { Spinner } from "../ui/Spinner";
 import { toast } from "../ui/Toast";
 import { api } from "../lib/api";
@@ -153,14 +154,15 @@ export function TrackerPage({ tracker }: { tracker: Tracker }) {
               <li key={l.id} className={`card link-card link-${linkState(l)}`}>
                 <div className="link-main">
                   <h2 className="link-title">{l.title}</h2>
-                  <p className="muted break link-original">{l.originalUrl}</p>
+                  {/* A destination may be 2,048 characters: two lines until "Show more". */}
+                  <ClampedText className="muted break link-original" text={l.originalUrl} lines={2} />
                   {l.hostWarning && (
                     // The punycode name is what the browser really visits: shown beside the warning.
                     <p className="field-error break" role="note">
                       ⚠ {l.hostWarning.message} Real name: <code>{l.hostWarning.asciiHost}</code>
                     </p>
                   )}
-                  {l.description && <p className="link-desc break">{l.description}</p>}
+                  {l.description && <ClampedText className="link-desc break" text={l.description} lines={3} />}
                   <div className="row link-short">
                     <code className="break">{l.shortUrl}</code>
                     <Button variant="secondary" size="sm" onClick={() => copyLink(l.shortUrl)} aria-label={`Copy short URL for ${l.title}`}>Copy</Button>
