@@ -224,8 +224,9 @@ test("an invitee adds a message in a shared topic; a stranger gets 'Topic Not Fo
 
   await page.goto(`/${owner}/${topic.linkSlug}`);
   await expect(page.getByRole("heading", { level: 1, name: "Family Chat" })).toBeVisible();
-  // Invitees add and edit, but only the owner deletes.
+  // Invitees add titles and messages and change only their own; only the owner deletes.
   await expect(page.getByRole("button", { name: "Delete Dinner Plans" })).toHaveCount(0);
+  await expect(page.getByRole("button", { name: "Edit Dinner Plans" })).toHaveCount(0);
   await page.getByRole("link", { name: "Start Messages: Dinner Plans" }).click();
   await expect(page).toHaveURL(`/${owner}/${topic.linkSlug}/dinner-plans`);
   await page.getByRole("button", { name: "New Message" }).click();

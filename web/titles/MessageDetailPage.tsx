@@ -6,6 +6,7 @@ import { FullPageSpinner } from "../ui/Spinner";
 import { toast, toastError } from "../ui/Toast";
 import { copyText, formatDate, refetchTitles, seriesOf, titlesApi, useCanonicalSlug, topicLabel, useHost, useInlineEditor, useTitles, useTopic, type Title, type TopicView } from "./data";
 import { LinkedText } from "./LinkedText";
+import { useUser } from "../lib/auth";
 import { TopicProblem } from "./TopicPage";
 import "./titles.css";
 import { usePageTitle } from "../shell/usePageTitle";
@@ -51,7 +52,9 @@ function MessageDetail({ topic, entry, username, topicSlug, listHref }: { topic:
   const [, navigate] = useLocation();
   const host = useHost();
   const api = titlesApi(username, topicSlug);
-  const canWrite = topic.role !== "viewer";
+  const { user } = useUser();
+  // A member edits only the versions they added; the owner edits any (src/titles/store.ts).
+  const canWrite = topic.role === "owner" || (topic.role === "member" && entry.createdBy === user?.id);
   const link = `${host}${listHref}/${entry.version}`;
   const ids = { name: useId(), message: useId(), notes: useId() };
 

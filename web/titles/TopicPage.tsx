@@ -110,6 +110,10 @@ function TopicLoaded({
   const [editing, setEditing] = useState<number | null>(null);
   const [highlight, setHighlight] = useState<number | null>(null);
   const canWrite = topic.role !== "viewer";
+  // A member changes only what they added (src/titles/store.ts); the row's Edit renames the
+  // whole series, so every version of it must be theirs. The owner changes anything.
+  const mayEditSeries = (name: string) =>
+    topic.role === "owner" || (canWrite && (titles ?? []).every((x) => x.name !== name || x.createdBy === user?.id));
   const api = titlesApi(username, topicSlug);
   // Links are built from the topic's current slug, even when the page was opened by an old one.
   const base = `/${topic.username}/${topic.linkSlug}`;
@@ -180,7 +184,7 @@ function TopicLoaded({
                   highlighted={highlight === t.id}
                   editing={editing === t.id}
                   anyEditing={editing !== null}
-                  canWrite={canWrite}
+                  canWrite={mayEditSeries(t.name)}
                   canDelete={topic.role === "owner"}
                   onEdit={() => setEditing(t.id)}
                   onDone={() => setEditing(null)}
