@@ -189,3 +189,24 @@ describe("sign-up and invite acceptance are limited per address", () => {
     s.stop();
   }, 60_000);
 });
+
+describe("password hashing cost", () => {
+  test("new hashes use argon2id at OWASP's floor; an older, costlier hash still signs in and is replaced", async () => {
+    const s = await listening();
+    const fresh = await s.t.signUp("newhash");
+    expect((s.t.db.query("SELECT password_hash AS h FROM users WHERE id = ?").get(fresh.user.id) as { h: string }).h).toStartWith("$argon2id$v=19$m=19456,t=2,p=1$");
+    // An account made before this change: Bun's default parameters (m = 64 MiB).
+    const old = await Bun.password.hash(PASSWORD, { algorithm: "argon2id" });
+    expect(old).toStartWith("$argon2id$v=19$m=65536,t=2,p=1$");
+    s.t.db.run("UPDATE users SET password_hash = ? WHERE id = ?", [old, fresh.user.id]);
+    expect((await s.login("newhash", "wrong-password", from("192.0.2.60"))).status).toBe(401);
+    expect((s.t.db.query("SELECT password_hash AS h FROM users WHERE id = ?").get(fresh.user.id) as { h: string }).h).toBe(old);
+    expect((await s.login("newhash", PASSWORD, from("192.0.2.60"))).status).toBe(200);
+    const upgraded = (s.t.db.query("SELECT password_hash AS h FROM users WHERE id = ?").get(fresh.user.id) as { h: string }).h;
+    expect(upgraded).toStartWith("$argon2id$v=19$m=19456,t=2,p=1$");
+    expect(await Bun.password.verify(PASSWORD, upgraded)).toBe(true);
+    // The session made by sign-up survives the upgrade (same password, new parameters).
+    expect((await s.t.call("GET", "/api/user", { cookie: fresh.cookie })).status).toBe(200);
+    s.stop();
+  }, 60_000);
+});

@@ -4,6 +4,7 @@ import { AppError, conflict } from "../http/errors";
 import { AttemptLimiter, LIMITS, refundAll, takeAll, tooManyAttempts } from "../http/rateLimit";
 import { clientIp } from "../http/security";
 import { LoginBody, RegisterBody } from "./schema";
+import { PASSWORD_HASH, hashPassword, needsRehash } from "./password";
 import { jsonBody } from "../http/bodyLimit";
 import {
   SESSION_COOKIE,
@@ -22,7 +23,7 @@ import { DAY_MS, isoIn } from "../shared/time";
 const LOGIN_FAILED = "Invalid username or password";
 // A fixed hash to verify against when the username does not exist, so both failures take
 // the same time and give the same answer.
-const DUMMY_HASH = Bun.password.hashSync("threadlink-timing-equaliser", { algorithm: "argon2id" });
+const DUMMY_HASH = Bun.password.hashSync("threadlink-timing-equaliser", PASSWORD_HASH);
 
 /**
  * The device cookie (OWASP "device cookie" lockout): a browser that has signed in to an account
@@ -96,7 +97,7 @@ export function accountRoutes(ctx: AppContext, auth: AuthPlugin) {
         const taken = ctx.accounts.taken(body.username, body.email);
         if (taken.username) throw conflict("That username is already taken", { username: "That username is already taken" });
         if (taken.email) throw conflict("An account with that email already exists", { email: "An account with that email already exists" });
-        const hash = await Bun.password.hash(body.password, { algorithm: "argon2id" });
+        const hash = await hashPassword(body.password);
         let user, token;
         try {
           // Account and session commit together: a failed session write must not leave an
@@ -144,6 +145,7 @@ export function accountRoutes(ctx: AppContext, auth: AuthPlugin) {
         if (!user || !ok) throw new AppError("UNAUTHORIZED", LOGIN_FAILED);
         // A success costs nothing, and the earlier misses from this browser were typos.
         refundAll(slots.tickets);
+        if (needsRehash(user.password_hash)) ctx.accounts.setPasswordHash(user.id, await hashPassword(body.password));
         if (address !== null) perAccountAddress.clear(`${body.username}|${address}`);
         setSessionCookie(ctx, set, newSession(user.id));
         rememberDevice(request, set, user.id);

@@ -74,6 +74,8 @@ export function accountsStore(db: Db) {
     setPlan(id: number, type: "free" | "premium", expires: string | null) {
       return q.setPlan.get({ id, type, expires, now: nowIso() }) as UserRow | null;
     },
+    /** Replaces the stored hash of the same password (a parameter upgrade): sessions stay. */
+    setPasswordHash: (id: number, hash: string) => q.setPassword.run({ id, hash, now: nowIso() }),
     setPassword(id: number, hash: string) {
       db.transaction(() => {
         q.setPassword.run({ id, hash, now: nowIso() });

@@ -2,6 +2,7 @@ import type { Config } from "../config";
 import { openDb } from "../db/open";
 import { migrate } from "../db/migrate";
 import { accountsStore } from "../accounts/store";
+import { hashPassword } from "../accounts/password";
 import * as v from "valibot";
 import { Email, Password, Username } from "../accounts/schema";
 import { DAY_MS } from "../shared/time";
@@ -35,7 +36,7 @@ export async function userCommand(config: Config, args: string[]) {
         if (taken.username) throw new Error("That username is already taken");
         if (taken.email) throw new Error("An account with that email already exists");
         const password = check(Password, await readPassword());
-        const hash = await Bun.password.hash(password, { algorithm: "argon2id" });
+        const hash = await hashPassword(password);
         const u = accounts.createUser(username, hash, email);
         return `Created user ${u.username} (id ${u.id})`;
       }
@@ -55,7 +56,7 @@ export async function userCommand(config: Config, args: string[]) {
         const u = accounts.findByUsername((name ?? "").toLowerCase());
         if (!u) throw new Error(`No user named ${name}`);
         const password = check(Password, await readPassword());
-        accounts.setPassword(u.id, await Bun.password.hash(password, { algorithm: "argon2id" }));
+        accounts.setPassword(u.id, await hashPassword(password));
         return `Password changed for ${u.username}; their sessions were signed out`;
       }
       default:
