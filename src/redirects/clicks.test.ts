@@ -31,7 +31,7 @@ describe("a stalled click writer", () => {
       const health = async () => ((await (await fetch(`${base}/api/health`)).json()) as { details: { clicks: { backlog: number; highWater: number; dropped: number } } }).details.clicks;
       // The first click starts the worker; wait for it, so the stall below meets a running writer.
       expect((await fetch(`${base}/stall`, { redirect: "manual" })).status).toBe(302);
-      for (let i = 0; i < 100 && rows() === 0; i++) await Bun.sleep(20);
+      for (let i = 0; i < 250 && rows() === 0; i++) await Bun.sleep(20);
       expect(rows()).toBe(1);
 
       // Another connection holds the write lock: the worker's commit waits on it (busy_timeout,
@@ -55,9 +55,10 @@ describe("a stalled click writer", () => {
       // Nothing written; the bound kept, the rest counted as dropped, and /api/health says so.
       expect(rows()).toBe(1);
       expect(await health()).toMatchObject({ backlog: BOUND, highWater: BOUND, dropped: N - BOUND });
-      // Before issue 12 the redirects past the bound waited for the writer (up to 2 s each);
-      // these took milliseconds (the limit is generous for a busy shared machine).
-      expect(slowest).toBeLessThan(250);
+      // Before issue 12 each redirect past the bound waited for the writer (2 s, as the lock
+      // outlasts it); these take milliseconds. The limit leaves room for a machine so loaded
+      // that any request can take hundreds of ms, and still tells the two apart.
+      expect(slowest).toBeLessThan(1_000);
 
       blocker.exec("COMMIT");
       for (let i = 0; i < 400 && count() < N + 1; i++) await Bun.sleep(20);
