@@ -134,7 +134,13 @@ try {
     await page.waitForTimeout(1000);
     await ctx.close();
     const assets = rows.filter((r) => r.type === "script" || r.type === "stylesheet");
-    return { rows, assets, bytes: assets.reduce((n, r) => n + r.wire, 0), acceptEncoding };
+    // The same files as gzip (what a browser that does not take brotli gets), as served.
+    let gzip = 0;
+    for (const a of assets) {
+      const res = await fetch(`${base}${a.url}`, { headers: { "accept-encoding": "gzip" }, decompress: false } as RequestInit);
+      gzip += (await res.arrayBuffer()).byteLength;
+    }
+    return { rows, assets, bytes: assets.reduce((n, r) => n + r.wire, 0), gzip, acceptEncoding };
   }
   const kb = (n: number) => `${(n / 1024).toFixed(1)} KB`;
   const dash = await firstLoad("/", true, (p) => p.waitForFunction(() => (window as any).__interactive !== undefined, null, { timeout: 15_000 }));
@@ -142,7 +148,7 @@ try {
 
   console.log(`Chromium sends Accept-Encoding: ${dash.acceptEncoding}`);
   for (const [name, r] of [["/ signed in", dash], ["/auth", auth]] as const) {
-    console.log(`\nFirst load of ${name}: JS + CSS ${kb(r.bytes)} on the wire, ${r.assets.length} files`);
+    console.log(`\nFirst load of ${name}: JS + CSS ${kb(r.bytes)} on the wire (${kb(r.gzip)} as gzip), ${r.assets.length} files`);
     for (const a of r.rows) console.log(`  ${a.type.padEnd(10)} ${kb(a.wire).padStart(9)}  ${a.encoding.padEnd(5)} ${a.url}`);
   }
 
@@ -246,8 +252,8 @@ try {
   const verdict = (ok: boolean) => (ok ? "PASS" : "FAIL");
   const visitorTotal = notFound.html + 2 * gone.html; // the inactive 410 page is the expired one's size give or take a few bytes
   const lines = [
-    [`first load / signed in ≤ ${kb(FIRST_LOAD_BUDGET)}`, kb(dash.bytes), dash.bytes <= FIRST_LOAD_BUDGET],
-    [`first load /auth ≤ ${kb(FIRST_LOAD_BUDGET)}`, kb(auth.bytes), auth.bytes <= FIRST_LOAD_BUDGET],
+    [`first load / signed in ≤ ${kb(FIRST_LOAD_BUDGET)} gzipped`, `${kb(dash.gzip)} (${kb(dash.bytes)} on the wire)`, Math.max(dash.gzip, dash.bytes) <= FIRST_LOAD_BUDGET],
+    [`first load /auth ≤ ${kb(FIRST_LOAD_BUDGET)} gzipped`, `${kb(auth.gzip)} (${kb(auth.bytes)} on the wire)`, Math.max(auth.gzip, auth.bytes) <= FIRST_LOAD_BUDGET],
     [`dashboard interactive (cold median) ≤ ${INTERACTIVE_BUDGET_MS} ms`, `${c.median.toFixed(0)} ms`, c.median <= INTERACTIVE_BUDGET_MS],
     [`visitor pages (404 + 2 × 410) ≤ ${kb(VISITOR_BUDGET)}, nothing else loaded`, `${visitorTotal} B`, visitorTotal <= VISITOR_BUDGET && notFound.loaded.length === 1 && gone.loaded.length === 1],
   ] as const;
