@@ -95,7 +95,7 @@ try {
   // so both see the same machine load; on a shared VM that is the fair comparison.
   if (BASELINE) servers.push(await start(BASELINE, PORT + 1));
   const [main] = servers as [Server];
-  const { base, cookieName, cookieValue } = main;
+  const { base } = main;
 
   const browser = await chromium.launch({
     executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",

@@ -23,7 +23,7 @@ export const VISITOR_CSS =
   "a:hover{filter:brightness(1.08)}a:focus-visible{outline:2px solid var(--focus);outline-offset:2px}";
 
 const ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
-const escape = (s: string) => s.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
+const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
 
 type Page = { heading: string; message: string; homeAfterS?: number };
 
@@ -33,8 +33,8 @@ export function visitorPageHtml(appName: string, { heading, message, homeAfterS 
   return (
     `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">` +
     `<meta name="color-scheme" content="light dark"><meta name="robots" content="noindex">${refresh}` +
-    `<title>${escape(heading)} · ${escape(appName)}</title><link rel="icon" href="data:,"><style>${VISITOR_CSS}</style></head>` +
-    `<body><main><h1>${escape(heading)}</h1><p>${escape(message)}</p><a href="/">Go Home</a></main></body></html>`
+    `<title>${escapeHtml(heading)} · ${escapeHtml(appName)}</title><link rel="icon" href="data:,"><style>${VISITOR_CSS}</style></head>` +
+    `<body><main><h1>${escapeHtml(heading)}</h1><p>${escapeHtml(message)}</p><a href="/">Go Home</a></main></body></html>`
   );
 }
 
