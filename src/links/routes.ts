@@ -6,7 +6,7 @@ import { ownerId, type AuthPlugin } from "../http/auth";
 import { badRequest, conflict, forbidden, notFound } from "../http/errors";
 import { isReserved } from "../shared/reserved";
 import { analyticsReports } from "../analytics/report";
-import { CreateLinkBody, EditLinkBody, MSG, destinationProblem, type Tracker } from "./schema";
+import { CreateLinkBody, EditLinkBody, EditMainLinkBody, MSG, destinationProblem, type Tracker } from "./schema";
 import { jsonBody } from "../http/bodyLimit";
 import type { Links } from "./service";
 import type { LinkRow } from "./store";
@@ -47,6 +47,50 @@ export function linkRoutes(ctx: AppContext, auth: AuthPlugin, links: Links, trac
 
   const codeConflict = () => conflict(MSG.codeTaken, { shortCode: MSG.codeTaken });
 
+  const expiryProblem = (expiresAt: string | null, current: string | null = null) =>
+    // An unchanged expiry may be in the past (editing the title of an expired link keeps it
+    // expired); a new one must be in the future, as on create.
+    expiresAt && expiresAt !== current && Date.parse(expiresAt) <= Date.now() ? MSG.expiresPast : null;
+
+  const editMain = new Elysia().use(auth).put(
+    "/:id",
+    ({ params, body, user }) => {
+      const row = find(params.id, user.id);
+      // The code is printed and shared by now: sent back unchanged is fine, a new one is refused
+      // rather than silently ignored, so a client never believes it renamed a link.
+      if (body.shortCode != null && body.shortCode !== row.short_code) throw badRequest(MSG.codeFixed, { shortCode: MSG.codeFixed });
+      checkDestination(body.originalUrl);
+      const past = expiryProblem(body.expiresAt, row.expires_at);
+      if (past) throw badRequest(past, { expiresAt: past });
+      const updated = links.store.edit(row.id, user.id, tracker, body);
+      if (!updated) throw notFound("Link not found");
+      links.remember(updated);
+      return links.view(updated);
+    },
+    { auth: true, body: jsonBody(EditMainLinkBody) },
+  );
+
+  const editBrand = new Elysia().use(auth).put(
+    "/:id",
+    ({ params, body, user }) => {
+      const row = find(params.id, user.id);
+      if (row.is_system) throw forbidden("The root link cannot be edited");
+      checkDestination(body.originalUrl);
+      if (links.store.codeTaken(body.shortCode, row.id)) throw codeConflict();
+      let updated: LinkRow | null;
+      try {
+        updated = links.store.update(row.id, user.id, tracker, body);
+      } catch (e) {
+        if (isUniqueViolation(e)) throw codeConflict();
+        throw e;
+      }
+      if (!updated) throw notFound("Link not found");
+      links.remember(updated, row.short_code);
+      return links.view(updated);
+    },
+    { auth: true, body: jsonBody(EditLinkBody) },
+  );
+
   return new Elysia({ prefix })
     .use(auth)
     .get(
@@ -68,7 +112,8 @@ export function linkRoutes(ctx: AppContext, auth: AuthPlugin, links: Links, trac
       "/",
       ({ body, user, set }) => {
         checkDestination(body.originalUrl);
-        if (body.expiresAt && Date.parse(body.expiresAt) <= Date.now()) throw badRequest(MSG.expiresPast, { expiresAt: MSG.expiresPast });
+        const past = expiryProblem(body.expiresAt);
+        if (past) throw badRequest(past, { expiresAt: past });
         let code = body.shortCode;
         if (code && links.store.codeTaken(code)) throw codeConflict();
         for (let i = 0; !code && i < 10; i++) {
@@ -128,27 +173,9 @@ export function linkRoutes(ctx: AppContext, auth: AuthPlugin, links: Links, trac
       },
       { auth: true },
     )
-    .put(
-      "/:id",
-      ({ params, body, user }) => {
-        if (tracker !== "brand") throw notFound("No such API route");
-        const row = find(params.id, user.id);
-        if (row.is_system) throw forbidden("The root link cannot be edited");
-        checkDestination(body.originalUrl);
-        if (links.store.codeTaken(body.shortCode, row.id)) throw codeConflict();
-        let updated: LinkRow | null;
-        try {
-          updated = links.store.update(row.id, user.id, tracker, body);
-        } catch (e) {
-          if (isUniqueViolation(e)) throw codeConflict();
-          throw e;
-        }
-        if (!updated) throw notFound("Link not found");
-        links.remember(updated, row.short_code);
-        return links.view(updated);
-      },
-      { auth: true, body: jsonBody(EditLinkBody) },
-    )
+    // The trackers edit different things (the brand tracker renames codes; the Link Tracker
+    // never does, and sets expiry), so each has its own schema and handler.
+    .use(tracker === "main" ? editMain : editBrand)
     .post(
       "/:id/reset-clicks",
       async ({ params, user, query }) => {

@@ -29,6 +29,7 @@ export const MSG = {
   codeTaken: "That short code is already taken",
   expires: "Please enter a valid date",
   expiresPast: "The expiry date must be in the future",
+  codeFixed: "The short code cannot be changed once the link is created",
 } as const;
 
 // Any C0/C1 control character or whitespace inside the URL: browsers silently drop some of
@@ -132,6 +133,21 @@ export const EditLinkBody = v.object({
   originalUrl: OriginalUrl,
   title: Title,
   description: Description,
+});
+
+/**
+ * Editing a Link Tracker link: everything but the code, which is printed, shared and in QR
+ * codes by then. `shortCode` may come back unchanged (a client PUTting the object it read);
+ * a different one is refused by the route, which knows the link's code.
+ * PUT replaces: an absent description or expiry clears it, like the brand tracker's edit.
+ */
+export const EditMainLinkBody = v.object({
+  id: v.optional(v.unknown()),
+  shortCode: v.optional(v.nullable(v.string("Short code must be text"))),
+  originalUrl: OriginalUrl,
+  title: Title,
+  description: Description,
+  expiresAt: ExpiresAt,
 });
 
 /** Why a destination's host may imitate another site (see src/links/hostWarning.ts). */

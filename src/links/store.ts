@@ -43,6 +43,11 @@ export function linksStore(db: Db) {
       `UPDATE short_links SET short_code = ?, original_url = ?, title = ?, description = ?, updated_at = ?
        WHERE id = ? AND user_id = ? AND tracker = ? AND is_system = 0 RETURNING ${COLS}`,
     ),
+    // The Link Tracker's edit: the code is not among the columns, so it cannot change here.
+    edit: db.prepare(
+      `UPDATE short_links SET original_url = ?, title = ?, description = ?, expires_at = ?, updated_at = ?
+       WHERE id = ? AND user_id = ? AND tracker = ? AND is_system = 0 RETURNING ${COLS}`,
+    ),
     delete: db.prepare("DELETE FROM short_links WHERE id = ? AND user_id = ? AND tracker = ? AND is_system = 0 RETURNING id, short_code"),
     resetCount: db.prepare("UPDATE link_click_counts SET clicks = 0 WHERE link_id = ?"),
     touch: db.prepare("UPDATE short_links SET updated_at = ? WHERE id = ?"),
@@ -76,6 +81,9 @@ export function linksStore(db: Db) {
     },
     update(id: number, userId: number, tracker: Tracker, f: { shortCode: string; originalUrl: string; title: string; description: string }) {
       return q.update.get(f.shortCode, f.originalUrl, f.title, f.description || null, nowIso(), id, userId, tracker) as LinkRow | null;
+    },
+    edit(id: number, userId: number, tracker: Tracker, f: { originalUrl: string; title: string; description: string; expiresAt: string | null }) {
+      return q.edit.get(f.originalUrl, f.title, f.description || null, f.expiresAt, nowIso(), id, userId, tracker) as LinkRow | null;
     },
     delete: (id: number, userId: number, tracker: Tracker) => q.delete.get(id, userId, tracker) as { id: number; short_code: string } | null,
     /** Count to zero and the history with it, so the analytics always add up to the count. */

@@ -4,30 +4,46 @@ import { Button } from "../ui/Button";
 import { Field, TextArea } from "../ui/Field";
 import { toast } from "../ui/Toast";
 import { api, ApiError } from "../lib/api";
-import { EditLinkBody } from "../../src/links/schema";
-import { API_BASE, type LinkView } from "../links/types";
+import { DESCRIPTION_MAX, EditLinkBody, EditMainLinkBody, TITLE_MAX } from "../../src/links/schema";
+import { API_BASE, type LinkView, type Tracker } from "../links/types";
+import { toLocalInput } from "../links/format";
 import { validateForm } from "../lib/forms";
 
-type Errors = Partial<Record<"shortCode" | "originalUrl" | "title" | "description", string>>;
+type Errors = Partial<Record<"shortCode" | "originalUrl" | "title" | "description" | "expiresAt", string>>;
 
-/** Spec §2 'Edit Link': Short Code, Destination URL, Title, Description (Optional), Save Changes. */
-export function EditLinkDialog({ link, onClose, onSaved }: { link: LinkView | null; onClose: () => void; onSaved: (l: LinkView) => void }) {
-  const [form, setForm] = useState({ shortCode: "", originalUrl: "", title: "", description: "" });
+const EMPTY = { shortCode: "", originalUrl: "", title: "", description: "", expiresAt: "" };
+
+/**
+ * Spec §2 'Edit Link': Short Code, Destination URL, Title, Description (Optional), Save Changes.
+ * On the Link Tracker (issue 14) the code is fixed once created, shown read-only, and the
+ * expiry can be set or cleared instead.
+ */
+export function EditLinkDialog({ link, tracker, onClose, onSaved }: { link: LinkView | null; tracker: Tracker; onClose: () => void; onSaved: (l: LinkView) => void }) {
+  const main = tracker === "main";
+  const [form, setForm] = useState(EMPTY);
   const [errors, setErrors] = useState<Errors>({});
   const [busy, setBusy] = useState(false);
 
   useEffect(() => {
-    if (link) setForm({ shortCode: link.shortCode, originalUrl: link.originalUrl, title: link.title, description: link.description ?? "" });
+    if (link) setForm({ shortCode: link.shortCode, originalUrl: link.originalUrl, title: link.title, description: link.description ?? "", expiresAt: toLocalInput(link.expiresAt) });
     setErrors({});
   }, [link]);
 
   const set = (k: keyof typeof form) => (e: { target: { value: string } }) => setForm((f) => ({ ...f, [k]: e.target.value }));
 
+  function mainBody(l: LinkView) {
+    // datetime-local holds minutes in local time: an untouched field sends the stored expiry
+    // back exactly (the server keeps an unchanged expiry even when it has passed).
+    const untouched = form.expiresAt === toLocalInput(l.expiresAt);
+    const expiresAt = untouched ? (l.expiresAt ?? "") : form.expiresAt ? new Date(form.expiresAt).toISOString() : "";
+    return { originalUrl: form.originalUrl, title: form.title, description: form.description, expiresAt };
+  }
+
   async function submit(e: FormEvent) {
     e.preventDefault();
     if (!link) return;
-    const body = { id: link.id, ...form };
-    const checked = validateForm(EditLinkBody, body);
+    const body = main ? mainBody(link) : { id: link.id, shortCode: form.shortCode, originalUrl: form.originalUrl, title: form.title, description: form.description };
+    const checked = validateForm(main ? EditMainLinkBody : EditLinkBody, body);
     if (!checked.ok) {
       setErrors(checked.errors as Errors);
       return;
@@ -35,7 +51,7 @@ export function EditLinkDialog({ link, onClose, onSaved }: { link: LinkView | nu
     setErrors({});
     setBusy(true);
     try {
-      const saved = await api<LinkView>(`${API_BASE.brand}/${link.id}`, { method: "PUT", body });
+      const saved = await api<LinkView>(`${API_BASE[tracker]}/${link.id}`, { method: "PUT", body });
       toast({ title: "Link updated successfully" });
       onSaved(saved);
       onClose();
@@ -51,10 +67,15 @@ export function EditLinkDialog({ link, onClose, onSaved }: { link: LinkView | nu
     <Dialog open={link !== null} onClose={onClose} title="Edit Link">
       <form onSubmit={submit} noValidate>
         <fieldset className="stack" disabled={busy}>
-          <Field label="Short Code" value={form.shortCode} onChange={set("shortCode")} error={errors.shortCode} autoCapitalize="off" autoCorrect="off" spellCheck={false} required />
+          {main ? (
+            <Field label="Short Code" value={form.shortCode} readOnly hint="The short code stays the same once the link is created." error={errors.shortCode} />
+          ) : (
+            <Field label="Short Code" value={form.shortCode} onChange={set("shortCode")} error={errors.shortCode} autoCapitalize="off" autoCorrect="off" spellCheck={false} required />
+          )}
           <Field label="Destination URL" type="url" inputMode="url" value={form.originalUrl} onChange={set("originalUrl")} error={errors.originalUrl} required />
-          <Field label="Title" value={form.title} onChange={set("title")} error={errors.title} required />
-          <TextArea label="Description (Optional)" value={form.description} onChange={set("description")} error={errors.description} />
+          <Field label="Title" value={form.title} onChange={set("title")} error={errors.title} maxLength={TITLE_MAX + 50} required />
+          <TextArea label="Description (Optional)" value={form.description} onChange={set("description")} error={errors.description} maxLength={DESCRIPTION_MAX + 50} />
+          {main && <Field label="Expires (Optional)" type="datetime-local" value={form.expiresAt} onChange={set("expiresAt")} error={errors.expiresAt} hint="Leave empty for a link that never expires." />}
           <div className="dialog-actions">
             <Button variant="secondary" onClick={onClose}>Cancel</Button>
             <Button type="submit" busy={busy}>Save Changes</Button>

@@ -199,3 +199,44 @@ test("a look-alike destination (Cyrillic letters under .com) is accepted with a 
   // An ordinary destination shows no warning.
   await expect(card(page, "Plain").getByRole("note")).toHaveCount(0);
 });
+
+test("edit a Link Tracker link by keyboard: the code stays, and its short URL goes to the new destination", async ({ page, context }) => {
+  await registerViaApi(page.request);
+  const made = await page.request.post("/api/links", { data: { originalUrl: `${destBase}/before-edit`, title: "Before edit" } });
+  expect(made.status()).toBe(201);
+  const { shortUrl, shortCode } = (await made.json()) as { shortUrl: string; shortCode: string };
+  await page.goto("/link-tracker");
+  const c = card(page, "Before edit");
+  await expect(c.getByText(`${destBase}/before-edit`)).toBeVisible();
+
+  await c.getByRole("button", { name: "Edit Before edit" }).focus();
+  await page.keyboard.press("Enter");
+  const dialog = page.getByRole("dialog", { name: "Edit Link" });
+  await expect(dialog).toBeVisible();
+  const code = dialog.getByLabel("Short Code");
+  await expect(code).toHaveValue(shortCode);
+  await expect(code).not.toBeEditable();
+  // The create form's rules apply, with its messages.
+  await dialog.getByLabel("Destination URL").fill("javascript:alert(1)");
+  await dialog.getByLabel("Destination URL").press("Enter");
+  await expect(dialog.getByText("Only http:// and https:// links can be shortened")).toBeVisible();
+  await dialog.getByLabel("Expires (Optional)").fill("2001-01-01T10:00");
+  await dialog.getByLabel("Destination URL").fill(`${destBase}/after-edit`);
+  await dialog.getByLabel("Destination URL").press("Enter");
+  await expect(dialog.getByText("The expiry date must be in the future")).toBeVisible();
+  await dialog.getByLabel("Expires (Optional)").fill("");
+  await dialog.getByLabel("Title", { exact: true }).fill("After edit");
+  await dialog.getByLabel("Title", { exact: true }).press("Enter");
+  await expect(page.getByText("Link updated successfully")).toBeVisible();
+  await expect(dialog).toBeHidden();
+
+  const edited = card(page, "After edit");
+  await expect(edited.getByText(`${destBase}/after-edit`)).toBeVisible();
+  await expect(edited.locator("code")).toHaveText(shortUrl);
+  await expect(card(page, "Before edit")).toHaveCount(0);
+
+  const visitor = await context.newPage();
+  await visitor.goto(shortUrl);
+  await expect(visitor.getByRole("heading", { name: "Landing page" })).toBeVisible();
+  await expect(visitor.locator("#path")).toHaveText("/after-edit");
+});

@@ -179,9 +179,9 @@ export function TrackerPage({ tracker }: { tracker: Tracker }) {
                 <div className="row link-actions">
                   <a className="btn btn-secondary btn-sm" href={l.originalUrl} target="_blank" rel="noopener noreferrer" aria-label={`Open ${l.title}`}>Open</a>
                   <Button variant="secondary" size="sm" onClick={() => setAnalytics(l)} aria-label={`Analytics for ${l.title}`}>Analytics</Button>
+                  <Button variant="secondary" size="sm" onClick={() => setEditing(l)} aria-label={`Edit ${l.title}`}>Edit</Button>
                   {brand && (
                     <>
-                      <Button variant="secondary" size="sm" onClick={() => setEditing(l)} aria-label={`Edit ${l.title}`}>Edit</Button>
                       <Button variant="secondary" size="sm" onClick={() => setQr(l)} aria-label={`Generate QR code for ${l.title}`}>QR code</Button>
                       <Button variant="secondary" size="sm" onClick={() => setPending({ kind: "reset", link: l })} aria-label={`Reset click count for ${l.title}`}>Reset</Button>
                     </>
@@ -207,7 +207,7 @@ export function TrackerPage({ tracker }: { tracker: Tracker }) {
           <AnalyticsDialog linkId={analytics.id} title={analytics.title} tracker={tracker} onClose={() => setAnalytics(null)} />
         </Suspense>
       )}
-      {brand && <EditLinkDialog link={editing} onClose={() => setEditing(null)} onSaved={() => void mutate()} />}
+      <EditLinkDialog link={editing} tracker={tracker} onClose={() => setEditing(null)} onSaved={() => void mutate()} />
       {brand && <QrCodeDialog link={qr} onClose={() => setQr(null)} />}
       <ConfirmDialog
         open={pending !== null}

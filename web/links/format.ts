@@ -9,6 +9,13 @@ export function formatDate(iso: string | null | undefined) {
   return Number.isNaN(d.getTime()) ? "" : format(d, "MMM d, yyyy HH:mm");
 }
 
+/** An ISO time as a datetime-local input's value, in the visitor's own time zone. */
+export function toLocalInput(iso: string | null | undefined) {
+  if (!iso) return "";
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime()) ? "" : format(d, "yyyy-MM-dd'T'HH:mm");
+}
+
 const regionNames = typeof Intl.DisplayNames === "function" ? new Intl.DisplayNames(["en"], { type: "region" }) : null;
 
 /** 'DE' → 'Germany'; anything that is not a region code is shown as stored. */
