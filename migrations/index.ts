@@ -6,6 +6,7 @@ import m0003 from "./0003_click_indexes.sql" with { type: "text" };
 import m0004 from "./0004_click_writer.sql" with { type: "text" };
 import m0005 from "./0005_login_devices_topic_opens.sql" with { type: "text" };
 import m0006 from "./0006_title_slugs.sql" with { type: "text" };
+import m0007 from "./0007_api_keys.sql" with { type: "text" };
 
 export const migrations: { version: number; name: string; sql: string }[] = [
   { version: 1, name: "0001_init", sql: m0001 },
@@ -14,6 +15,7 @@ export const migrations: { version: number; name: string; sql: string }[] = [
   { version: 4, name: "0004_click_writer", sql: m0004 },
   { version: 5, name: "0005_login_devices_topic_opens", sql: m0005 },
   { version: 6, name: "0006_title_slugs", sql: m0006 },
+  { version: 7, name: "0007_api_keys", sql: m0007 },
 ];
 
 /**
@@ -30,4 +32,5 @@ export const frozenChecksums: Record<string, string> = {
   "0004_click_writer": "30a005ad3a5d6976eac50d54d5d73535241b2a32bb95ce43f5f637792f3cbab4",
   "0005_login_devices_topic_opens": "edb0321311e52a04e377d81e2ec921810e66d5a8c20d5d0129263eae3d47f246",
   "0006_title_slugs": "324b84a1d72f8f485407670f31895d4595f7b77528fdcc9e97726e3bf5f9f8bb",
+  "0007_api_keys": "d2420a2ad49b20b5f59a01343c92c942bd589408c67f9b0bb419fc5eb062f171",
 };

@@ -18,6 +18,7 @@ import { planRoutes } from "./plans/routes";
 import { notificationRoutes } from "./notifications/routes";
 import { titleRoutes } from "./titles/routes";
 import { vendorRoutes } from "./vendor/routes";
+import { apiKeyRoutes } from "./apikeys/routes";
 
 const apiNotFound = () => {
   throw notFound("No such API route");
@@ -51,6 +52,7 @@ export async function createApp({ db, config, maxClickBacklog }: { db: Db; confi
     .use(inviteRoutes(ctx, auth))
     .use(planRoutes(ctx, auth))
     .use(notificationRoutes(ctx, auth))
+    .use(apiKeyRoutes(ctx, auth))
     .use(vendorRoutes())
     .use(linkRoutes(ctx, auth, links, "main"))
     .use(linkRoutes(ctx, auth, links, "brand"))

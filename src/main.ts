@@ -5,6 +5,7 @@ import { VERSION } from "./version";
 import { serve } from "./cli/serve";
 import { backup } from "./cli/backup";
 import { userCommand } from "./cli/user";
+import { apiKeyCommand } from "./cli/apikey";
 import { openDb } from "./db/open";
 import { migrate } from "./db/migrate";
 
@@ -19,6 +20,9 @@ Commands:
   user create USERNAME EMAIL    Create an account (password from stdin or THREADLINK_PASSWORD)
   user set-plan USERNAME free|premium [DAYS]
   user reset-password USERNAME  (password from stdin or THREADLINK_PASSWORD)
+  api-key create USERNAME NAME --scope read|read-write [--only links|topics]
+                                Create an API key and print it (shown once)
+  api-key revoke USERNAME PREFIX  Revoke the key whose prefix (tl_ and 8 characters) is listed
   healthcheck                   Exit 0 when the local server answers /api/health (for Docker)
   --help, -h                    Show this help
   --version, -v                 Show the version
@@ -44,6 +48,8 @@ async function main(argv: string[]) {
       return console.log(`Backup written to ${backup(config, rest[0])}`);
     case "user":
       return console.log(await userCommand(config, rest));
+    case "api-key":
+      return console.log(apiKeyCommand(config, rest));
     case "healthcheck": {
       // The container image has no curl: the binary checks itself.
       const res = await fetch(`http://127.0.0.1:${config.port}/api/health`).catch(() => null);

@@ -2,13 +2,17 @@ import { Elysia } from "elysia";
 import type { AppContext } from "../context";
 import type { UserRow } from "../accounts/store";
 import type { PublicUser } from "../accounts/schema";
-import { AppError } from "./errors";
+import { AppError, forbidden } from "./errors";
+import { apiKeysStore } from "../apikeys/store";
+import { KEY_MSG, isKeyShaped, keyInQuery, keyRefusal } from "../apikeys/access";
 import { DAY_MS, isoIn } from "../shared/time";
 
 export const SESSION_COOKIE = "tl_session";
 export const SESSION_TTL_MS = 30 * DAY_MS;
 // Rolling expiry is written at most once a day per session, not on every request.
 const EXTEND_AFTER_MS = DAY_MS;
+/** How stale an API key's last-used time may get before a request writes it again. */
+export const LAST_USED_EVERY_MS = 60_000;
 
 export const hashToken = (token: string) => new Bun.CryptoHasher("sha256").update(token).digest("hex");
 
@@ -102,13 +106,36 @@ export function currentUser(ctx: AppContext, request: Request, set: SetLike): (U
  * The check runs in the transform phase, before the body is validated: a caller who is not
  * signed in learns that and nothing about what its body should have been (and the schema's
  * work is not spent on it). resolve, which runs after validation, hands the user over.
+ *
+ * A request with `Authorization: Bearer <key>` is an API key's (issue 14): the key alone
+ * decides, with that user's rights narrowed by its scope (src/apikeys/access.ts); a cookie
+ * sent beside it is not looked at. `sessionId` is empty for a key: it has no session.
  */
 export function authPlugin(ctx: AppContext) {
   const signedIn = new WeakMap<Request, NonNullable<ReturnType<typeof currentUser>>>();
+  const keys = apiKeysStore(ctx.db);
+
+  function keyUser(request: Request, header: string) {
+    const m = /^Bearer ([^\s]+)$/i.exec(header.trim());
+    if (!m || !isKeyShaped(m[1]!)) throw new AppError("UNAUTHORIZED", KEY_MSG.malformed);
+    const key = keys.byHash(hashToken(m[1]!));
+    const user = key && ctx.accounts.findById(key.user_id);
+    if (!key || !user) throw new AppError("UNAUTHORIZED", KEY_MSG.unknown);
+    const refusal = keyRefusal(key, request.method, new URL(request.url).pathname);
+    if (refusal) throw forbidden(refusal);
+    // Written at most once a minute per key: a script's burst is not a burst of writes.
+    const now = Date.now();
+    if (!key.last_used_at || now - Date.parse(key.last_used_at) >= LAST_USED_EVERY_MS) keys.touch(key.id, new Date(now).toISOString());
+    return { ...user, sessionId: "" };
+  }
+
   return new Elysia({ name: "auth", seed: ctx.instanceId }).macro({
     auth: {
       transform({ request, set }) {
-        const user = currentUser(ctx, request, set);
+        // Refused even with a valid session: an address with a key in it is already in logs.
+        if (keyInQuery(new URL(request.url))) throw new AppError("UNAUTHORIZED", KEY_MSG.inQuery);
+        const header = request.headers.get("authorization");
+        const user = header !== null ? keyUser(request, header) : currentUser(ctx, request, set);
         if (!user) throw new AppError("UNAUTHORIZED", "Please sign in to continue");
         signedIn.set(request, user);
       },

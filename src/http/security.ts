@@ -20,6 +20,10 @@ export function originGuard(ctx: AppContext) {
     if (!path.startsWith("/api/")) return;
     const origin = request.headers.get("origin");
     if (origin === null) return;
+    // An API key's request (issue 14) carries no cookie: a cross-site page cannot make the
+    // browser attach a key, so there is no ambient credential for this check to protect.
+    // With a cookie beside it, the check still applies.
+    if (/^\s*Bearer\s/i.test(request.headers.get("authorization") ?? "") && !request.headers.has("cookie")) return;
     let originHost: string;
     try {
       originHost = new URL(origin).host.toLowerCase();

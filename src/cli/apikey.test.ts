@@ -1,0 +1,42 @@
+// threadlink api-key create|revoke, against the same database file the app serves.
+import { describe, expect, test } from "bun:test";
+import { setup } from "../test/helpers";
+import { apiKeyCommand } from "./apikey";
+
+const t = await setup();
+const dana = await t.signUp("dana");
+const use = (key: string, method = "GET", body?: Record<string, unknown>) => t.call(method, "/api/links", { body, headers: { authorization: `Bearer ${key}` } });
+
+describe("threadlink api-key", () => {
+  test("create prints the key once (last line); it works with its scope; revoke by prefix stops it", async () => {
+    const out = apiKeyCommand(t.config, ["create", "Dana", "deploy bot", "--scope", "read", "--only", "links"]);
+    const key = out.split("\n").at(-1)!;
+    expect(key).toMatch(/^tl_[A-Za-z0-9_-]{43}$/);
+    expect(out).toContain(`Created API key ${key.slice(0, 11)}… "deploy bot" for dana (read, only links)`);
+    const row = t.db.query("SELECT * FROM api_keys WHERE user_id = ?").get(dana.user.id) as Record<string, unknown>;
+    expect(row).toMatchObject({ name: "deploy bot", scope: "read", only_area: "links", prefix: key.slice(0, 11) });
+    expect((await use(key)).status).toBe(200);
+    expect((await use(key, "POST", { originalUrl: "https://example.com/", title: "x" })).status).toBe(403);
+    expect(apiKeyCommand(t.config, ["revoke", "dana", key.slice(0, 11)])).toBe(`Revoked API key ${key.slice(0, 11)} "deploy bot" of dana`);
+    expect((await use(key)).status).toBe(401);
+  });
+
+  const refused: { name: string; args: string[]; message: RegExp }[] = [
+    { name: "no scope", args: ["create", "dana", "x"], message: /Scope must be read or read-write/ },
+    { name: "a wrong scope", args: ["create", "dana", "x", "--scope", "admin"], message: /Scope must be read or read-write/ },
+    { name: "a wrong limit", args: ["create", "dana", "x", "--scope", "read", "--only", "users"], message: /Limit must be links or topics/ },
+    { name: "an unknown option", args: ["create", "dana", "x", "--scope", "read", "--forever"], message: /Unknown option --forever/ },
+    { name: "an unknown user", args: ["create", "nobody", "x", "--scope", "read"], message: /No user named nobody/ },
+    { name: "a name too long", args: ["create", "dana", "n".repeat(51), "--scope", "read"], message: /at most 50/ },
+    { name: "a missing name", args: ["create", "dana"], message: /Usage/ },
+    { name: "revoking an unknown prefix", args: ["revoke", "dana", "tl_nothing"], message: /no API key with the prefix tl_nothing/ },
+    { name: "an unknown subcommand", args: ["rotate", "dana", "x"], message: /Usage/ },
+  ];
+  for (const r of refused) {
+    test(`refuses ${r.name}, and makes no key`, () => {
+      const before = t.count("api_keys");
+      expect(() => apiKeyCommand(t.config, r.args)).toThrow(r.message);
+      expect(t.count("api_keys")).toBe(before);
+    });
+  }
+});
