@@ -46,12 +46,16 @@ passed=$((passed + p)); failed=$((failed + f))
 echo "== Browser tests (Playwright, Chromium, compiled binary)"
 rm -f .tmp/e2e-results.json
 E2E_DATA_DIR="" npx --no-install playwright test
-[ $? -eq 0 ] || status=1
+e2e=$?
+[ $e2e -eq 0 ] || status=1
 if [ -f .tmp/e2e-results.json ]; then
   read -r p f < <(node -e 'const s=require("./.tmp/e2e-results.json").stats; console.log(s.expected + s.flaky, s.unexpected)')
 else
-  p=0; f=1
+  p=0; f=0
 fi
+# A run that failed without a failing test (the web server could not start, a global error)
+# still counts as one failure, so the closing line never reads "0 failed" for a failed run.
+[ $e2e -ne 0 ] && [ "$f" -eq 0 ] && f=1
 passed=$((passed + p)); failed=$((failed + f))
 
 [ "$failed" -eq 0 ] || status=1
