@@ -4,6 +4,7 @@ import type { Db } from "./db/open";
 import { createContext, type AppContext } from "./context";
 import { errorHandler, notFound } from "./http/errors";
 import { malformedPaths, originGuard, securityHeaders } from "./http/security";
+import { visitorPages } from "./redirects/visitorPages";
 import { MAX_REQUEST_BYTES, bodyLimit } from "./http/bodyLimit";
 import { authPlugin } from "./http/auth";
 import { spaPlugin } from "./http/spa";
@@ -33,6 +34,8 @@ export async function createApp({ db, config, maxClickBacklog }: { db: Db; confi
   const auth = authPlugin(ctx);
   const links = createLinks(ctx, { maxClickBacklog });
   const spa = await spaPlugin();
+  // Static pages for visitors (no app bundle): a path that cannot be decoded gets the 404 one.
+  const pages = visitorPages(config.appName);
   // Redirect routes hand app pages and unknown codes to the web app through this.
   const webPage = (request: Request) => spa.handle(request);
   // Bun.serve's router sends live short links straight to the redirect (the hot path); the
@@ -42,7 +45,7 @@ export async function createApp({ db, config, maxClickBacklog }: { db: Db; confi
     .use(errorHandler)
     .use(securityHeaders(ctx))
     .use(originGuard(ctx))
-    .use(malformedPaths(ctx))
+    .use(malformedPaths(ctx, () => pages.notFound.respond()))
     .use(bodyLimit(ctx))
     .use(healthRoutes(ctx, links.recorder))
     .use(accountRoutes(ctx, auth))

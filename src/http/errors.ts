@@ -17,6 +17,16 @@ export class AppError extends Error {
   }
 }
 
+/**
+ * A failure a person meets in the address bar rather than a script: answered with a page of
+ * its own (e.g. the visitor 404 page) instead of the JSON error shape.
+ */
+export class PageError extends Error {
+  constructor(readonly page: () => Response) {
+    super("page");
+  }
+}
+
 export const badRequest = (message: string, fields?: Record<string, string>) => new AppError("VALIDATION", message, fields);
 export const notFound = (what = "Not found") => new AppError("NOT_FOUND", what);
 export const forbidden = (message: string) => new AppError("FORBIDDEN", message);
@@ -91,6 +101,7 @@ const unavailable = rateLimitedLog(5, 60_000);
 /** The single onError: every failure leaves the server as the one error shape. */
 export const errorHandler = new Elysia({ name: "errors" }).onError({ as: "global" }, ({ code, error, request, route }) => {
   if (error instanceof AppError) return errorResponse(error.code, error.message, error.fields, error.headers);
+  if (error instanceof PageError) return error.page();
   const fault = sqliteFault(error);
   if (fault) {
     // Operators need to see these (a full disk does not fix itself); no request body is logged.

@@ -1,6 +1,6 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../context";
-import { forbidden, notFound } from "./errors";
+import { PageError, forbidden, notFound } from "./errors";
 import { BASE_SECURITY_HEADERS } from "./headers";
 import { ipv4Int, ipv6Words, isIp, limitKey, normaliseIp, parseProxyEntry, prefixMatch } from "./ip";
 
@@ -146,15 +146,20 @@ const decodable = (s: string) => {
  * A path segment with a malformed escape (/%ff, /abc%ZZ, /l/%) reaches a route as a null
  * param, Elysia's decoder having given up, and handlers would take null for a code or a name;
  * a wildcard (the web app's /*) gets the raw text, which the browser's router would then fail
- * to decode. Such a path names nothing: 404 in the one error shape, before any handler runs.
+ * to decode. Such a path names nothing: 404 before any handler runs, in the one error shape
+ * under /api and as the static 'Page Not Found' page elsewhere (a person typed or followed it).
  * (The redirect fast lane needs no check: Bun's router hands it U+FFFD for a bad escape, which
  * no short code contains, so those paths fall through to the app and end here.)
  */
-export function malformedPaths(ctx: AppContext) {
-  return new Elysia({ name: "malformed-paths", seed: ctx.instanceId }).onTransform({ as: "global" }, ({ params }) => {
+export function malformedPaths(ctx: AppContext, notFoundPage: () => Response) {
+  return new Elysia({ name: "malformed-paths", seed: ctx.instanceId }).onTransform({ as: "global" }, ({ params, path }) => {
     for (const key in params) {
       const value = (params as Record<string, string | null>)[key];
-      if (value === null || (key === "*" && value.includes("%") && !decodable(value))) throw notFound("Not found");
+      if (value === null || (key === "*" && value.includes("%") && !decodable(value))) {
+        // A script calling /api gets the one error shape; a person's address bar gets a page.
+        if (path.startsWith("/api/")) throw notFound("Not found");
+        throw new PageError(notFoundPage);
+      }
     }
   });
 }

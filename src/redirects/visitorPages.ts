@@ -45,6 +45,8 @@ export const UNKNOWN_PAGE: Page = {
   homeAfterS: REDIRECT_FALLBACK_S,
 };
 export const INACTIVE_PAGE: Page = { heading: "This link is no longer active", message: "The owner of this short link has switched it off." };
+/** Spec: any other path shows 'Page Not Found' (here: a path that cannot even be decoded). */
+export const NOT_FOUND_PAGE: Page = { heading: "Page Not Found", message: "The page you're looking for doesn't exist." };
 export const EXPIRED_PAGE: Page = { heading: "This link has expired", message: "This short link is past its expiry date." };
 
 /** The three pages for one app name, rendered once; each call answers with a fresh Response. */
@@ -55,5 +57,5 @@ export function visitorPages(appName: string) {
     const headers = staticPageHeaders(html);
     return { html, respond: () => new Response(body, { status, headers }) };
   };
-  return { unknown: make(UNKNOWN_PAGE, 404), inactive: make(INACTIVE_PAGE, 410), expired: make(EXPIRED_PAGE, 410) };
+  return { unknown: make(UNKNOWN_PAGE, 404), inactive: make(INACTIVE_PAGE, 410), expired: make(EXPIRED_PAGE, 410), notFound: make(NOT_FOUND_PAGE, 404) };
 }
