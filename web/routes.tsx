@@ -30,6 +30,7 @@ const QrPage = lazyPage(() => import("./qr/QrPage"), "QrPage");
 const TopicPage = lazyPage(() => import("./titles/TopicPage"), "TopicPage");
 const MessageListPage = lazyPage(() => import("./titles/MessageListPage"), "MessageListPage");
 const MessageDetailPage = lazyPage(() => import("./titles/MessageDetailPage"), "MessageDetailPage");
+const SettingsPage = lazyPage(() => import("./settings/SettingsPage"), "SettingsPage");
 
 export function AppRoutes() {
   return (
@@ -60,6 +61,11 @@ export function AppRoutes() {
         <Route path="/link-tracker">
           <Protected>
             <LinkTrackerPage />
+          </Protected>
+        </Route>
+        <Route path="/settings">
+          <Protected>
+            <SettingsPage />
           </Protected>
         </Route>
         <Route path="/pic-drift-link-tracker">

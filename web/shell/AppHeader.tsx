@@ -34,6 +34,8 @@ export function AppHeader({ extra }: { extra?: ReactNode }) {
     { label: "QR Code Generator", href: "/qr" },
     { label: "Link Tracker", href: "/link-tracker" },
     { label: brandTracker, href: "/pic-drift-link-tracker" },
+    // API keys (issue 14): in the menu rather than the header bar, which is full at 360 px.
+    { label: "Settings", href: "/settings" },
   ];
   const mobileItems = [
     { label: "Home", href: "/" },
