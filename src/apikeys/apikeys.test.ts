@@ -92,6 +92,17 @@ describe("managing keys with a session", () => {
     expect((await t.call("DELETE", `${KEYS}/${k.id}`, { cookie: alice.cookie })).status).toBe(404);
   });
 
+  test("revoking a junk or missing id is 404 and revokes nothing", async () => {
+    await newKey(alice.cookie, "read");
+    const before = t.count("api_keys");
+    for (const id of ["abc", "0", "-1", "1e3", "999999", encodeURIComponent(HOSTILE.sql), "9".repeat(40)]) {
+      const r = await t.call("DELETE", `${KEYS}/${id}`, { cookie: alice.cookie });
+      expect(r.status).toBe(404);
+      expect(r.json.error.code).toBe("NOT_FOUND");
+    }
+    expect(t.count("api_keys")).toBe(before);
+  });
+
   test("without a session the keys routes are 401", async () => {
     expect((await t.call("GET", KEYS)).status).toBe(401);
     expect((await t.call("POST", KEYS, { body: { name: "x", scope: "read" } })).status).toBe(401);
