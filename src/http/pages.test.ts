@@ -24,3 +24,20 @@ describe("a page route without its part is 'Page Not Found' with a 404 (issue 13
     });
   }
 });
+
+describe("the dashboard's first data is preloaded while its script downloads", () => {
+  test("signed out: /api/user only; other pages: no preload", async () => {
+    const r = await t.call("GET", "/");
+    expect(r.headers.get("link")).toBe("</api/user>; rel=preload; as=fetch; crossorigin=use-credentials");
+    expect((await t.call("GET", "/about")).headers.get("link")).toBeNull();
+  });
+
+  test("with a session cookie: /api/user and /api/topics, as the app's own fetches ask for them", async () => {
+    const { cookie } = await t.signUp("preloader");
+    expect(cookie.startsWith("tl_session=")).toBe(true);
+    const r = await t.call("GET", "/", { cookie });
+    expect(r.headers.get("link")).toBe(
+      "</api/user>; rel=preload; as=fetch; crossorigin=use-credentials, </api/topics>; rel=preload; as=fetch; crossorigin=use-credentials",
+    );
+  });
+});

@@ -1,6 +1,7 @@
 import { Elysia } from "elysia";
 import { fileURLToPath } from "node:url";
 import { builtAssets } from "./builtAssets";
+import { SESSION_COOKIE } from "./auth";
 import { log } from "./log";
 
 type Bytes = Uint8Array<ArrayBuffer>;
@@ -142,13 +143,26 @@ async function loadWebApp(): Promise<{ html: Entry; assets: Map<string, Entry> }
   return { html: page, assets };
 }
 
-export function send(e: Entry, request: Request, status = 200) {
+export function send(e: Entry, request: Request, status = 200, extra?: Record<string, string>) {
   const ae = request.headers.get("accept-encoding");
   const [body, coding] = e.br && accepts(ae, "br") ? [e.br, "br"] : e.gz && accepts(ae, "gzip") ? [e.gz, "gzip"] : [e.body, null];
   return new Response(body, {
     status,
-    headers: { ...e.headers, vary: "accept-encoding", ...(coding ? { "content-encoding": coding } : {}) },
+    headers: { ...e.headers, vary: "accept-encoding", ...(coding ? { "content-encoding": coding } : {}), ...extra },
   });
+}
+
+// The dashboard's first data, asked for by the browser while the script still downloads
+// (a cold load otherwise waits for the script, then /api/user, then /api/topics, one after
+// the other). The app's own fetches (credentials: "include") take up these responses, so
+// nothing is requested twice. /api/topics only when a session cookie is there at all: a
+// signed-out visitor is sent to /auth and would never use it.
+const PRELOAD_USER = "</api/user>; rel=preload; as=fetch; crossorigin=use-credentials";
+const PRELOAD_TOPICS = "</api/topics>; rel=preload; as=fetch; crossorigin=use-credentials";
+
+function dashboardPreloads(request: Request): Record<string, string> {
+  const signedIn = request.headers.get("cookie")?.includes(`${SESSION_COOKIE}=`) ?? false;
+  return { link: signedIn ? `${PRELOAD_USER}, ${PRELOAD_TOPICS}` : PRELOAD_USER };
 }
 
 /**
@@ -164,5 +178,5 @@ export async function spaPlugin() {
   // /share/ and /invite/ without their part name no page: the app shows 'Page Not Found'
   // there, and the status says so too (issue 13).
   const page = ({ request }: { request: Request }) => send(html, request, PARTLESS.test(new URL(request.url).pathname) ? 404 : 200);
-  return app.get("/", page).get("/*", page);
+  return app.get("/", ({ request }) => send(html, request, 200, dashboardPreloads(request))).get("/*", page);
 }
