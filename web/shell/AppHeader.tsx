@@ -34,8 +34,6 @@ export function AppHeader({ extra }: { extra?: ReactNode }) {
     { label: "QR Code Generator", href: "/qr" },
     { label: "Link Tracker", href: "/link-tracker" },
     { label: brandTracker, href: "/pic-drift-link-tracker" },
-    // API keys (issue 14): in the menu rather than the header bar, which is full at 360 px.
-    { label: "Settings", href: "/settings" },
   ];
   const mobileItems = [
     { label: "Home", href: "/" },
@@ -54,7 +52,16 @@ export function AppHeader({ extra }: { extra?: ReactNode }) {
     <header className="app-header">
       <div className="header-left">
         <Link href="/" className="brand">{appName}</Link>
-        {user && <span className="welcome">Welcome, {user.username}</span>}
+        {/* The spec fixes the Tools and mobile menus' items, so Settings (API keys, issue 14) is
+            reached from the user's own name in the welcome line, on every width. */}
+        {user && (
+          <span className="welcome">
+            Welcome,{" "}
+            <Link href="/settings" className="welcome-user" aria-label={`${user.username}: settings and API keys`}>
+              {user.username}
+            </Link>
+          </span>
+        )}
       </div>
       <nav className="header-right" aria-label="Main">
         <div className="desktop-only">
