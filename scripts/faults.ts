@@ -15,6 +15,7 @@ import { Database } from "bun:sqlite";
 import { existsSync, mkdirSync, mkdtempSync, openSync, closeSync, rmSync, rmdirSync, unlinkSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { apiClient } from "./lib/apiClient";
 
 const binary = resolve(process.env.BINARY ?? "dist/threadlink");
 const port = Number(process.env.FAULTS_PORT ?? 4310);
@@ -59,22 +60,7 @@ async function healthy(server: Server) {
   throw new Error("the server did not become healthy in 15 s");
 }
 
-async function call(method: string, path: string, cookie: string, body?: unknown) {
-  const r = await fetch(base + path, {
-    method,
-    headers: { cookie, origin: base, ...(body === undefined ? {} : { "content-type": "application/json" }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-    redirect: "manual",
-  });
-  const text = await r.text();
-  let json: any = null;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    /* not JSON */
-  }
-  return { status: r.status, json, text, headers: r.headers };
-}
+const call = apiClient(base);
 
 async function signUp(username: string) {
   const r = await fetch(`${base}/api/register`, {

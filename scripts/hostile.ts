@@ -17,6 +17,7 @@ import { join, resolve } from "node:path";
 import { buildCorpus, isRedirectLane, type Case, type Expect, type Fixture, type Values } from "./hostile/corpus";
 import { send, type RawResponse } from "./hostile/http";
 import { appRoutes } from "./hostile/routes";
+import { apiClient } from "./lib/apiClient";
 
 const binary = resolve(process.env.BINARY ?? "dist/threadlink");
 const port = Number(process.env.HOSTILE_PORT ?? 4300);
@@ -112,20 +113,7 @@ function record(name: string, problem: string | null) {
 }
 const short = (s: string) => (s.length > 110 ? `${s.slice(0, 100)}…(${s.length} chars)` : s);
 
-async function api(method: string, path: string, cookie: string | null, body?: unknown) {
-  const headers: Record<string, string> = { origin: base };
-  if (cookie) headers.cookie = cookie;
-  if (body !== undefined) headers["content-type"] = "application/json";
-  const r = await fetch(base + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), redirect: "manual" });
-  const text = await r.text();
-  let json: any = null;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    /* not JSON */
-  }
-  return { status: r.status, json, text, headers: r.headers };
-}
+const api = apiClient(base);
 async function must(method: string, path: string, cookie: string | null, body: unknown, want: number) {
   const r = await api(method, path, cookie, body);
   if (r.status !== want) throw new Error(`setup: ${method} ${path} answered ${r.status} (wanted ${want}): ${r.text.slice(0, 200)}`);
