@@ -1,6 +1,6 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../context";
-import { AppError, conflict } from "../http/errors";
+import { AppError } from "../http/errors";
 import { AttemptLimiter, LIMITS, refundAll, takeAll, tooManyAttempts } from "../http/rateLimit";
 import { clientIp } from "../http/security";
 import { LoginBody, RegisterBody } from "./schema";
@@ -94,23 +94,16 @@ export function accountRoutes(ctx: AppContext, auth: AuthPlugin) {
         const address = clientIp(ctx, request, server);
         const slot = takeAll(address === null ? [] : [[signups, address]]);
         if ("waitMs" in slot) throw tooManyAttempts("Too many sign-ups from this network.", slot.waitMs);
-        const taken = ctx.accounts.taken(body.username, body.email);
-        if (taken.username) throw conflict("That username is already taken", { username: "That username is already taken" });
-        if (taken.email) throw conflict("An account with that email already exists", { email: "An account with that email already exists" });
+        const clash = ctx.accounts.takenConflict(body.username, body.email);
+        if (clash) throw clash;
         const hash = await hashPassword(body.password);
-        let user, token;
-        try {
-          // Account and session commit together: a failed session write must not leave an
-          // account the user cannot sign up for again.
-          [user, token] = ctx.db.transaction(() => {
-            const u = ctx.accounts.createUser(body.username, hash, body.email);
-            return [u, newSession(u.id)] as const;
-          }).immediate();
-        } catch (e) {
-          // Two sign-ups racing for one name: the UNIQUE constraint decides.
-          if (String(e).includes("UNIQUE")) throw conflict("That username or email is already taken");
-          throw e;
-        }
+        // Account and session commit together: a failed session write must not leave an
+        // account the user cannot sign up for again. A sign-up that raced this one to the
+        // name gets its CONFLICT from the store.
+        const [user, token] = ctx.db.transaction(() => {
+          const u = ctx.accounts.createUser(body.username, hash, body.email);
+          return [u, newSession(u.id)] as const;
+        }).immediate();
         setSessionCookie(ctx, set, token);
         rememberDevice(request, set, user.id);
         set.status = 201;

@@ -1,6 +1,13 @@
 // The only SQL for users and sessions.
 import type { Db } from "../db/open";
+import { uniqueOr } from "../db/constraints";
+import { conflict } from "../http/errors";
 import { nowIso } from "../shared/time";
+
+const TAKEN = {
+  username: "That username is already taken",
+  email: "An account with that email already exists",
+} as const;
 
 export type UserRow = {
   id: number;
@@ -60,16 +67,34 @@ export function accountsStore(db: Db) {
     deleteStaleDevices: db.prepare(`DELETE FROM login_devices WHERE last_used_at <= ?`),
   };
 
+  function taken(username: string, email: string) {
+    const r = q.taken.get({ username, email }) as { username: 1 | null; email: 1 | null };
+    return { username: !!r.username, email: !!r.email };
+  }
+
+  /** The CONFLICT naming the field already in use (username first), or null when both are free. */
+  function takenConflict(username: string, email: string) {
+    const t = taken(username, email);
+    if (t.username) return conflict(TAKEN.username, { username: TAKEN.username });
+    if (t.email) return conflict(TAKEN.email, { email: TAKEN.email });
+    return null;
+  }
+
   return {
+    /**
+     * Two sign-ups racing for one name both pass the route's check (the password hash runs
+     * between it and this insert); the UNIQUE constraint decides, and the loser gets the same
+     * CONFLICT the check gives, read back after the clash.
+     */
     createUser(username: string, hash: string, email: string) {
-      return q.insertUser.get({ username, hash, email, now: nowIso() }) as UserRow;
+      return uniqueOr(
+        () => q.insertUser.get({ username, hash, email, now: nowIso() }) as UserRow,
+        () => takenConflict(username, email) ?? conflict("That username or email is already taken"),
+      );
     },
     findByUsername: (username: string) => q.byUsername.get(username) as UserRow | null,
     findById: (id: number) => q.byId.get(id) as UserRow | null,
-    taken(username: string, email: string) {
-      const r = q.taken.get({ username, email }) as { username: 1 | null; email: 1 | null };
-      return { username: !!r.username, email: !!r.email };
-    },
+    takenConflict,
     firstUserId: () => (q.firstUser.get() as { id: number } | null)?.id ?? null,
     setPlan(id: number, type: "free" | "premium", expires: string | null) {
       return q.setPlan.get({ id, type, expires, now: nowIso() }) as UserRow | null;

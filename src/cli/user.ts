@@ -32,9 +32,8 @@ export async function userCommand(config: Config, args: string[]) {
         const [name, mail] = rest;
         const username = check(Username, name ?? "");
         const email = check(Email, mail ?? "");
-        const taken = accounts.taken(username, email);
-        if (taken.username) throw new Error("That username is already taken");
-        if (taken.email) throw new Error("An account with that email already exists");
+        const clash = accounts.takenConflict(username, email);
+        if (clash) throw new Error(clash.message);
         const password = check(Password, await readPassword());
         const hash = await hashPassword(password);
         const u = accounts.createUser(username, hash, email);

@@ -9,7 +9,7 @@ import { analyticsReports } from "../analytics/report";
 import { CreateLinkBody, EditLinkBody, EditMainLinkBody, MSG, destinationProblem, type Tracker } from "./schema";
 import { jsonBody } from "../http/bodyLimit";
 import type { Links } from "./service";
-import type { LinkRow } from "./store";
+import { codeConflict, type LinkRow } from "./store";
 
 // URL-safe and unambiguous enough; 64^7 ≈ 4.4e12 codes, so collisions are checked, not feared.
 const ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-";
@@ -23,10 +23,6 @@ export function generateCode() {
 }
 
 const parseId = (raw: string) => (/^\d{1,15}$/.test(raw) ? Number(raw) : 0);
-
-function isUniqueViolation(e: unknown) {
-  return String(e).includes("UNIQUE");
-}
 
 export function linkRoutes(ctx: AppContext, auth: AuthPlugin, links: Links, tracker: Tracker) {
   const prefix = tracker === "main" ? "/api/links" : "/api/pic-drift-links";
@@ -44,8 +40,6 @@ export function linkRoutes(ctx: AppContext, auth: AuthPlugin, links: Links, trac
     const problem = destinationProblem(url, links.ownHosts);
     if (problem) throw badRequest(problem, { originalUrl: problem });
   };
-
-  const codeConflict = () => conflict(MSG.codeTaken, { shortCode: MSG.codeTaken });
 
   const expiryProblem = (expiresAt: string | null, current: string | null = null) =>
     // An unchanged expiry may be in the past (editing the title of an expired link keeps it
@@ -77,13 +71,7 @@ export function linkRoutes(ctx: AppContext, auth: AuthPlugin, links: Links, trac
       if (row.is_system) throw forbidden("The root link cannot be edited");
       checkDestination(body.originalUrl);
       if (links.store.codeTaken(body.shortCode, row.id)) throw codeConflict();
-      let updated: LinkRow | null;
-      try {
-        updated = links.store.update(row.id, user.id, tracker, body);
-      } catch (e) {
-        if (isUniqueViolation(e)) throw codeConflict();
-        throw e;
-      }
+      const updated = links.store.update(row.id, user.id, tracker, body);
       if (!updated) throw notFound("Link not found");
       links.remember(updated, row.short_code);
       return links.view(updated);
@@ -121,14 +109,8 @@ export function linkRoutes(ctx: AppContext, auth: AuthPlugin, links: Links, trac
           if (!isReserved(c) && !links.store.codeTaken(c)) code = c;
         }
         if (!code) throw conflict("Could not generate a free short code. Please try again.");
-        let row: LinkRow;
-        try {
-          row = links.store.create(user.id, tracker, { ...body, shortCode: code });
-        } catch (e) {
-          // Two creates racing for one code: the UNIQUE constraint decides.
-          if (isUniqueViolation(e)) throw codeConflict();
-          throw e;
-        }
+        // Two creates racing for one code: the UNIQUE constraint decides, in the store.
+        const row = links.store.create(user.id, tracker, { ...body, shortCode: code });
         links.remember(row);
         set.status = 201;
         return links.view(row);

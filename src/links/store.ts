@@ -1,8 +1,10 @@
 // The only SQL for short links. Ownership is inside every WHERE clause, so "not yours" and
 // "missing" are the same null → 404.
 import type { Db } from "../db/open";
+import { conflict } from "../http/errors";
+import { uniqueOr } from "../db/constraints";
 import { nowIso } from "../shared/time";
-import type { Tracker } from "./schema";
+import { MSG, type Tracker } from "./schema";
 
 export type LinkRow = {
   id: number;
@@ -27,6 +29,12 @@ export type RedirectRow = Pick<LinkRow, "id" | "short_code" | "original_url" | "
 const COLS =
   "id, user_id, tracker, short_code, original_url, title, description, active, is_system, " +
   "COALESCE((SELECT clicks FROM link_click_counts WHERE link_id = short_links.id), 0) AS click_count, created_at, updated_at, expires_at";
+
+/**
+ * short_code is the only unique column a link write can clash on: a code taken between the
+ * route's check and the write (another process, the CLI) is refused like one taken before.
+ */
+export const codeConflict = () => conflict(MSG.codeTaken, { shortCode: MSG.codeTaken });
 
 export function linksStore(db: Db) {
   const q = {
@@ -77,10 +85,16 @@ export function linksStore(db: Db) {
     codeTaken: (code: string, exceptId = 0) => q.codeTaken.get(code, exceptId) !== null,
     create(userId: number, tracker: Tracker, f: { shortCode: string; originalUrl: string; title: string; description: string; expiresAt: string | null }) {
       const now = nowIso();
-      return q.insert.get(userId, tracker, f.shortCode, f.originalUrl, f.title, f.description || null, f.expiresAt, now, now) as LinkRow;
+      return uniqueOr(
+        () => q.insert.get(userId, tracker, f.shortCode, f.originalUrl, f.title, f.description || null, f.expiresAt, now, now) as LinkRow,
+        codeConflict,
+      );
     },
     update(id: number, userId: number, tracker: Tracker, f: { shortCode: string; originalUrl: string; title: string; description: string }) {
-      return q.update.get(f.shortCode, f.originalUrl, f.title, f.description || null, nowIso(), id, userId, tracker) as LinkRow | null;
+      return uniqueOr(
+        () => q.update.get(f.shortCode, f.originalUrl, f.title, f.description || null, nowIso(), id, userId, tracker) as LinkRow | null,
+        codeConflict,
+      );
     },
     edit(id: number, userId: number, tracker: Tracker, f: { originalUrl: string; title: string; description: string; expiresAt: string | null }) {
       return q.edit.get(f.originalUrl, f.title, f.description || null, f.expiresAt, nowIso(), id, userId, tracker) as LinkRow | null;

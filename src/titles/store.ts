@@ -1,6 +1,7 @@
 // The only SQL for titles (message versions). Every statement is scoped by topic_id, and the
 // routes only pass a topic the caller may see, so another topic's title is simply not found.
 import type { Db } from "../db/open";
+import { uniqueOr } from "../db/constraints";
 import { conflict, forbidden } from "../http/errors";
 import { nowIso } from "../shared/time";
 import { titleSlug, type CreateTitleInput, type Title, type UpdateTitleInput } from "./schema";
@@ -175,29 +176,29 @@ export function titlesStore(db: Db) {
             throw conflict(NAME_TAKEN, { name: NAME_TAKEN });
           }
         }
-        try {
-          q.update.run({
-            topicId,
-            id,
-            name,
-            setDisplay: patch.displayName !== undefined ? 1 : 0,
-            displayName: patch.displayName || null,
-            setKey: patch.keyPhrase !== undefined ? 1 : 0,
-            keyPhrase: patch.keyPhrase ?? null,
-            setNotes: patch.notes !== undefined ? 1 : 0,
-            notes: patch.notes ?? "",
-            setOrder: patch.order !== undefined ? 1 : 0,
-            order: patch.order ?? 0,
-            now: nowIso(),
-          });
-        } catch (e) {
-          // Moving one version into a series that already has its number.
-          if (String(e).includes("UNIQUE")) {
-            const msg = `Message ${row.version} already exists in the title '${name}'`;
-            throw conflict(msg, { name: msg });
-          }
-          throw e;
-        }
+        // Moving one version into a series that already has its number.
+        const versionTaken = () => {
+          const msg = `Message ${row.version} already exists in the title '${name}'`;
+          return conflict(msg, { name: msg });
+        };
+        uniqueOr(
+          () =>
+            q.update.run({
+              topicId,
+              id,
+              name,
+              setDisplay: patch.displayName !== undefined ? 1 : 0,
+              displayName: patch.displayName || null,
+              setKey: patch.keyPhrase !== undefined ? 1 : 0,
+              keyPhrase: patch.keyPhrase ?? null,
+              setNotes: patch.notes !== undefined ? 1 : 0,
+              notes: patch.notes ?? "",
+              setOrder: patch.order !== undefined ? 1 : 0,
+              order: patch.order ?? 0,
+              now: nowIso(),
+            }),
+          versionTaken,
+        );
         if (name !== row.name) renamed(topicId, row.name, name);
         return shaped(one(topicId, id)!);
       });
