@@ -20,6 +20,7 @@ import { notificationRoutes } from "./notifications/routes";
 import { titleRoutes } from "./titles/routes";
 import { vendorRoutes } from "./vendor/routes";
 import { apiKeyRoutes } from "./apikeys/routes";
+import { openApiRoutes } from "./openapi/routes";
 
 const apiNotFound = () => {
   throw notFound("No such API route");
@@ -61,6 +62,8 @@ export async function createApp({ db, config, maxClickBacklog }: { db: Db; confi
     .use(linkRoutes(ctx, auth, links, "brand"))
     // /{code}, /l/{code}, /r/{code}, /api/links/redirect/{code}; app pages pass through to the SPA.
     .use(redirectRoutes(ctx, links, webPage))
+    // /api/openapi.json and the reference page /api/docs (a screen of the web app).
+    .use(openApiRoutes(ctx, webPage))
     // Feature routes are mounted above this line.
     // GET is listed apart because the router prefers a method match over ALL, and the web
     // app's GET /* would otherwise answer unknown API paths with HTML.

@@ -5,7 +5,9 @@ import type { AppContext } from "../context";
 import { hashToken, type AuthPlugin } from "../http/auth";
 import { notFound } from "../http/errors";
 import { jsonBody } from "../http/bodyLimit";
-import { CreateApiKeyBody, type CreatedApiKey } from "./schema";
+import { ApiKeyView, CreateApiKeyBody, CreatedApiKey } from "./schema";
+import * as v from "valibot";
+import { Ok, defineOperations } from "../openapi/registry";
 import { apiKeysStore, toView } from "./store";
 import { newApiKey } from "./access";
 
@@ -36,3 +38,17 @@ export function apiKeyRoutes(ctx: AppContext, auth: AuthPlugin) {
       { auth: true },
     );
 }
+
+export const apiKeyOperations = defineOperations({ tag: "API keys", auth: "session" }, [
+  { method: "GET", path: "/api/api-keys/", summary: "List your API keys", responses: { 200: v.array(ApiKeyView) } },
+  {
+    method: "POST",
+    path: "/api/api-keys/",
+    summary: "Create an API key",
+    description: "The response is the only time the full key is shown: store it now. Only its hash is kept.",
+    body: CreateApiKeyBody,
+    example: { name: "CI deploys", scope: "read-write", only: "links" },
+    responses: { 201: CreatedApiKey },
+  },
+  { method: "DELETE", path: "/api/api-keys/:id", summary: "Revoke an API key", params: { id: "The key's id" }, responses: { 200: Ok } },
+]);

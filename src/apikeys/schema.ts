@@ -30,15 +30,19 @@ export const CreateApiKeyBody = v.object({
 });
 
 /** A key as listed: never the secret, which exists only in the create response. */
-export type ApiKeyView = {
-  id: number;
-  name: string;
-  prefix: string;
-  scope: Scope;
-  only: Area | null;
-  createdAt: string;
-  lastUsedAt: string | null;
-};
+export const ApiKeyView = v.object({
+  id: v.number(),
+  name: v.string(),
+  /** The key's first characters ('tl_' + 8), to tell keys apart and to revoke from the CLI. */
+  prefix: v.string(),
+  scope: v.picklist(SCOPES),
+  /** The one area the key is limited to, or null for every area. */
+  only: v.nullable(v.picklist(AREAS)),
+  createdAt: v.string(),
+  lastUsedAt: v.nullable(v.string()),
+});
+export type ApiKeyView = v.InferOutput<typeof ApiKeyView>;
 
 /** The create response: the one time the full key is shown. */
-export type CreatedApiKey = ApiKeyView & { key: string };
+export const CreatedApiKey = v.object({ ...ApiKeyView.entries, key: v.string() });
+export type CreatedApiKey = v.InferOutput<typeof CreatedApiKey>;

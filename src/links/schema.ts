@@ -151,27 +151,29 @@ export const EditMainLinkBody = v.object({
 });
 
 /** Why a destination's host may imitate another site (see src/links/hostWarning.ts). */
-export type HostWarning = { asciiHost: string; scripts: string[]; message: string };
+export const HostWarning = v.object({ asciiHost: v.string(), scripts: v.array(v.string()), message: v.string() });
+export type HostWarning = v.InferOutput<typeof HostWarning>;
 
 export const lookAlikeMessage = (scripts: string[]) =>
   `Look-alike address: its name mixes ${scripts.join(" and ")} letters, so it may imitate another site.`;
 
 /** A link as the API returns it. */
-export type LinkView = {
-  id: number;
-  shortCode: string;
-  shortUrl: string;
-  originalUrl: string;
-  title: string;
-  description: string | null;
-  active: boolean;
-  isSystem: boolean;
-  clickCount: number;
-  createdAt: string;
-  updatedAt: string;
-  expiresAt: string | null;
+export const LinkView = v.object({
+  id: v.number(),
+  shortCode: v.string(),
+  shortUrl: v.string(),
+  originalUrl: v.string(),
+  title: v.string(),
+  description: v.nullable(v.string()),
+  active: v.boolean(),
+  isSystem: v.boolean(),
+  clickCount: v.number(),
+  createdAt: v.string(),
+  updatedAt: v.string(),
+  expiresAt: v.nullable(v.string()),
   /** Set when the destination's host mixes writing systems: shown as a warning with its punycode name. */
-  hostWarning: HostWarning | null;
-};
+  hostWarning: v.nullable(HostWarning),
+});
+export type LinkView = v.InferOutput<typeof LinkView>;
 
 export type Tracker = "main" | "brand";

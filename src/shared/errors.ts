@@ -1,19 +1,32 @@
 // The one error shape every /api failure uses; the web client reads `error.message`.
-export type ErrorCode =
-  | "VALIDATION"
-  | "BAD_REQUEST"
-  | "UNAUTHORIZED"
-  | "FORBIDDEN"
-  | "NOT_FOUND"
-  | "CONFLICT"
-  | "GONE"
-  | "PAYLOAD_TOO_LARGE"
-  | "UNSUPPORTED_MEDIA_TYPE"
-  | "RATE_LIMITED"
-  | "INTERNAL"
-  | "UNAVAILABLE";
+import * as v from "valibot";
 
-export type ErrorBody = { error: { code: ErrorCode; message: string; fields?: Record<string, string> } };
+export const ERROR_CODES = [
+  "VALIDATION",
+  "BAD_REQUEST",
+  "UNAUTHORIZED",
+  "FORBIDDEN",
+  "NOT_FOUND",
+  "CONFLICT",
+  "GONE",
+  "PAYLOAD_TOO_LARGE",
+  "UNSUPPORTED_MEDIA_TYPE",
+  "RATE_LIMITED",
+  "INTERNAL",
+  "UNAVAILABLE",
+] as const;
+
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+/** `fields` names the fields at fault, each with its message, when the failure is one field's. */
+export const ErrorBody = v.object({
+  error: v.object({
+    code: v.picklist(ERROR_CODES),
+    message: v.string(),
+    fields: v.optional(v.record(v.string(), v.string())),
+  }),
+});
+export type ErrorBody = v.InferOutput<typeof ErrorBody>;
 
 export const statusOf: Record<ErrorCode, number> = {
   VALIDATION: 400,

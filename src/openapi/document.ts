@@ -1,0 +1,246 @@
+// Builds the OpenAPI 3.1 document from the operations the features declare (./registry.ts),
+// converting their valibot schemas with the official converter. Built once at start.
+import { toJsonSchema, toJsonSchemaDefs, type ConversionConfig } from "@valibot/to-json-schema";
+import { ErrorBody, statusOf, type ErrorCode } from "../shared/errors";
+import { AREAS, SCOPES, type Area, type Scope } from "../apikeys/schema";
+import { keyRefusal, KEY_PREFIX } from "../apikeys/access";
+import type { Operation, ResponseSpec, Schema } from "./registry";
+
+type Json = Record<string, unknown>;
+
+/** Every stable error code, and when the API answers with it. */
+export const ERROR_CODE_DOCS: Record<ErrorCode, string> = {
+  VALIDATION: "A field of the body, query or path breaks a rule; `message` is the rule's text and `fields` names the field.",
+  BAD_REQUEST: "The request cannot be read (the body is not JSON, not UTF-8, too deep) or asks for something impossible.",
+  UNAUTHORIZED: "Not signed in, or the API key is malformed, unknown, revoked or sent in the address instead of the header.",
+  FORBIDDEN: "Signed in, but not allowed: the key's scope does not cover the route, a cross-site request, or a rule of the feature.",
+  NOT_FOUND: "No such object for this user (someone else's objects are not found either), or no such route.",
+  CONFLICT: "The request clashes with what exists: a short code, username or email already taken.",
+  GONE: "The object existed but can no longer be used (an invite already used or expired).",
+  PAYLOAD_TOO_LARGE: "The body is larger than 1 MB.",
+  UNSUPPORTED_MEDIA_TYPE: "The body is not sent as `Content-Type: application/json`.",
+  RATE_LIMITED: "Too many requests: wait for the seconds in `Retry-After` before trying again.",
+  INTERNAL: "An unexpected failure on the server; it is logged and nothing about it is echoed.",
+  UNAVAILABLE: "The database is busy or its disk is full or read-only; retry later (`Retry-After` when known).",
+};
+
+const STATUS_TEXT: Record<number, string> = {
+  400: "Bad request",
+  401: "Not signed in or bad API key",
+  403: "Forbidden",
+  404: "Not found",
+  409: "Conflict",
+  410: "Gone",
+  413: "Body too large",
+  415: "Body not JSON",
+  429: "Too many requests",
+  500: "Server error",
+  503: "Unavailable",
+};
+
+const CONVERT: ConversionConfig = {
+  target: "draft-2020-12",
+  // Pipes keep their string-to-string steps (trim, lower-case): the document states the
+  // constraints a client can meet. Checks the converter cannot express (a URL's scheme, a
+  // reserved word) are skipped here and answered with a VALIDATION error naming the field.
+  typeMode: "ignore",
+  errorMode: "ignore",
+};
+
+/** "/api/links/:id" → "/api/links/{id}"; a trailing slash from a route prefix is dropped. */
+export const openApiPath = (path: string) => (path.length > 1 ? path.replace(/\/$/, "") : path).replace(/:(\w+)/g, "{$1}");
+
+/** The codes every operation of this kind can answer with, beside its own. */
+function commonErrors(op: Operation): ErrorCode[] {
+  const codes: ErrorCode[] = ["RATE_LIMITED", "INTERNAL", "UNAVAILABLE"];
+  if (op.auth !== "none") codes.push("UNAUTHORIZED", "FORBIDDEN");
+  // The Origin check refuses a cross-site browser request with a cookie (src/http/security.ts).
+  if (op.method !== "GET") codes.push("FORBIDDEN");
+  if (op.body) codes.push("VALIDATION", "BAD_REQUEST", "PAYLOAD_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE");
+  if (op.query) codes.push("VALIDATION");
+  if (op.path.includes(":")) codes.push("NOT_FOUND");
+  return codes;
+}
+
+/** What an API key needs for this operation, worked out from the rule the server enforces. */
+function keyRights(op: Operation) {
+  const path = op.path.replace(/:\w+/g, "1");
+  const allowed: { scope: Scope; only: Area | null }[] = [];
+  for (const scope of SCOPES) {
+    for (const only of [null, ...AREAS]) {
+      if (keyRefusal({ scope, only_area: only }, op.method, path) === null) allowed.push({ scope, only });
+    }
+  }
+  if (!allowed.length) return null;
+  const scope: Scope = allowed.some((a) => a.scope === "read") ? "read" : "read-write";
+  const areas = AREAS.filter((area) => allowed.some((a) => a.only === area));
+  return { scope, areas };
+}
+
+export type Definitions = Record<string, Schema>;
+
+export type DocumentInfo = { title: string; version: string; serverUrl: string; definitions: Definitions };
+
+/** The OpenAPI 3.1 document for these operations. */
+export function buildDocument(operations: Operation[], info: DocumentInfo) {
+  const definitions = { ErrorBody, ...info.definitions };
+  // Named schemas become components; the converter writes their references as #/$defs/….
+  const schema = (s: Schema) => {
+    const { $schema: _, $defs: __, ...rest } = toJsonSchema(s, { ...CONVERT, definitions }) as Json;
+    return relink(rest);
+  };
+  const components = relink(toJsonSchemaDefs(definitions, CONVERT));
+
+  const paths: Record<string, Record<string, Json>> = {};
+  const tags = new Set<string>();
+  for (const op of operations) {
+    const path = openApiPath(op.path);
+    const method = op.method.toLowerCase();
+    paths[path] ??= {};
+    if (paths[path][method]) throw new Error(`OpenAPI: ${op.method} ${path} is declared twice`);
+    if (op.tag) tags.add(op.tag);
+    paths[path][method] = operation(op, schema);
+  }
+
+  return {
+    openapi: "3.1.0",
+    info: { title: `${info.title} API`, version: info.version, description: DESCRIPTION },
+    servers: [{ url: info.serverUrl }],
+    tags: [...tags].map((name) => ({ name })),
+    paths,
+    components: {
+      schemas: components,
+      securitySchemes: {
+        session: {
+          type: "apiKey",
+          in: "cookie",
+          name: "tl_session",
+          description:
+            "The web app's session, set by POST /api/login. A state-changing request with a cookie must come from the app's own origin (an Origin header from elsewhere gets 403).",
+        },
+        apiKey: {
+          type: "http",
+          scheme: "bearer",
+          description: `An API key made in Settings (or \`threadlink api-key create USER NAME --scope read|read-write [--only links|topics]\`), sent as \`Authorization: Bearer ${KEY_PREFIX}…\`. It has the rights of its user narrowed by its scope: \`read\` keys only GET; a key limited to links or topics reaches only those routes; no key reaches account routes (user, logout, API keys, subscription). A key in the query string is refused.`,
+        },
+      },
+      headers: RATE_LIMIT_HEADERS,
+    },
+  };
+}
+
+// Rate limits: answered with 429 and these headers (the limits are in the README).
+const RATE_LIMIT_HEADERS = {
+  "Retry-After": { description: "Seconds to wait before trying again.", schema: { type: "integer", minimum: 1 } },
+  "RateLimit-Limit": { description: "Requests allowed in the current window.", schema: { type: "integer" } },
+  "RateLimit-Remaining": { description: "Requests left in the current window.", schema: { type: "integer" } },
+  "RateLimit-Reset": { description: "Seconds until the window resets.", schema: { type: "integer" } },
+};
+
+const DESCRIPTION = [
+  "Every /api route of Threadlink. Sign in with the web app's session cookie, or send an API key as `Authorization: Bearer tl_…` (make one in Settings).",
+  "",
+  "Every failure has one shape, `{ \"error\": { \"code\": \"…\", \"message\": \"…\", \"fields\": { \"field\": \"message\" } } }`; `fields` is present when one field is at fault. The codes are stable:",
+  "",
+  "| code | status | when |",
+  "| --- | --- | --- |",
+  ...Object.entries(ERROR_CODE_DOCS).map(([code, when]) => `| \`${code}\` | ${statusOf[code as ErrorCode]} | ${when} |`),
+  "",
+  "Too many requests are answered with 429 `RATE_LIMITED` and a `Retry-After` header (seconds).",
+].join("\n");
+
+function relink(node: unknown): Json {
+  return JSON.parse(JSON.stringify(node).replaceAll('"#/$defs/', '"#/components/schemas/')) as Json;
+}
+
+function isSchema(r: Schema | ResponseSpec): r is Schema {
+  return "kind" in r && (r as { kind: unknown }).kind === "schema";
+}
+
+function operation(op: Operation, schema: (s: Schema) => Json): Json {
+  const out: Json = { operationId: operationId(op), summary: op.summary, tags: op.tag ? [op.tag] : [] };
+  let description = op.description ?? "";
+  if (op.auth === "none") out.security = [];
+  else {
+    const rights = op.auth === "user" ? keyRights(op) : null;
+    out.security = rights ? [{ session: [] }, { apiKey: [rights.scope] }] : [{ session: [] }];
+    const keyNote = rights
+      ? `API key: scope \`${rights.scope}\` or wider${rights.areas.length ? `, unlimited or limited to ${rights.areas.join(" or ")}` : ", not limited to an area"}.`
+      : "Session only: API keys are refused (403).";
+    description = description ? `${description}\n\n${keyNote}` : keyNote;
+    if (rights) out["x-api-key"] = rights;
+  }
+  if (description) out.description = description;
+
+  const parameters: Json[] = [];
+  for (const name of op.path.match(/:(\w+)/g)?.map((p) => p.slice(1)) ?? []) {
+    const about = op.params?.[name];
+    if (!about) throw new Error(`OpenAPI: ${op.method} ${op.path} does not describe its parameter ${name}`);
+    parameters.push({ name, in: "path", required: true, description: about, schema: { type: "string" } });
+  }
+  if (op.query) {
+    const q = schema(op.query) as { properties?: Record<string, Json>; required?: string[] };
+    for (const [name, s] of Object.entries(q.properties ?? {})) {
+      parameters.push({ name, in: "query", required: q.required?.includes(name) ?? false, schema: s });
+    }
+  }
+  if (parameters.length) out.parameters = parameters;
+
+  if (op.body) {
+    const content: Json = { schema: schema(op.body) };
+    if (op.example !== undefined) content.example = op.example;
+    out.requestBody = { required: true, content: { "application/json": content } };
+  }
+
+  const responses: Record<string, Json> = {};
+  for (const [status, r] of Object.entries(op.responses)) {
+    if (!r) continue;
+    responses[status] = success(Number(status), r, schema);
+  }
+  const byStatus = new Map<number, Set<ErrorCode>>();
+  for (const code of [...commonErrors(op), ...(op.errors ?? [])]) {
+    const status = statusOf[code];
+    if (!byStatus.has(status)) byStatus.set(status, new Set());
+    byStatus.get(status)!.add(code);
+  }
+  for (const [status, codes] of [...byStatus].sort((a, b) => a[0] - b[0])) {
+    const list = [...codes];
+    const body: Json = {
+      allOf: [{ $ref: "#/components/schemas/ErrorBody" }, { properties: { error: { properties: { code: { enum: list } } } } }],
+    };
+    const response: Json = {
+      description: `${STATUS_TEXT[status] ?? "Error"}: ${list.map((c) => `\`${c}\``).join(", ")}`,
+      content: { "application/json": { schema: body, example: { error: { code: list[0], message: ERROR_CODE_DOCS[list[0]!] } } } },
+    };
+    if (status === 429 || status === 503) {
+      response.headers =
+        status === 429
+          ? Object.fromEntries(Object.keys(RATE_LIMIT_HEADERS).map((h) => [h, { $ref: `#/components/headers/${h}` }]))
+          : { "Retry-After": { $ref: "#/components/headers/Retry-After" } };
+    }
+    responses[String(status)] = response;
+  }
+  out.responses = responses;
+  return out;
+}
+
+function success(status: number, r: Schema | ResponseSpec, schema: (s: Schema) => Json): Json {
+  const spec: ResponseSpec = isSchema(r) ? { schema: r } : r;
+  const out: Json = { description: spec.description ?? (status === 201 ? "Created" : status === 204 ? "No content" : "OK") };
+  if (spec.schema) out.content = { "application/json": { schema: schema(spec.schema) } };
+  else if (spec.media) out.content = { [spec.media.type]: { schema: { type: "string" }, ...(spec.media.example ? { example: spec.media.example } : {}) } };
+  if (spec.headers) {
+    out.headers = Object.fromEntries(Object.entries(spec.headers).map(([name, description]) => [name, { description, schema: { type: "string" } }]));
+  }
+  return out;
+}
+
+/** "GET /api/links/:id/analytics" → "getLinksIdAnalytics": unique, stable, readable. */
+function operationId(op: Operation) {
+  const words = op.path
+    .replace(/^\/api\//, "")
+    .split(/[^A-Za-z0-9]+/)
+    .filter(Boolean)
+    .map((w) => w[0]!.toUpperCase() + w.slice(1));
+  return op.method.toLowerCase() + words.join("");
+}

@@ -1,0 +1,73 @@
+// The API's operations, declared by each feature next to its routes (issue 14). The OpenAPI
+// document (./document.ts) is built from these declarations and the features' own valibot
+// schemas, so what the routes validate and what the document says are one contract; the
+// contract test (./contract.test.ts) fails when a route of the app has no operation here.
+//
+// How to document a route, in the feature's routes.ts:
+//
+//   export const linkOperations = defineOperations({ tag: "Links", auth: "user" }, [
+//     { method: "POST", path: "/api/links", summary: "Create a link", body: CreateLinkBody,
+//       responses: { 201: LinkView }, errors: ["CONFLICT"], example: { originalUrl: "https://…", title: "…" } },
+//   ]);
+//
+// then add `...linkOperations` to the list in ./operations.ts. Paths are written as the
+// router has them (`:id`); the document turns them into `{id}`.
+import * as v from "valibot";
+import type { ErrorCode } from "../shared/errors";
+
+// biome-ignore lint/suspicious/noExplicitAny: any valibot schema, whatever its types
+export type Schema = v.GenericSchema<any, any>;
+
+export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+
+/** A response that is not JSON, or JSON with a description of its own. */
+export type ResponseSpec = {
+  description?: string;
+  /** The JSON body's schema; none for an empty body (204, 302). */
+  schema?: Schema;
+  /** A body that is not JSON: its media type and a plain description of it (e.g. a CSV). */
+  media?: { type: string; example?: string };
+  /** Response headers worth knowing (Location on a redirect, Content-Disposition on a download). */
+  headers?: Record<string, string>;
+};
+
+export type Operation = {
+  method: Method;
+  /** As the router has it: "/api/links/:id". */
+  path: string;
+  summary: string;
+  description?: string;
+  /** Defaults to the group's tag. */
+  tag?: string;
+  /**
+   * "user": a signed-in session or an API key (narrowed by its scope, see src/apikeys/access.ts);
+   * "session": a signed-in session only (account routes, which keys never reach);
+   * "none": anyone.
+   */
+  auth?: "user" | "session" | "none";
+  /** Path parameters: name → description. Every `:name` in the path must be described. */
+  params?: Record<string, string>;
+  /** A v.object of optional string fields. */
+  query?: Schema;
+  /** The JSON body the route's schema accepts (documented as its input type). */
+  body?: Schema;
+  /** A request body for the reference page to start from. */
+  example?: unknown;
+  /** Success responses by status: a schema, or a spec for non-JSON or empty bodies. */
+  responses: Partial<Record<number, Schema | ResponseSpec>>;
+  /**
+   * Error codes this operation answers with beyond those every operation can meet (see
+   * COMMON_ERRORS in ./document.ts: the body, sign-in, key scope and server codes).
+   */
+  errors?: ErrorCode[];
+};
+
+type Group = Pick<Operation, "tag" | "auth">;
+
+/** A feature's operations, with the tag and auth they share unless one says otherwise. */
+export function defineOperations(group: Group, operations: Operation[]): Operation[] {
+  return operations.map((op) => ({ ...group, ...op }));
+}
+
+/** The body of a request that only succeeds: `{ "ok": true }`. */
+export const Ok = v.object({ ok: v.literal(true) });
