@@ -6,7 +6,8 @@ import { errorHandler, notFound } from "./http/errors";
 import { malformedPaths, originGuard, securityHeaders } from "./http/security";
 import { visitorPages } from "./redirects/visitorPages";
 import { MAX_REQUEST_BYTES, bodyLimit } from "./http/bodyLimit";
-import { authPlugin } from "./http/auth";
+import { authPlugin, bearerKeys } from "./http/auth";
+import { apiRateLimit } from "./http/rateLimit";
 import { spaPlugin } from "./http/spa";
 import { accountRoutes } from "./accounts/routes";
 import { healthRoutes } from "./health/routes";
@@ -32,7 +33,8 @@ const apiNotFound = () => {
  */
 export async function createApp({ db, config, maxClickBacklog }: { db: Db; config: Config; maxClickBacklog?: number }) {
   const ctx: AppContext = createContext(db, config);
-  const auth = authPlugin(ctx);
+  const bearer = bearerKeys(ctx);
+  const auth = authPlugin(ctx, bearer);
   const links = createLinks(ctx, { maxClickBacklog });
   const spa = await spaPlugin();
   // Static pages for visitors (no app bundle): a path that cannot be decoded gets the 404 one.
@@ -46,6 +48,8 @@ export async function createApp({ db, config, maxClickBacklog }: { db: Db; confi
     .use(errorHandler)
     .use(securityHeaders(ctx))
     .use(originGuard(ctx))
+    // Per API key and per anonymous address, before any route's sign-in check (README).
+    .use(apiRateLimit(ctx, bearer))
     .use(malformedPaths(ctx, () => pages.notFound.respond()))
     .use(bodyLimit(ctx))
     .use(healthRoutes(ctx, links.recorder))

@@ -62,3 +62,25 @@ test("TRUSTED_PROXIES takes IP addresses and CIDR ranges, and refuses anything e
     expect(() => loadConfig({ TRUSTED_PROXIES: `127.0.0.1,${bad}` })).toThrow(`TRUSTED_PROXIES must list IP addresses or CIDR ranges (not ${bad})`);
   }
 });
+
+test("API rate limits: per minute, 0 turns one off, and a bad value stops start-up by name", () => {
+  expect(loadConfig({})).toMatchObject({ apiRateLimit: 300, apiAnonRateLimit: 120 });
+  expect(loadConfig({ API_RATE_LIMIT: "30", API_ANON_RATE_LIMIT: "0" })).toMatchObject({ apiRateLimit: 30, apiAnonRateLimit: 0 });
+  const bad: [Record<string, string>, string][] = [
+    [{ API_RATE_LIMIT: "fast" }, "API_RATE_LIMIT: API_RATE_LIMIT must be a whole number"],
+    [{ API_RATE_LIMIT: "-5" }, "API_RATE_LIMIT: API_RATE_LIMIT must be a whole number"],
+    [{ API_RATE_LIMIT: "1.5" }, "API_RATE_LIMIT: API_RATE_LIMIT must be a whole number"],
+    [{ API_RATE_LIMIT: "1000001" }, "API_RATE_LIMIT: API_RATE_LIMIT must be at most 1000000"],
+    [{ API_ANON_RATE_LIMIT: "lots" }, "API_ANON_RATE_LIMIT: API_ANON_RATE_LIMIT must be a whole number"],
+  ];
+  for (const [env, problem] of bad) {
+    let err: ConfigError | null = null;
+    try {
+      loadConfig(env);
+    } catch (e) {
+      err = e as ConfigError;
+    }
+    expect(err).toBeInstanceOf(ConfigError);
+    expect(err!.problems).toEqual([problem]);
+  }
+});

@@ -18,6 +18,19 @@ const url = (name: string) =>
       }
     }, `${name} must be an absolute http(s) URL`),
   );
+/**
+ * A PostgreSQL connection URL: postgres:// or postgresql://, with a host name or a socket
+ * folder (?host=/path). Shared by DATABASE_URL and `threadlink migrate-data URL`.
+ */
+export function isPostgresUrl(s: string) {
+  try {
+    const u = new URL(s);
+    return (u.protocol === "postgres:" || u.protocol === "postgresql:") && (u.hostname !== "" || u.searchParams.get("host")?.startsWith("/") === true);
+  } catch {
+    return false;
+  }
+}
+export const POSTGRES_URL_MESSAGE = "must be a postgres:// or postgresql:// URL, such as postgres://user:password@host:5432/database";
 const host = (name: string) =>
   v.pipe(v.string(), v.regex(/^[A-Za-z0-9.-]+(:\d{1,5})?$/, `${name} must be a host name, optionally with :port`));
 const int = (name: string, min: number, max: number) =>
@@ -40,6 +53,8 @@ const Env = v.object({
   PORT: v.optional(int("PORT", 1, 65535), "3000"),
   HOST: v.optional(v.pipe(v.string(), v.nonEmpty("HOST must not be empty")), "0.0.0.0"),
   DATA_DIR: v.optional(v.pipe(v.string(), v.nonEmpty("DATA_DIR must not be empty")), "./data"),
+  // The value holds a password: messages never repeat it.
+  DATABASE_URL: v.optional(v.pipe(v.string(), v.check(isPostgresUrl, `DATABASE_URL ${POSTGRES_URL_MESSAGE}`))),
   PUBLIC_URL: v.optional(url("PUBLIC_URL"), "http://localhost:3000"),
   SHORT_DOMAIN: v.optional(host("SHORT_DOMAIN")),
   BRAND_DOMAIN: v.optional(host("BRAND_DOMAIN")),
@@ -67,6 +82,10 @@ const Env = v.object({
   OPERATOR_NAME: v.optional(v.string()),
   OPERATOR_ADDRESS: v.optional(v.string()),
   LOG_LEVEL: v.optional(v.picklist(["debug", "info", "warn", "error"], "LOG_LEVEL must be debug, info, warn or error"), "info"),
+  // Requests a minute (0 turns the limit off): per API key, and per client address for /api
+  // calls that carry neither a key nor a live session (README "Sign-in and abuse limits").
+  API_RATE_LIMIT: v.optional(int("API_RATE_LIMIT", 0, 1_000_000), "300"),
+  API_ANON_RATE_LIMIT: v.optional(int("API_ANON_RATE_LIMIT", 0, 1_000_000), "120"),
 });
 
 export type Config = ReturnType<typeof loadConfig>;
@@ -113,6 +132,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     port: e.PORT,
     host: e.HOST,
     dataDir: e.DATA_DIR,
+    /** PostgreSQL instead of SQLite in DATA_DIR (for now only `migrate` and `migrate-data` use it). */
+    databaseUrl: e.DATABASE_URL ?? null,
     publicUrl: publicUrl.origin,
     appHost,
     secureCookies: publicUrl.protocol === "https:",
@@ -135,5 +156,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     operatorName: e.OPERATOR_NAME?.trim() || null,
     operatorAddress: e.OPERATOR_ADDRESS?.trim() || null,
     logLevel: e.LOG_LEVEL,
+    apiRateLimit: e.API_RATE_LIMIT,
+    apiAnonRateLimit: e.API_ANON_RATE_LIMIT,
   };
 }

@@ -3,7 +3,7 @@ import type { AppContext } from "../context";
 import type { UserRow } from "../accounts/store";
 import type { PublicUser } from "../accounts/schema";
 import { AppError, forbidden } from "./errors";
-import { apiKeysStore } from "../apikeys/store";
+import { apiKeysStore, type ApiKeyRow } from "../apikeys/store";
 import { KEY_MSG, isKeyShaped, keyInQuery, keyRefusal } from "../apikeys/access";
 import { DAY_MS, isoIn } from "../shared/time";
 
@@ -85,10 +85,16 @@ export function clearSessionCookie(ctx: AppContext, set: SetLike) {
   setCookie(set, SESSION_COOKIE, "", { ...cookieOptions(ctx), maxAge: 0 });
 }
 
+/** The session cookie's token when it has a token's length (else nothing to look up). */
+export function sessionToken(request: Request) {
+  const token = readCookie(request, SESSION_COOKIE);
+  return typeof token === "string" && token.length >= 20 && token.length <= 100 ? token : null;
+}
+
 /** Reads the session cookie; extends a rolling session; null when signed out. */
 export function currentUser(ctx: AppContext, request: Request, set: SetLike): (UserRow & { sessionId: string }) | null {
-  const token = readCookie(request, SESSION_COOKIE);
-  if (typeof token !== "string" || token.length < 20 || token.length > 100) return null;
+  const token = sessionToken(request);
+  if (token === null) return null;
   const row = ctx.accounts.sessionUser(hashToken(token));
   if (!row) return null;
   if (Date.parse(row.session_expires_at) - Date.now() < SESSION_TTL_MS - EXTEND_AFTER_MS) {
@@ -97,6 +103,26 @@ export function currentUser(ctx: AppContext, request: Request, set: SetLike): (U
   }
   const { session_id, session_expires_at: _, ...user } = row;
   return { ...user, sessionId: session_id };
+}
+
+const BEARER = /^Bearer ([^\s]+)$/i;
+
+/**
+ * The API key a request's `Authorization: Bearer` names: null when there is none, or it is
+ * malformed, unknown or revoked. Looked up once per request: the rate limit (before the route)
+ * and the auth macro both ask. One per app (createApp), since it holds that app's statements.
+ */
+export function bearerKeys(ctx: AppContext) {
+  const keys = apiKeysStore(ctx.db);
+  const seen = new WeakMap<Request, ApiKeyRow | null>();
+  return (request: Request): ApiKeyRow | null => {
+    let key = seen.get(request);
+    if (key !== undefined) return key;
+    const m = BEARER.exec((request.headers.get("authorization") ?? "").trim());
+    key = m && isKeyShaped(m[1]!) ? keys.byHash(hashToken(m[1]!)) : null;
+    seen.set(request, key);
+    return key;
+  };
 }
 
 /**
@@ -111,14 +137,14 @@ export function currentUser(ctx: AppContext, request: Request, set: SetLike): (U
  * decides, with that user's rights narrowed by its scope (src/apikeys/access.ts); a cookie
  * sent beside it is not looked at. `sessionId` is empty for a key: it has no session.
  */
-export function authPlugin(ctx: AppContext) {
+export function authPlugin(ctx: AppContext, bearerKey: ReturnType<typeof bearerKeys>) {
   const signedIn = new WeakMap<Request, NonNullable<ReturnType<typeof currentUser>>>();
   const keys = apiKeysStore(ctx.db);
 
   function keyUser(request: Request, header: string) {
-    const m = /^Bearer ([^\s]+)$/i.exec(header.trim());
+    const m = BEARER.exec(header.trim());
     if (!m || !isKeyShaped(m[1]!)) throw new AppError("UNAUTHORIZED", KEY_MSG.malformed);
-    const key = keys.byHash(hashToken(m[1]!));
+    const key = bearerKey(request);
     const user = key && ctx.accounts.findById(key.user_id);
     if (!key || !user) throw new AppError("UNAUTHORIZED", KEY_MSG.unknown);
     const refusal = keyRefusal(key, request.method, new URL(request.url).pathname);

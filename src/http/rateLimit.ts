@@ -1,7 +1,11 @@
 // Attempt limits for sign-in, sign-up and invite acceptance: every number lives in LIMITS, and
 // README.md's "Sign-in and abuse limits" section states them. Counters are kept in memory: one
 // process serves the instance, and a restart forgetting them costs an attacker a restart.
+import { Elysia } from "elysia";
+import type { AppContext } from "../context";
 import { AppError } from "./errors";
+import { hashToken, sessionToken } from "./auth";
+import { clientIp } from "./security";
 
 const MINUTE = 60_000;
 
@@ -52,6 +56,18 @@ export class AttemptLimiter {
     const w = this.windows.get(key);
     if (!w || w.resetAt <= now || w.count < this.max) return 0;
     return w.resetAt - now;
+  }
+
+  /**
+   * Counts one request against `key` when it has a slot: whether it may proceed, the slots
+   * left in its window and the milliseconds until that window ends. A refused request is not
+   * counted (a client hammering past its limit does not push its own reset further away).
+   */
+  hit(key: string, now = Date.now()) {
+    const waitMs = this.waitFor(key, now);
+    if (waitMs > 0) return { ok: false, remaining: 0, resetMs: waitMs };
+    const { window } = this.take(key, now);
+    return { ok: true, remaining: this.max - window.count, resetMs: window.resetAt - now };
   }
 
   /** Takes a slot (call only after `waitFor` said 0, in the same synchronous step). */
@@ -105,4 +121,110 @@ export function tooManyAttempts(what: string, waitMs: number) {
   return new AppError("RATE_LIMITED", `${what} Please try again in ${minutes} minute${minutes === 1 ? "" : "s"}.`, undefined, {
     "retry-after": String(Math.max(1, Math.ceil(waitMs / 1000))),
   });
+}
+
+// ---- Request limits for the API (issue 14): per API key, and per client address for calls
+// that carry neither a known key nor a live session. The web app's own requests (a session
+// cookie) are not limited: a person's browser makes a handful of calls per screen, and its
+// abuse is already bounded by the sign-in limits above (docs/decisions.md).
+
+/** The window API limits count in; API_RATE_LIMIT and API_ANON_RATE_LIMIT are per this window. */
+export const API_RATE_WINDOW_S = 60;
+
+/**
+ * The fields every limited /api answer carries, from draft-ietf-httpapi-ratelimit-headers-06
+ * (the separate fields, which clients and proxies already read; see docs/decisions.md), with
+ * what each means: exported for the OpenAPI document.
+ */
+export const RATE_LIMIT_HEADERS = {
+  "RateLimit-Limit": "Requests allowed in the current window (per API key, or per client address without one).",
+  "RateLimit-Remaining": "Requests left in the current window.",
+  "RateLimit-Reset": "Seconds until the current window ends and the count starts again.",
+  "RateLimit-Policy": `The limit and its window in seconds, e.g. "300;w=${API_RATE_WINDOW_S}".`,
+} as const;
+
+/** Sent only with a 429: seconds to wait before trying again (the same as RateLimit-Reset). */
+export const RETRY_AFTER_HEADER = "Retry-After";
+
+/** What the limits are, in words, for the OpenAPI document and the README. */
+export const RATE_LIMIT_DESCRIPTION =
+  `Requests with an API key are limited per key (API_RATE_LIMIT a minute, 300 by default); /api requests ` +
+  `with neither a key nor a signed-in session are limited per client address (API_ANON_RATE_LIMIT a minute, 120 ` +
+  `by default). The web app's own signed-in requests and /api/health are not limited. Every limited response ` +
+  `carries RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset and RateLimit-Policy; past the limit the answer is ` +
+  `429 with code RATE_LIMITED and Retry-After, and the refused request changes nothing.`;
+
+// Monitoring polls health, and the redirect's API form is the redirect path: neither is throttled.
+const UNLIMITED = /^\/api\/(health|links\/redirect\/)/;
+
+const seconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
+
+/** Counts requests for one kind of caller and states the count in the RateLimit fields. */
+class RequestLimit {
+  private counts: AttemptLimiter;
+  constructor(
+    readonly max: number,
+    private who: string,
+  ) {
+    this.counts = new AttemptLimiter(max, API_RATE_WINDOW_S * 1000);
+  }
+
+  /** The fields for this response, or a 429 carrying them when `key` has used its window. */
+  check(key: string, now = Date.now()): Record<string, string> {
+    const { ok, remaining, resetMs } = this.counts.hit(key, now);
+    const headers = {
+      "RateLimit-Limit": String(this.max),
+      "RateLimit-Remaining": String(remaining),
+      "RateLimit-Reset": String(seconds(resetMs)),
+      "RateLimit-Policy": `${this.max};w=${API_RATE_WINDOW_S}`,
+    };
+    if (ok) return headers;
+    const wait = seconds(resetMs);
+    throw new AppError(
+      "RATE_LIMITED",
+      `Too many requests ${this.who}: the limit is ${this.max} a minute. Please try again in ${wait} second${wait === 1 ? "" : "s"}.`,
+      undefined,
+      { ...headers, [RETRY_AFTER_HEADER]: String(wait) },
+    );
+  }
+}
+
+/** The per-key and per-address limits of one app; a limit of 0 is off. */
+export function apiRequestLimits(config: Pick<AppContext["config"], "apiRateLimit" | "apiAnonRateLimit">) {
+  return {
+    perKey: config.apiRateLimit > 0 ? new RequestLimit(config.apiRateLimit, "with this API key") : null,
+    perAddress: config.apiAnonRateLimit > 0 ? new RequestLimit(config.apiAnonRateLimit, "from this address") : null,
+  };
+}
+
+/**
+ * Applies the API limits before any route runs (transform: before the sign-in check, so a
+ * refused request changes nothing, not even a key's last-used time). `bearerKey` is the auth
+ * plugin's own look-up, so the key is read once per request. The redirect fast lane never
+ * reaches this, and the redirect's other paths leave at the first test.
+ */
+export function apiRateLimit(ctx: AppContext, bearerKey: (request: Request) => { id: number } | null) {
+  const { perKey, perAddress } = apiRequestLimits(ctx.config);
+  return new Elysia({ name: "api-rate-limit", seed: ctx.instanceId }).onTransform({ as: "global" }, ({ request, path, server, set }) => {
+    if (!path.startsWith("/api/") || UNLIMITED.test(path)) return;
+    if (request.headers.has("authorization")) {
+      const key = bearerKey(request);
+      if (key) {
+        if (perKey) Object.assign(set.headers, perKey.check(String(key.id)));
+        return;
+      }
+      // A malformed, unknown or revoked key is anonymous here (the sign-in check refuses it
+      // next): made-up keys must not each get a fresh count.
+    } else if (hasLiveSession(ctx, request)) return;
+    if (!perAddress) return;
+    // Null for an in-process request (tests, the CLI): no network client to limit.
+    const ip = clientIp(ctx, request, server);
+    if (ip !== null) Object.assign(set.headers, perAddress.check(ip));
+  });
+}
+
+/** A session cookie naming a live session (a junk cookie does not escape the address limit). */
+function hasLiveSession(ctx: AppContext, request: Request) {
+  const token = sessionToken(request);
+  return token !== null && ctx.accounts.sessionUser(hashToken(token)) !== null;
 }
