@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs every test suite: the linter, server (bun test), the compiled binary's smoke test, and the browser
+# Runs every test suite: the linter, server (bun test, on SQLite and then the PostgreSQL tests), the compiled binary's smoke test, and the browser
 # tests (Playwright + Debian's Chromium against the binary). Ends with one line
 # "N passed, N failed" totalling all suites, and exits non-zero if anything failed.
 set -uo pipefail
@@ -21,6 +21,22 @@ bun test 2>&1 | tee .tmp/unit.log
 [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 p=$(grep -Eo '^ *[0-9]+ pass' .tmp/unit.log | tail -1 | grep -Eo '[0-9]+' || echo 0)
 f=$(grep -Eo '^ *[0-9]+ fail' .tmp/unit.log | tail -1 | grep -Eo '[0-9]+' || echo 0)
+passed=$((passed + p)); failed=$((failed + f))
+
+echo "== PostgreSQL tests (bun test on *.pg.test.ts; throwaway PostgreSQL 15 clusters, installed when missing)"
+# bunfig.toml keeps these files out of the run above; the flags below replace its ignore list.
+# A PostgreSQL that cannot be installed or started fails here: these tests never skip.
+if bash scripts/ensure-postgres.sh; then
+  bun test --path-ignore-patterns='web/e2e/**' --path-ignore-patterns='dist/**' --path-ignore-patterns='test-results/**' .pg.test 2>&1 | tee .tmp/pg.log
+  [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+  p=$(grep -Eo '^ *[0-9]+ pass' .tmp/pg.log | tail -1 | grep -Eo '[0-9]+' || echo 0)
+  f=$(grep -Eo '^ *[0-9]+ fail' .tmp/pg.log | tail -1 | grep -Eo '[0-9]+' || echo 0)
+  # A run that passed nothing (no file found, or it died before its summary) is a failure.
+  if [ "$p" -eq 0 ] && [ "$f" -eq 0 ]; then f=1; status=1; fi
+else
+  echo "PostgreSQL could not be installed (scripts/ensure-postgres.sh)"
+  p=0; f=1; status=1
+fi
 passed=$((passed + p)); failed=$((failed + f))
 
 echo "== Build the binary"

@@ -3,28 +3,20 @@ import { migrations as bundled } from "../../migrations/index";
 
 export class MigrationError extends Error {}
 
-type Migration = { version: number; name: string; sql: string };
-type Applied = { version: number; name: string; checksum: string | null };
+export type Migration = { version: number; name: string; sql: string };
+export type Applied = { version: number; name: string; checksum: string | null };
 
 /** sha256 (hex) of a migration's SQL as embedded: what schema_migrations records. */
 export const checksumOf = (sql: string) => new Bun.CryptoHasher("sha256").update(sql).digest("hex");
 
 /**
- * Applies every pending migration, each in its own transaction, and records it with its
- * checksum. Running it again is a no-op. Refused, with the database untouched: a database
- * migrated by a newer binary (this one does not know what that schema means), and one whose
- * applied migration differs from the file this binary carries (a landed migration changed,
- * so the database is not in the state the later migrations and the code assume).
+ * Refuses, with the database untouched, one this binary must not migrate: made by a newer
+ * binary (this one does not know what that schema means), or with an applied migration that
+ * differs from the file this binary carries (a landed migration changed, so the database is
+ * not in the state the later migrations and the code assume). Shared by both backends, so
+ * SQLite and PostgreSQL refuse with the same words.
  */
-export function migrate(db: Db, migrations: Migration[] = bundled): { applied: string[]; version: number } {
-  db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
-    version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL, checksum TEXT)`);
-  // Databases made before checksums were recorded: the column is added here (a migration
-  // file cannot do it, its own record would need the column first) and filled below.
-  const columns = (db.query("PRAGMA table_info(schema_migrations)").all() as { name: string }[]).map((c) => c.name);
-  if (!columns.includes("checksum")) db.exec("ALTER TABLE schema_migrations ADD COLUMN checksum TEXT");
-
-  const done = db.query("SELECT version, name, checksum FROM schema_migrations ORDER BY version").all() as Applied[];
+export function checkApplied(done: Applied[], migrations: Migration[]) {
   const current = done.at(-1)?.version ?? 0;
   const latest = migrations.at(-1)?.version ?? 0;
   if (current > latest) {
@@ -52,6 +44,23 @@ export function migrate(db: Db, migrations: Migration[] = bundled): { applied: s
       );
     }
   }
+  return { current, latest, known };
+}
+
+/**
+ * Applies every pending migration, each in its own transaction, and records it with its
+ * checksum. Running it again is a no-op. A database checkApplied refuses is left untouched.
+ */
+export function migrate(db: Db, migrations: Migration[] = bundled): { applied: string[]; version: number } {
+  db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
+    version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL, checksum TEXT)`);
+  // Databases made before checksums were recorded: the column is added here (a migration
+  // file cannot do it, its own record would need the column first) and filled below.
+  const columns = (db.query("PRAGMA table_info(schema_migrations)").all() as { name: string }[]).map((c) => c.name);
+  if (!columns.includes("checksum")) db.exec("ALTER TABLE schema_migrations ADD COLUMN checksum TEXT");
+
+  const done = db.query("SELECT version, name, checksum FROM schema_migrations ORDER BY version").all() as Applied[];
+  const { current, latest, known } = checkApplied(done, migrations);
   const unrecorded = done.filter((r) => r.checksum === null);
   if (unrecorded.length) {
     const fill = db.prepare("UPDATE schema_migrations SET checksum = ? WHERE version = ?");

@@ -1,0 +1,13 @@
+// The PostgreSQL migrations, in order. Imported as text so `bun build --compile` embeds them in
+// the binary. Each carries the number of the SQLite migration whose schema it reaches (the first
+// one reaches 0007 in one step), so a schema version means the same tables on both backends; a
+// SQLite migration after 0007 gets its twin here (src/db/pg.test.ts fails until it has one).
+// Add a line per new file, and its checksum below; never edit or reorder a landed one.
+import p0007 from "./0007_baseline.sql" with { type: "text" };
+
+export const pgMigrations: { version: number; name: string; sql: string }[] = [{ version: 7, name: "0007_baseline", sql: p0007 }];
+
+/** sha256 (hex) of each landed file, as migrations/index.ts keeps for SQLite (same rules). */
+export const pgFrozenChecksums: Record<string, string> = {
+  "0007_baseline": "45242f192a39faf4ac581627f0ab82cc12499d76a1bc31182b50752cf8893339",
+};

@@ -1,0 +1,163 @@
+// A throwaway PostgreSQL cluster for tests and benchmarks: Debian's own server binaries,
+// `initdb` into a temp folder, `pg_ctl start` on a loopback port, databases made on demand,
+// and everything stopped and removed afterwards (also when the process exits early).
+// Nothing stands in for PostgreSQL: `bash scripts/ensure-postgres.sh` installs it.
+import { SQL } from "bun";
+import { appendFileSync, chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+/** The user clusters run as when we are root: initdb and postgres refuse to run as root. */
+const RUN_AS = "threadlink-test";
+/** The role that owns the databases made here: not a superuser, as in a real deployment. */
+const APP_ROLE = "threadlink";
+
+export type PgCluster = {
+  /** The loopback port the server listens on. */
+  port: number;
+  /** A new empty database owned by a non-superuser role; its postgres:// URL. */
+  createDatabase(name?: string): Promise<string>;
+  /** A superuser connection URL to a database (for checks a test makes behind the app's back). */
+  adminUrl(database?: string): string;
+  /** Stops the server and removes its folder. Safe to call more than once. */
+  stop(): Promise<void>;
+};
+
+/** Where Debian keeps the server binaries: PG_BINDIR, else the newest /usr/lib/postgresql/N/bin. */
+function binDir() {
+  const given = process.env.PG_BINDIR;
+  if (given) return given;
+  const root = "/usr/lib/postgresql";
+  const versions = existsSync(root) ? readdirSync(root).filter((v) => /^\d+$/.test(v) && existsSync(join(root, v, "bin", "initdb"))) : [];
+  const newest = versions.sort((a, b) => Number(b) - Number(a))[0];
+  if (!newest) throw new Error(`PostgreSQL's server binaries were not found in ${root}/*/bin: run \`bash scripts/ensure-postgres.sh\` first`);
+  return join(root, newest, "bin");
+}
+
+function run(cmd: string[], what: string) {
+  const r = Bun.spawnSync(cmd, { stdout: "pipe", stderr: "pipe", stdin: "ignore" });
+  if (r.exitCode !== 0) throw new Error(`${what} failed (exit ${r.exitCode}):\n${r.stdout.toString()}${r.stderr.toString()}`);
+  return r.stdout.toString();
+}
+
+/** A port nothing listens on right now (the server may still lose a race for it: start retries). */
+function freePort() {
+  const probe = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
+  const { port } = probe;
+  probe.stop(true);
+  return port;
+}
+
+const live = new Set<() => void>();
+let hooked = false;
+/** Clusters still running when the process ends are stopped at once and their folders removed. */
+function hookExit() {
+  if (hooked) return;
+  hooked = true;
+  const stopAll = () => {
+    for (const stop of [...live]) stop();
+  };
+  process.on("exit", stopAll);
+  for (const signal of ["SIGINT", "SIGTERM"] as const) {
+    process.on(signal, () => {
+      stopAll();
+      process.exit(signal === "SIGINT" ? 130 : 143);
+    });
+  }
+}
+
+/**
+ * Starts a cluster. `durable: false` (the default, for tests) turns off fsync and full-page
+ * writes: a cluster that is removed afterwards has nothing to protect from a power cut.
+ */
+export async function startCluster(opts: { port?: number; durable?: boolean } = {}): Promise<PgCluster> {
+  const bin = binDir();
+  const asRoot = process.getuid?.() === 0;
+  if (asRoot && Bun.spawnSync(["id", "-u", RUN_AS], { stdout: "ignore", stderr: "ignore" }).exitCode !== 0) {
+    throw new Error(`The user ${RUN_AS} does not exist: run \`bash scripts/ensure-postgres.sh\` first (as root)`);
+  }
+  const as = (cmd: string[]) => (asRoot ? ["runuser", "-u", RUN_AS, "--", ...cmd] : cmd);
+
+  const dir = mkdtempSync(join(tmpdir(), "threadlink-pg-"));
+  const data = join(dir, "data");
+  const logFile = join(dir, "server.log");
+  const password = crypto.randomUUID().replaceAll("-", "");
+  const appPassword = crypto.randomUUID().replaceAll("-", "");
+  let stopped = false;
+  let port = 0;
+
+  const stopNow = (mode: "fast" | "immediate") => {
+    if (stopped) return;
+    stopped = true;
+    live.delete(stopSync);
+    if (existsSync(join(data, "postmaster.pid"))) {
+      Bun.spawnSync(as([join(bin, "pg_ctl"), "stop", "-D", data, "-m", mode, "-w", "-t", "30"]), { stdout: "ignore", stderr: "ignore", stdin: "ignore" });
+    }
+    rmSync(dir, { recursive: true, force: true });
+  };
+  const stopSync = () => stopNow("immediate");
+  live.add(stopSync);
+  hookExit();
+
+  try {
+    if (asRoot) {
+      const uid = Number(run(["id", "-u", RUN_AS], "id").trim());
+      const gid = Number(run(["id", "-g", RUN_AS], "id").trim());
+      chownSync(dir, uid, gid);
+    }
+    const pwfile = join(dir, "pw");
+    writeFileSync(pwfile, `${password}\n`, { mode: 0o600 });
+    if (asRoot) chownSync(pwfile, Number(run(["id", "-u", RUN_AS], "id").trim()), -1);
+    // Locale C and UTF-8: text sorts by bytes, as SQLite's BINARY collation does.
+    run(as([join(bin, "initdb"), "-D", data, "-U", "postgres", "--auth=scram-sha-256", `--pwfile=${pwfile}`, "--encoding=UTF8", "--locale=C", "--no-sync"]), "initdb");
+    rmSync(pwfile);
+
+    for (let attempt = 1; ; attempt++) {
+      port = opts.port ?? freePort();
+      const settings = [
+        "listen_addresses = '127.0.0.1'",
+        `port = ${port}`,
+        // The socket goes in our folder: the system's /var/run/postgresql is not ours to use.
+        `unix_socket_directories = '${dir}'`,
+        "max_connections = 200",
+        ...(opts.durable ? [] : ["fsync = off", "synchronous_commit = off", "full_page_writes = off"]),
+      ];
+      appendFileSync(join(data, "postgresql.conf"), `\n# scripts/lib/pgcluster.ts\n${settings.join("\n")}\n`);
+      const r = Bun.spawnSync(as([join(bin, "pg_ctl"), "start", "-D", data, "-l", logFile, "-w", "-t", "60"]), { stdout: "pipe", stderr: "pipe", stdin: "ignore" });
+      if (r.exitCode === 0) break;
+      const log = existsSync(logFile) ? readFileSync(logFile, "utf8") : "";
+      // Another process took the port between the probe and the start: try another one.
+      if (opts.port === undefined && attempt < 3 && /could not bind|Address already in use/.test(log)) continue;
+      throw new Error(`pg_ctl start failed (exit ${r.exitCode}):\n${r.stderr.toString()}\n${log}`);
+    }
+
+    const adminUrl = (database = "postgres") => `postgres://postgres:${password}@127.0.0.1:${port}/${database}`;
+    const admin = new SQL({ url: adminUrl(), max: 1 });
+    try {
+      await admin.unsafe(`CREATE ROLE ${APP_ROLE} LOGIN PASSWORD '${appPassword}'`);
+    } finally {
+      await admin.close();
+    }
+    let made = 0;
+    return {
+      port,
+      adminUrl,
+      async createDatabase(name = `t${++made}_${Math.random().toString(36).slice(2, 8)}`) {
+        if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`Not a plain database name: ${name}`);
+        const sql = new SQL({ url: adminUrl(), max: 1 });
+        try {
+          await sql.unsafe(`CREATE DATABASE ${name} OWNER ${APP_ROLE}`);
+        } finally {
+          await sql.close();
+        }
+        return `postgres://${APP_ROLE}:${appPassword}@127.0.0.1:${port}/${name}`;
+      },
+      async stop() {
+        stopNow("fast");
+      },
+    };
+  } catch (e) {
+    stopNow("immediate");
+    throw e;
+  }
+}
