@@ -3,7 +3,8 @@ import type { AppContext } from "../context";
 import { AppError } from "../http/errors";
 import { AttemptLimiter, LIMITS, refundAll, takeAll, tooManyAttempts } from "../http/rateLimit";
 import { clientIp } from "../http/security";
-import { LoginBody, RegisterBody } from "./schema";
+import { LoginBody, PublicUser, RegisterBody, SignedIn } from "./schema";
+import { Ok, defineOperations } from "../openapi/registry";
 import { PASSWORD_HASH, hashPassword, needsRehash } from "./password";
 import { jsonBody } from "../http/bodyLimit";
 import {
@@ -154,3 +155,28 @@ export function accountRoutes(ctx: AppContext, auth: AuthPlugin) {
     })
     .get("/user", ({ user }) => toPublicUser(ctx, user), { auth: true });
 }
+
+export const accountOperations = defineOperations({ tag: "Account", auth: "none" }, [
+  {
+    method: "POST",
+    path: "/api/register",
+    summary: "Create an account",
+    description: "Signs the new user in: the answer sets the session cookie. Refused with 403 when the server's registration is closed.",
+    body: RegisterBody,
+    example: { username: "ada", password: "correct horse battery", email: "ada@example.com" },
+    responses: { 201: SignedIn },
+    errors: ["CONFLICT", "FORBIDDEN"],
+  },
+  {
+    method: "POST",
+    path: "/api/login",
+    summary: "Sign in",
+    description: "Sets the session cookie. Failed attempts are limited per account, address and browser (429 with Retry-After).",
+    body: LoginBody,
+    example: { username: "ada", password: "correct horse battery" },
+    responses: { 200: SignedIn },
+    errors: ["UNAUTHORIZED"],
+  },
+  { method: "POST", path: "/api/logout", summary: "Sign out", description: "Ends this session and clears its cookie.", responses: { 200: Ok } },
+  { method: "GET", path: "/api/user", summary: "The signed-in user", auth: "session", responses: { 200: PublicUser } },
+]);

@@ -42,13 +42,17 @@ export const LoginBody = v.object({
 });
 
 /** The signed-in user as the API returns it: never a hash, never a token. */
-export type PublicUser = {
-  id: number;
-  username: string;
-  email: string;
-  subscriptionType: "free" | "premium";
-  subscriptionExpiresAt: string | null;
-  isOwner: boolean;
-  createdAt: string;
-  updatedAt: string;
-};
+export const PublicUser = v.object({
+  id: v.number(),
+  username: v.string(),
+  email: v.string(),
+  subscriptionType: v.picklist(["free", "premium"]),
+  subscriptionExpiresAt: v.nullable(v.string()),
+  isOwner: v.boolean(),
+  createdAt: v.string(),
+  updatedAt: v.string(),
+});
+export type PublicUser = v.InferOutput<typeof PublicUser>;
+
+/** The answer to sign-up and sign-in (the session cookie comes with it). */
+export const SignedIn = v.object({ ok: v.literal(true), message: v.string(), user: PublicUser });

@@ -1,36 +1,55 @@
 // The analytics API's response shapes, shared with the web app (which may import only
 // schema.ts files and src/shared/ from the server).
+import * as v from "valibot";
 
 /** The dimensions the report tallies, in the order the dialog shows them. */
 export const DIMENSIONS = ["country", "city", "browser", "device", "os", "referrer"] as const;
 export type Dimension = (typeof DIMENSIONS)[number];
 
 /** One row of a tally: a value and how many clicks had it. */
-export type Tally = { name: string; count: number };
+export const Tally = v.object({ name: v.string(), count: v.number() });
+export type Tally = v.InferOutput<typeof Tally>;
 
 /** One click as the paged Click Details list shows it. */
-export type ClickView = {
-  id: number;
-  timestamp: string;
-  browser: string | null;
-  deviceType: string | null;
-  os: string | null;
-  userAgent: string | null;
-  country: string | null;
-  city: string | null;
-  referrer: string | null;
-  metadata: { isReturningVisitor: boolean; visitNumber: number; source: string; isBot: boolean };
-};
+export const ClickView = v.object({
+  id: v.number(),
+  timestamp: v.string(),
+  browser: v.nullable(v.string()),
+  deviceType: v.nullable(v.string()),
+  os: v.nullable(v.string()),
+  userAgent: v.nullable(v.string()),
+  country: v.nullable(v.string()),
+  city: v.nullable(v.string()),
+  referrer: v.nullable(v.string()),
+  metadata: v.object({ isReturningVisitor: v.boolean(), visitNumber: v.number(), source: v.string(), isBot: v.boolean() }),
+});
+export type ClickView = v.InferOutput<typeof ClickView>;
 
 /** The analytics response (spec §3 'Analytics response shape' plus tallies, a daily series and a paged click list). */
-export type AnalyticsReport = {
-  link: { id: number; shortCode: string; shortUrl: string; originalUrl: string; title: string; createdAt: string; expiresAt: string | null };
-  clickCount: number;
-  uniqueVisitors: number;
-  lastClick: string | null;
-  tallies: Record<Dimension, Tally[]>;
-  timeline: { days: number; series: { day: string; count: number }[] };
-  page: number;
-  pageSize: number;
-  clicks: ClickView[];
-};
+export const AnalyticsReport = v.object({
+  link: v.object({
+    id: v.number(),
+    shortCode: v.string(),
+    shortUrl: v.string(),
+    originalUrl: v.string(),
+    title: v.string(),
+    createdAt: v.string(),
+    expiresAt: v.nullable(v.string()),
+  }),
+  clickCount: v.number(),
+  uniqueVisitors: v.number(),
+  lastClick: v.nullable(v.string()),
+  tallies: v.object(Object.fromEntries(DIMENSIONS.map((d) => [d, v.array(Tally)])) as Record<Dimension, v.ArraySchema<typeof Tally, undefined>>),
+  timeline: v.object({ days: v.number(), series: v.array(v.object({ day: v.string(), count: v.number() })) }),
+  page: v.number(),
+  pageSize: v.number(),
+  clicks: v.array(ClickView),
+});
+export type AnalyticsReport = v.InferOutput<typeof AnalyticsReport>;
+
+/** GET …/analytics: which page of clicks, how many per page, and how many days of timeline. */
+export const AnalyticsQuery = v.object({
+  page: v.optional(v.pipe(v.string(), v.description("Page of the click list, from 1 (default 1)."))),
+  pageSize: v.optional(v.pipe(v.string(), v.description("Clicks per page, 1 to 100 (default 25)."))),
+  days: v.optional(v.pipe(v.string(), v.description("Days of timeline: 7, 30 or 90 (default 30)."))),
+});

@@ -1,7 +1,8 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../context";
 import { VERSION } from "../version";
-import type { PublicConfig } from "./schema";
+import { Health, PublicConfig } from "./schema";
+import { defineOperations } from "../openapi/registry";
 import { healthStore } from "./store";
 import type { ClickRecorder } from "../analytics/recorder";
 
@@ -41,3 +42,14 @@ export function healthRoutes(ctx: AppContext, recorder: Pick<ClickRecorder, "sta
     })
     .get("/config", () => publicConfig);
 }
+
+export const healthOperations = defineOperations({ tag: "Instance", auth: "none" }, [
+  {
+    method: "GET",
+    path: "/api/health",
+    summary: "Health check",
+    description: "200 when the database answers; 503 with status `degraded` when it does not.",
+    responses: { 200: Health, 503: { description: "The database does not answer", schema: Health } },
+  },
+  { method: "GET", path: "/api/config", summary: "This instance's public settings", responses: { 200: PublicConfig } },
+]);

@@ -1,20 +1,31 @@
-// The contract of GET /api/config, shared with the web app (which may import only schema.ts
-// files and src/shared/ from the server). Picked from Config so a setting's type is written once.
-import type { Config } from "../config";
+// The contract of GET /api/config and GET /api/health, shared with the web app (which may
+// import only schema.ts files and src/shared/ from the server). publicConfigOf (routes.ts)
+// builds PublicConfig from Config, so a setting whose type drifts fails to compile there.
+import * as v from "valibot";
 
 /** What the web app needs to know about this instance; nothing secret. */
-export type PublicConfig = Pick<
-  Config,
-  | "appName"
-  | "brandName"
-  | "publicUrl"
-  | "shortDomain"
-  | "brandDomain"
-  | "shortBaseUrl"
-  | "brandBaseUrl"
-  | "freeTopicLimit"
-  | "allowSelfUpgrade"
-  | "registration"
-  | "operatorName"
-  | "operatorAddress"
-> & { version: string };
+export const PublicConfig = v.object({
+  appName: v.string(),
+  brandName: v.string(),
+  publicUrl: v.string(),
+  shortDomain: v.string(),
+  brandDomain: v.string(),
+  shortBaseUrl: v.string(),
+  brandBaseUrl: v.string(),
+  freeTopicLimit: v.number(),
+  allowSelfUpgrade: v.boolean(),
+  registration: v.picklist(["open", "closed"]),
+  operatorName: v.nullable(v.string()),
+  operatorAddress: v.nullable(v.string()),
+  version: v.string(),
+});
+export type PublicConfig = v.InferOutput<typeof PublicConfig>;
+
+/** GET /api/health: 200 when the database answers, 503 (status "degraded") when it does not. */
+export const Health = v.object({
+  status: v.picklist(["ok", "degraded"]),
+  version: v.string(),
+  db: v.picklist(["ok", "unavailable"]),
+  /** The click writer's counters (backlog, high-water mark, clicks kept only as counts). */
+  details: v.object({ clicks: v.record(v.string(), v.number()) }),
+});

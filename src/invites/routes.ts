@@ -7,6 +7,8 @@ import { inviteAcceptedNotice } from "../notifications/events";
 import { AttemptLimiter, LIMITS, takeAll, tooManyAttempts } from "../http/rateLimit";
 import { clientIp } from "../http/security";
 import { MAX_OPEN_INVITES, invitesStore } from "./store";
+import { Invite, InviteAccepted, InviteInfo } from "./schema";
+import { defineOperations } from "../openapi/registry";
 
 const UNKNOWN = "This invite link is not valid. Check the code and try again.";
 
@@ -68,3 +70,31 @@ export function inviteRoutes(ctx: AppContext, auth: AuthPlugin) {
       { auth: true },
     );
 }
+
+const CODE = { code: "The invite code from the invite link" };
+
+export const inviteOperations = defineOperations({ tag: "Sharing", auth: "user" }, [
+  {
+    method: "POST",
+    path: "/api/invites",
+    summary: "Create an invite link",
+    description: "A single-use link that lets one person see your shared topics. At most a few unused links at once (429).",
+    responses: { 201: Invite },
+  },
+  {
+    method: "GET",
+    path: "/api/invites/:code",
+    summary: "Who sent an invite",
+    auth: "none",
+    params: CODE,
+    responses: { 200: InviteInfo },
+  },
+  {
+    method: "POST",
+    path: "/api/invites/:code/accept",
+    summary: "Accept an invite",
+    params: CODE,
+    responses: { 200: InviteAccepted },
+    errors: ["VALIDATION", "CONFLICT", "GONE"],
+  },
+]);

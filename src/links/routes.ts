@@ -6,7 +6,10 @@ import { ownerId, type AuthPlugin } from "../http/auth";
 import { badRequest, conflict, forbidden, notFound } from "../http/errors";
 import { isReserved } from "../shared/reserved";
 import { analyticsReports } from "../analytics/report";
-import { CreateLinkBody, EditLinkBody, EditMainLinkBody, MSG, destinationProblem, type Tracker } from "./schema";
+import { CreateLinkBody, EditLinkBody, EditMainLinkBody, LinkView, ListQuery, MSG, ResetQuery, destinationProblem, type Tracker } from "./schema";
+import { AnalyticsQuery, AnalyticsReport } from "../analytics/schema";
+import * as v from "valibot";
+import { Ok, defineOperations } from "../openapi/registry";
 import { jsonBody } from "../http/bodyLimit";
 import type { Links } from "./service";
 import { codeConflict, type LinkRow } from "./store";
@@ -77,6 +80,19 @@ export function linkRoutes(ctx: AppContext, auth: AuthPlugin, links: Links, trac
       return links.view(updated);
     },
     { auth: true, body: jsonBody(EditLinkBody) },
+  );
+
+  const resetClicks = new Elysia().use(auth).post(
+    "/:id/reset-clicks",
+    async ({ params, user, query }) => {
+      const row = find(params.id, user.id);
+      // isRoot=true is how the page addresses the root link (spec §7); it must match the row.
+      if ((query.isRoot === "true") !== (row.is_system === 1)) throw notFound("Link not found");
+      await links.recorder.flush();
+      links.store.resetClicks(row.id);
+      return links.view({ ...row, click_count: 0 });
+    },
+    { auth: true },
   );
 
   return new Elysia({ prefix })
@@ -158,17 +174,95 @@ export function linkRoutes(ctx: AppContext, auth: AuthPlugin, links: Links, trac
     // The trackers edit different things (the brand tracker renames codes; the Link Tracker
     // never does, and sets expiry), so each has its own schema and handler.
     .use(tracker === "main" ? editMain : editBrand)
-    .post(
-      "/:id/reset-clicks",
-      async ({ params, user, query }) => {
-        if (tracker !== "brand") throw notFound("No such API route");
-        const row = find(params.id, user.id);
-        // isRoot=true is how the page addresses the root link (spec §7); it must match the row.
-        if ((query.isRoot === "true") !== (row.is_system === 1)) throw notFound("Link not found");
-        await links.recorder.flush();
-        links.store.resetClicks(row.id);
-        return links.view({ ...row, click_count: 0 });
+    // The brand tracker's alone: on the Link Tracker the path is not a route at all (404).
+    .use(tracker === "brand" ? resetClicks : new Elysia());
+}
+
+const LINK_ID = { id: "The link's id" };
+
+/** The operations of one tracker, for the OpenAPI document. */
+export function linkOperations(tracker: Tracker) {
+  const prefix = tracker === "main" ? "/api/links" : "/api/pic-drift-links";
+  const main = tracker === "main";
+  const what = main ? "link" : "brand link";
+  const example = { originalUrl: "https://example.com/spring-sale", title: "Spring sale", description: "", expiresAt: "", shortCode: "" };
+  return defineOperations({ tag: main ? "Links" : "Brand links", auth: "user" }, [
+    {
+      method: "GET",
+      path: `${prefix}/`,
+      summary: `List your ${what}s`,
+      description: main ? "Newest first, with click counts up to this moment." : "With `includeRoot=true` the instance owner also gets the root link first.",
+      ...(main ? {} : { query: ListQuery }),
+      responses: { 200: v.array(LinkView) },
+    },
+    {
+      method: "POST",
+      path: `${prefix}/`,
+      summary: `Create a ${what}`,
+      description: "Leave `shortCode` empty for a generated 7-character code.",
+      body: CreateLinkBody,
+      example: main ? { ...example, expiresAt: "2030-01-01T00:00:00Z" } : example,
+      responses: { 201: LinkView },
+      errors: ["CONFLICT"],
+    },
+    main
+      ? {
+          method: "PUT",
+          path: `${prefix}/:id`,
+          summary: "Edit a link",
+          description:
+            "Replaces destination, title, description and expiry (an absent description or expiry clears it). The short code never changes: sending a different one is refused. The redirect follows at once.",
+          params: LINK_ID,
+          body: EditMainLinkBody,
+          example: { originalUrl: "https://example.com/summer-sale", title: "Summer sale", description: "", expiresAt: null },
+          responses: { 200: LinkView },
+        }
+      : {
+          method: "PUT",
+          path: `${prefix}/:id`,
+          summary: "Edit a brand link",
+          description: "Destination, title, description and short code; the root link cannot be edited (403).",
+          params: LINK_ID,
+          body: EditLinkBody,
+          example: { shortCode: "spring", originalUrl: "https://example.com/summer-sale", title: "Summer sale", description: "" },
+          responses: { 200: LinkView },
+          errors: ["CONFLICT"],
+        },
+    { method: "DELETE", path: `${prefix}/:id`, summary: `Delete a ${what}`, params: LINK_ID, responses: { 200: Ok } },
+    {
+      method: "GET",
+      path: `${prefix}/:id/analytics`,
+      summary: `A ${what}'s analytics`,
+      description: "Counts, unique visitors, tallies by country, city, browser, device, OS and referrer, a daily series and a page of clicks.",
+      params: LINK_ID,
+      query: AnalyticsQuery,
+      responses: { 200: AnalyticsReport },
+    },
+    {
+      method: "GET",
+      path: `${prefix}/:id/clicks.csv`,
+      summary: `A ${what}'s clicks as CSV`,
+      params: LINK_ID,
+      responses: {
+        200: {
+          description: "Every click, one row each",
+          media: { type: "text/csv" },
+          headers: { "Content-Disposition": 'attachment; filename="clicks-{code}.csv"' },
+        },
       },
-      { auth: true },
-    );
+    },
+    ...(main
+      ? []
+      : [
+          {
+            method: "POST" as const,
+            path: `${prefix}/:id/reset-clicks`,
+            summary: "Reset a brand link's clicks",
+            description: "The root link is addressed with `isRoot=true`.",
+            params: LINK_ID,
+            query: ResetQuery,
+            responses: { 200: LinkView },
+          },
+        ]),
+  ]);
 }

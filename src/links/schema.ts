@@ -177,3 +177,11 @@ export const LinkView = v.object({
 export type LinkView = v.InferOutput<typeof LinkView>;
 
 export type Tracker = "main" | "brand";
+
+const flag = (about: string) => v.optional(v.pipe(v.picklist(["true", "false"]), v.description(about)));
+
+/** GET /api/pic-drift-links: the instance owner may ask for the root link too. */
+export const ListQuery = v.object({ includeRoot: flag("With true, the instance owner's root link comes first.") });
+
+/** POST …/reset-clicks: the root link is addressed with isRoot=true. */
+export const ResetQuery = v.object({ isRoot: flag("true when the link is the root link.") });

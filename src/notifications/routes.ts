@@ -5,6 +5,8 @@ import { notFound } from "../http/errors";
 import { DAY_MS } from "../shared/time";
 import { premiumEndingNotice } from "./events";
 import { notificationsStore } from "./store";
+import { Notification, NotificationList, ReadAll } from "./schema";
+import { defineOperations } from "../openapi/registry";
 
 const PREMIUM_WARNING_MS = 3 * DAY_MS;
 
@@ -40,3 +42,15 @@ export function notificationRoutes(ctx: AppContext, auth: AuthPlugin) {
       { auth: true },
     );
 }
+
+export const notificationOperations = defineOperations({ tag: "Notifications", auth: "user" }, [
+  { method: "GET", path: "/api/notifications", summary: "Your notifications", responses: { 200: NotificationList } },
+  { method: "POST", path: "/api/notifications/read-all", summary: "Mark every notification read", responses: { 200: ReadAll } },
+  {
+    method: "POST",
+    path: "/api/notifications/:id/read",
+    summary: "Mark a notification read",
+    params: { id: "The notification's id" },
+    responses: { 200: Notification },
+  },
+]);

@@ -204,6 +204,8 @@ function operation(op: Operation, schema: (s: Schema) => Json): Json {
     byStatus.get(status)!.add(code);
   }
   for (const [status, codes] of [...byStatus].sort((a, b) => a[0] - b[0])) {
+    // A status the operation answers with a body of its own (health's 503) keeps that body.
+    if (responses[String(status)]) continue;
     const list = [...codes];
     const body: Json = {
       allOf: [{ $ref: "#/components/schemas/ErrorBody" }, { properties: { error: { properties: { code: { enum: list } } } } }],

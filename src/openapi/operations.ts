@@ -2,8 +2,31 @@
 // operations in its routes.ts (see ./registry.ts) and is listed here once.
 import { ApiKeyView, CreatedApiKey } from "../apikeys/schema";
 import { apiKeyOperations } from "../apikeys/routes";
+import { accountOperations } from "../accounts/routes";
+import { PublicUser } from "../accounts/schema";
+import { AnalyticsReport, ClickView } from "../analytics/schema";
+import { healthOperations } from "../health/routes";
+import { inviteOperations } from "../invites/routes";
+import { linkOperations } from "../links/routes";
+import { notificationOperations } from "../notifications/routes";
+import { LinkView } from "../links/schema";
+import { Notification } from "../notifications/schema";
+import { planOperations } from "../plans/routes";
+import { redirectOperations } from "../redirects/routes";
+import { titleOperations } from "../titles/routes";
+import { Title } from "../titles/schema";
+import { topicOperations } from "../topics/routes";
+import { Topic } from "../topics/schema";
 import type { Definitions } from "./document";
+import * as v from "valibot";
 import { defineOperations, type Operation } from "./registry";
+
+/** The outline of an OpenAPI document (its full schema is the OpenAPI specification's own). */
+const OpenApiDocument = v.looseObject({
+  openapi: v.string(),
+  info: v.looseObject({ title: v.string(), version: v.string() }),
+  paths: v.record(v.string(), v.unknown()),
+});
 
 // The reference itself (src/openapi/routes.ts).
 const openApiOperations = defineOperations({ tag: "Reference", auth: "none" }, [
@@ -12,7 +35,7 @@ const openApiOperations = defineOperations({ tag: "Reference", auth: "none" }, [
     path: "/api/openapi.json",
     summary: "This document",
     description: "The OpenAPI 3.1 description of every /api route, built from the routes' own schemas.",
-    responses: { 200: { description: "The OpenAPI document", media: { type: "application/json" } } },
+    responses: { 200: { description: "The OpenAPI document", schema: OpenApiDocument } },
   },
   {
     method: "GET",
@@ -23,7 +46,30 @@ const openApiOperations = defineOperations({ tag: "Reference", auth: "none" }, [
   },
 ]);
 
-export const OPERATIONS: Operation[] = [...apiKeyOperations, ...openApiOperations];
+export const OPERATIONS: Operation[] = [
+  ...healthOperations,
+  ...accountOperations,
+  ...planOperations,
+  ...linkOperations("main"),
+  ...linkOperations("brand"),
+  ...redirectOperations,
+  ...topicOperations,
+  ...titleOperations,
+  ...inviteOperations,
+  ...notificationOperations,
+  ...apiKeyOperations,
+  ...openApiOperations,
+];
 
 /** Response shapes named in the document (components), so clients see one LinkView, not copies. */
-export const NAMED_SCHEMAS: Definitions = { ApiKeyView, CreatedApiKey };
+export const NAMED_SCHEMAS: Definitions = {
+  PublicUser,
+  LinkView,
+  AnalyticsReport,
+  ClickView,
+  Topic,
+  Title,
+  Notification,
+  ApiKeyView,
+  CreatedApiKey,
+};

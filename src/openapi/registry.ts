@@ -15,7 +15,7 @@
 import * as v from "valibot";
 import type { ErrorCode } from "../shared/errors";
 
-// biome-ignore lint/suspicious/noExplicitAny: any valibot schema, whatever its types
+// Any valibot schema, whatever its input and output types.
 export type Schema = v.GenericSchema<any, any>;
 
 export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";

@@ -3,6 +3,8 @@ import type { AppContext } from "../context";
 import { toPublicUser, type AuthPlugin } from "../http/auth";
 import { forbidden } from "../http/errors";
 import { UPGRADE_DISABLED_MESSAGE, upgradedExpiry } from "./rules";
+import { Upgraded } from "./schema";
+import { defineOperations } from "../openapi/registry";
 
 export function planRoutes(ctx: AppContext, auth: AuthPlugin) {
   return new Elysia({ prefix: "/api" }).use(auth).post(
@@ -17,3 +19,13 @@ export function planRoutes(ctx: AppContext, auth: AuthPlugin) {
     { auth: true },
   );
 }
+
+export const planOperations = defineOperations({ tag: "Account", auth: "session" }, [
+  {
+    method: "POST",
+    path: "/api/subscription/upgrade",
+    summary: "Upgrade to Premium",
+    description: "Only where the operator allows self-upgrade (otherwise 403).",
+    responses: { 200: Upgraded },
+  },
+]);

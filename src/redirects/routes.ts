@@ -8,6 +8,7 @@ import { visitorPages } from "./visitorPages";
 import { isReserved } from "../shared/reserved";
 import { CODE_MAX, CODE_PATTERN, ROOT_CODE } from "../links/schema";
 import type { Links } from "../links/service";
+import { defineOperations } from "../openapi/registry";
 
 export const VISITOR_COOKIE = "tl_vid";
 export const VISITOR_TTL_S = 86_400;
@@ -166,3 +167,19 @@ export function rootRoute(ctx: AppContext, links: Links, webPage: WebPage) {
   const { brandRoot } = redirector(ctx, links);
   return new Elysia({ name: "redirect-root", seed: ctx.instanceId }).get("/", ({ request, server }) => brandRoot(request, server) ?? webPage(request));
 }
+
+export const redirectOperations = defineOperations({ tag: "Redirects", auth: "none" }, [
+  {
+    method: "GET",
+    path: "/api/links/redirect/:code",
+    summary: "Follow a short link",
+    description:
+      "The same redirect as /{code}, counted as a direct open (the path Safari's link previews use). An unknown code gets a page that returns home (404); an expired or inactive link a 410 page.",
+    params: { code: "The short code" },
+    responses: {
+      302: { description: "To the link's destination", headers: { Location: "The destination URL" } },
+      404: { description: "No such link: an HTML page that returns home", media: { type: "text/html" } },
+      410: { description: "The link has expired or is inactive: an HTML page", media: { type: "text/html" } },
+    },
+  },
+]);

@@ -5,7 +5,9 @@ import { forbidden, notFound } from "../http/errors";
 import { titleAddedNotice } from "../notifications/events";
 import { notificationsStore } from "../notifications/store";
 import { topicsStore, type TopicRole } from "../topics/store";
-import { CreateTitleBody, TitleQuery, UpdateTitleBody } from "./schema";
+import { CreateTitleBody, Title, TitleQuery, UpdateTitleBody } from "./schema";
+import * as v from "valibot";
+import { defineOperations } from "../openapi/registry";
 import { jsonBody } from "../http/bodyLimit";
 import { NOT_YOURS, titlesStore } from "./store";
 
@@ -94,3 +96,49 @@ export function titleRoutes(ctx: AppContext, auth: AuthPlugin) {
       { auth: true, query: TitleQuery },
     );
 }
+
+const IN_TOPIC = { username: "The topic owner's username", topicSlug: "The topic's link slug" };
+const TITLE = { ...IN_TOPIC, id: "The title's id (one version)" };
+
+export const titleOperations = defineOperations({ tag: "Titles", auth: "user" }, [
+  {
+    method: "GET",
+    path: "/api/:username/:topicSlug/titles",
+    summary: "List a topic's titles",
+    description: "Every version of every title in the topic.",
+    params: IN_TOPIC,
+    responses: { 200: v.array(Title) },
+  },
+  {
+    method: "POST",
+    path: "/api/:username/:topicSlug/titles",
+    summary: "Add a title or a new version",
+    description: "`version: 1` starts a new title (409 when the name is taken); otherwise the next version of the series is added. Viewers of a public topic get 403.",
+    params: IN_TOPIC,
+    body: CreateTitleBody,
+    example: { name: "Welcome", keyPhrase: "Hello and welcome!", notes: "", version: 1 },
+    responses: { 201: Title },
+    errors: ["CONFLICT"],
+  },
+  {
+    method: "PUT",
+    path: "/api/:username/:topicSlug/titles/:id",
+    summary: "Change a title",
+    description: "`updateAllVersions=true` renames every version of the series. Members change only what they added (403).",
+    params: TITLE,
+    query: TitleQuery,
+    body: UpdateTitleBody,
+    example: { keyPhrase: "Hello again!" },
+    responses: { 200: Title },
+    errors: ["CONFLICT"],
+  },
+  {
+    method: "DELETE",
+    path: "/api/:username/:topicSlug/titles/:id",
+    summary: "Delete a title",
+    description: "Only the topic's owner; `allVersions=true` deletes the whole series.",
+    params: TITLE,
+    query: TitleQuery,
+    responses: { 204: { description: "Deleted" } },
+  },
+]);

@@ -88,21 +88,22 @@ export type CreateTitleInput = v.InferOutput<typeof CreateTitleBody>;
 export type UpdateTitleInput = v.InferOutput<typeof UpdateTitleBody>;
 
 /** A title (one message version) as the API returns it. */
-export type Title = {
-  id: number;
-  topicId: number;
-  name: string;
-  originalName: string;
-  displayName: string | null;
-  keyPhrase: string | null;
-  version: number;
-  notes: string;
-  order: number;
-  slug: string;
+export const Title = v.object({
+  id: v.number(),
+  topicId: v.number(),
+  name: v.string(),
+  originalName: v.string(),
+  displayName: v.nullable(v.string()),
+  keyPhrase: v.nullable(v.string()),
+  version: v.number(),
+  notes: v.string(),
+  order: v.number(),
+  slug: v.string(),
   /** Slugs this series had before a rename: links made with them still open it. */
-  formerSlugs: string[];
-  createdBy: number | null;
-  createdByUsername: string | null;
-  createdAt: string;
-  updatedAt: string;
-};
+  formerSlugs: v.array(v.string()),
+  createdBy: v.nullable(v.number()),
+  createdByUsername: v.nullable(v.string()),
+  createdAt: v.string(),
+  updatedAt: v.string(),
+});
+export type Title = v.InferOutput<typeof Title>;

@@ -3,7 +3,9 @@ import type { AppContext } from "../context";
 import type { AuthPlugin } from "../http/auth";
 import { badRequest, notFound } from "../http/errors";
 import { assertCanAddTopic, assertCanUseEmoji } from "../plans/rules";
-import { CreateTopicBody, ReorderBody, UpdateTopicBody, type Topic } from "./schema";
+import { CreateTopicBody, ReorderBody, SharePayload, SharingUser, Topic, TopicOpen, TopicView, UpdateTopicBody } from "./schema";
+import * as v from "valibot";
+import { defineOperations } from "../openapi/registry";
 import { jsonBody } from "../http/bodyLimit";
 import { splitEmoji } from "./slug";
 import { randomPhone, topicsStore } from "./store";
@@ -126,3 +128,76 @@ export function topicRoutes(ctx: AppContext, auth: AuthPlugin) {
       { auth: true },
     );
 }
+
+const TOPIC_ID = { id: "The topic's id" };
+const TOPIC_LINK = { username: "The topic owner's username", topicSlug: "The topic's link slug (an old slug still resolves)" };
+
+export const topicOperations = defineOperations({ tag: "Topics", auth: "user" }, [
+  { method: "GET", path: "/api/topics", summary: "List your topics", responses: { 200: v.array(Topic) } },
+  {
+    method: "POST",
+    path: "/api/topics",
+    summary: "Create a topic",
+    description: "A leading emoji in the name becomes the topic's emoji. The free plan has a topic limit and no emoji (403).",
+    body: CreateTopicBody,
+    example: { name: "🚀 Launch notes", accessType: "personal" },
+    responses: { 201: Topic },
+  },
+  {
+    method: "POST",
+    path: "/api/topics/reorder",
+    summary: "Move a topic in your list",
+    body: ReorderBody,
+    example: { fromIndex: 0, toIndex: 2 },
+    responses: { 200: v.array(Topic) },
+  },
+  {
+    method: "PUT",
+    path: "/api/topics/:id",
+    summary: "Change a topic",
+    params: TOPIC_ID,
+    body: UpdateTopicBody,
+    example: { name: "Launch notes", accessType: "public" },
+    responses: { 200: Topic },
+  },
+  { method: "DELETE", path: "/api/topics/:id", summary: "Delete a topic", params: TOPIC_ID, responses: { 204: { description: "Deleted" } } },
+  {
+    method: "GET",
+    path: "/api/topics/:id/contact.vcf",
+    summary: "The topic as a contact card",
+    params: TOPIC_ID,
+    responses: {
+      200: {
+        description: "A vCard with the topic's name, phone number and link",
+        media: { type: "text/vcard" },
+        headers: { "Content-Disposition": "attachment; filename=\"….vcf\"" },
+      },
+    },
+  },
+  {
+    method: "GET",
+    path: "/api/topic/:username/:topicSlug",
+    summary: "The topic behind a topic link",
+    description: "Yours, a topic shared with you, or a public topic; anything else is 404.",
+    params: TOPIC_LINK,
+    responses: { 200: TopicView },
+  },
+  {
+    method: "POST",
+    path: "/api/topic/:username/:topicSlug/open",
+    summary: "Count an open of a topic link",
+    description: "Counted once per viewer per topic per day, never for the owner.",
+    params: TOPIC_LINK,
+    responses: { 200: TopicOpen },
+  },
+  { method: "GET", path: "/api/shared-topics", summary: "Topics shared with you", tag: "Sharing", responses: { 200: v.array(Topic) } },
+  { method: "GET", path: "/api/sharing-users", summary: "Users who share their topics with you", tag: "Sharing", responses: { 200: v.array(SharingUser) } },
+  {
+    method: "GET",
+    path: "/api/share/:username",
+    summary: "What you may see of a user's topics",
+    tag: "Sharing",
+    params: { username: "The user whose topics to list" },
+    responses: { 200: SharePayload },
+  },
+]);

@@ -79,18 +79,37 @@ export const ReorderBody = v.object(
 );
 
 /** A topic as the API returns it (spec §3, plus the owner's username for building links). */
-export type Topic = {
-  id: number;
-  userId: number;
-  name: string;
-  emoji: string | null;
-  linkSlug: string;
-  phoneNumber: string;
-  order: number;
-  isDefault: boolean;
-  accessType: AccessType;
-  clickCount: number;
-  createdAt: string;
-  updatedAt: string;
-  username: string;
-};
+export const Topic = v.object({
+  id: v.number(),
+  userId: v.number(),
+  name: v.string(),
+  emoji: v.nullable(v.string()),
+  linkSlug: v.string(),
+  phoneNumber: v.string(),
+  order: v.number(),
+  isDefault: v.boolean(),
+  accessType: AccessType,
+  clickCount: v.number(),
+  createdAt: v.string(),
+  updatedAt: v.string(),
+  username: v.string(),
+});
+export type Topic = v.InferOutput<typeof Topic>;
+
+/** How the viewer stands to a topic: its owner, an invited member, or a reader of a public topic. */
+export const TopicRole = v.picklist(["owner", "member", "viewer"]);
+
+/** GET /api/topic/{username}/{topicSlug}: the topic behind a link, and the viewer's role. */
+export const TopicView = v.object({ ...Topic.entries, slug: v.string(), role: TopicRole });
+export type TopicView = v.InferOutput<typeof TopicView>;
+
+/** POST …/open: whether this open was counted, and the count after it. */
+export const TopicOpen = v.object({ counted: v.boolean(), clickCount: v.number() });
+
+/** A user whose invite the viewer accepted. */
+export const SharingUser = v.object({ id: v.number(), username: v.string(), since: v.string(), topicCount: v.number() });
+export type SharingUser = v.InferOutput<typeof SharingUser>;
+
+/** GET /api/share/{username}: what the viewer may see of that user's topics. */
+export const SharePayload = v.object({ username: v.string(), isOwner: v.boolean(), isMember: v.boolean(), topics: v.array(Topic) });
+export type SharePayload = v.InferOutput<typeof SharePayload>;

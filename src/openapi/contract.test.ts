@@ -1,0 +1,245 @@
+// The contract test (issue 14): the OpenAPI document covers every route of the app, is a valid
+// OpenAPI 3.1 document, and every operation it documents answers a real request (real app,
+// real SQLite file) with a response that validates against the document's schema for that
+// status (ajv, JSON Schema 2020-12, with the document's own components).
+import { describe, expect, test } from "bun:test";
+import Ajv2020 from "ajv/dist/2020";
+import addFormats from "ajv-formats";
+import { Validator } from "@seriousme/openapi-schema-validator";
+import { setup } from "../test/helpers";
+import { openApiPath } from "./document";
+
+/**
+ * Routes of the app that are not part of the API, and why. Everything else the router knows
+ * must be in the document: a route added without documentation fails "every route is documented".
+ */
+const NOT_API: { pattern: RegExp; why: string }[] = [
+  { pattern: /^GET \/$/, why: "the web app's page (or, on the brand domain, the root link's redirect)" },
+  { pattern: /^GET \/\*$/, why: "the web app's pages" },
+  { pattern: /^GET \/(chunk|asset)-[\w-]+\.\w+$/, why: "the web app's hashed files" },
+  { pattern: /^GET \/[\w.-]+\.(ico|png|svg|webmanifest|txt)$/, why: "the web app's static files" },
+  { pattern: /^GET \/vendor\//, why: "the video engine's files (vendor assets)" },
+  { pattern: /^GET \/(l\/|r\/)?\{code\}$/, why: "short-link redirects for visitors, not API calls" },
+  { pattern: /^(GET|ALL) \/api\/\*$/, why: "the catch-all that answers unknown /api paths with 404 in the error shape" },
+];
+
+const t = await setup();
+const doc = (await t.call("GET", "/api/openapi.json")).json as {
+  paths: Record<string, Record<string, { security?: unknown[]; responses: Record<string, { content?: Record<string, unknown>; headers?: object }> }>>;
+};
+
+type Answer = Awaited<ReturnType<typeof t.call>>;
+
+const ajv = new Ajv2020({ strict: false, allErrors: true });
+addFormats(ajv);
+const DOC_ID = "urn:threadlink:openapi";
+ajv.addSchema(doc, DOC_ID);
+const pointer = (...parts: string[]) => parts.map((p) => encodeURIComponent(p.replaceAll("~", "~0").replaceAll("/", "~1"))).join("/");
+
+/** Checks an answer against the document: its status is documented, and its body fits. */
+function conforms(method: string, path: string, res: Answer) {
+  const op = doc.paths[path]?.[method.toLowerCase()];
+  expect(op, `${method} ${path} is documented`).toBeDefined();
+  const response = op!.responses[String(res.status)];
+  expect(response, `${method} ${path} answered ${res.status} (${res.text.slice(0, 200)}), which is not documented`).toBeDefined();
+  const json = response!.content?.["application/json"];
+  if (json) {
+    const ref = `${DOC_ID}#/${pointer("paths", path, method.toLowerCase(), "responses", String(res.status), "content", "application/json", "schema")}`;
+    const validate = ajv.getSchema(ref) ?? ajv.compile({ $ref: ref });
+    const ok = validate(res.json);
+    expect(ok ? null : { answer: res.json, errors: validate.errors }, `${method} ${path} ${res.status} fits its schema`).toBeNull();
+  } else if (response!.content) {
+    const [type] = Object.keys(response!.content);
+    expect(res.headers.get("content-type") ?? "").toStartWith(type!);
+  } else {
+    expect(res.text).toBe("");
+  }
+  for (const header of Object.keys(response!.headers ?? {})) {
+    if (res.status < 400) expect(res.headers.get(header), `${method} ${path} sends ${header}`).not.toBeNull();
+  }
+}
+
+test("the document is a valid OpenAPI 3.1 document", async () => {
+  const result = await new Validator().validate(structuredClone(doc));
+  expect(result.errors ?? null).toBeNull();
+  expect(result.valid).toBe(true);
+});
+
+test("every route of the app is documented, and every documented operation is a route", () => {
+  const routes = new Set<string>();
+  for (const r of t.app.routes) {
+    const key = `${r.method} ${openApiPath(r.path)}`;
+    if (NOT_API.some((x) => x.pattern.test(key))) continue;
+    routes.add(key);
+  }
+  const documented = new Set(Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`)));
+  expect([...routes].filter((r) => !documented.has(r)), "routes without documentation").toEqual([]);
+  expect([...documented].filter((d) => !routes.has(d)), "documented operations that are no route").toEqual([]);
+});
+
+// ---------------------------------------------------------------------------------------------
+// Every documented operation, called for real. Data is made through the API as a client would.
+
+const owner = await t.signUp("contract-owner");
+const member = await t.signUp("contract-member");
+const asOwner = { cookie: owner.cookie };
+const asMember = { cookie: member.cookie };
+const created = async (method: string, path: string, body: unknown, who = asOwner) => {
+  const r = await t.call(method, path, { body: body as Record<string, unknown>, ...who });
+  if (r.status >= 300) throw new Error(`${method} ${path}: ${r.status} ${r.text}`);
+  return r.json;
+};
+const key = (await created("POST", "/api/api-keys", { name: "contract", scope: "read-write" })).key as string;
+const asKey = { headers: { authorization: `Bearer ${key}` } };
+const link = await created("POST", "/api/links", { originalUrl: "https://example.com/a", title: "A link" });
+const brand = await created("POST", "/api/pic-drift-links", { originalUrl: "https://example.com/b", title: "A brand link", shortCode: "brand-one" });
+const topic = await created("POST", "/api/topics", { name: "Contract topic", accessType: "public" });
+const title = await created("POST", `/api/${owner.user.username}/${topic.linkSlug}/titles`, { name: "Welcome", keyPhrase: "Hi", version: 1 });
+const invite = await created("POST", "/api/invites", {});
+// The member accepts a first invite, which gives the owner a notification to read.
+await created("POST", `/api/invites/${(await created("POST", "/api/invites", {})).code}/accept`, undefined, asMember);
+const notification = (await created("GET", "/api/notifications", undefined)).notifications[0];
+// A third user accepts the owner's second invite.
+const third = await t.signUp("contract-third");
+const otherKey = await created("POST", "/api/api-keys", { name: "to revoke", scope: "read" });
+
+type Call = { method: string; path: string; opts?: Parameters<typeof t.call>[2]; status: number };
+const T = `/api/${owner.user.username}/${topic.linkSlug}/titles`;
+
+/** One real request per documented operation: its documented path, the request, the status expected. */
+const CALLS: Record<string, Call> = {
+  "GET /api/health": { method: "GET", path: "/api/health", status: 200 },
+  "GET /api/config": { method: "GET", path: "/api/config", status: 200 },
+  "POST /api/register": {
+    method: "POST",
+    path: "/api/register",
+    opts: { body: { username: "contract-new", password: "correct horse battery", email: "new@example.test" } },
+    status: 201,
+  },
+  "POST /api/login": { method: "POST", path: "/api/login", opts: { body: { username: "contract-new", password: "correct horse battery" } }, status: 200 },
+  "GET /api/user": { method: "GET", path: "/api/user", opts: asOwner, status: 200 },
+  "POST /api/subscription/upgrade": { method: "POST", path: "/api/subscription/upgrade", opts: asMember, status: 200 },
+  "GET /api/links": { method: "GET", path: "/api/links", opts: asKey, status: 200 },
+  "POST /api/links": {
+    method: "POST",
+    path: "/api/links",
+    opts: { ...asKey, body: { originalUrl: "https://example.com/key", title: "Made with a key", expiresAt: "2099-01-01T00:00:00Z" } },
+    status: 201,
+  },
+  "PUT /api/links/{id}": {
+    method: "PUT",
+    path: `/api/links/${link.id}`,
+    opts: { ...asKey, body: { originalUrl: "https://example.com/edited", title: "Edited", description: "now with text" } },
+    status: 200,
+  },
+  "GET /api/links/{id}/analytics": { method: "GET", path: `/api/links/${link.id}/analytics?days=7`, opts: asKey, status: 200 },
+  "GET /api/links/{id}/clicks.csv": { method: "GET", path: `/api/links/${link.id}/clicks.csv`, opts: asKey, status: 200 },
+  "GET /api/links/redirect/{code}": { method: "GET", path: `/api/links/redirect/${link.shortCode}`, status: 302 },
+  "GET /api/pic-drift-links": { method: "GET", path: "/api/pic-drift-links?includeRoot=true", opts: asOwner, status: 200 },
+  "POST /api/pic-drift-links": {
+    method: "POST",
+    path: "/api/pic-drift-links",
+    opts: { ...asOwner, body: { originalUrl: "https://example.com/c", title: "Another", shortCode: "brand-two" } },
+    status: 201,
+  },
+  "PUT /api/pic-drift-links/{id}": {
+    method: "PUT",
+    path: `/api/pic-drift-links/${brand.id}`,
+    opts: { ...asOwner, body: { shortCode: "brand-renamed", originalUrl: "https://example.com/b2", title: "Renamed" } },
+    status: 200,
+  },
+  "GET /api/pic-drift-links/{id}/analytics": { method: "GET", path: `/api/pic-drift-links/${brand.id}/analytics`, opts: asOwner, status: 200 },
+  "GET /api/pic-drift-links/{id}/clicks.csv": { method: "GET", path: `/api/pic-drift-links/${brand.id}/clicks.csv`, opts: asOwner, status: 200 },
+  "POST /api/pic-drift-links/{id}/reset-clicks": { method: "POST", path: `/api/pic-drift-links/${brand.id}/reset-clicks`, opts: asOwner, status: 200 },
+  "GET /api/topics": { method: "GET", path: "/api/topics", opts: asOwner, status: 200 },
+  "POST /api/topics": { method: "POST", path: "/api/topics", opts: { ...asOwner, body: { name: "Second topic" } }, status: 201 },
+  "POST /api/topics/reorder": { method: "POST", path: "/api/topics/reorder", opts: { ...asOwner, body: { fromIndex: 0, toIndex: 1 } }, status: 200 },
+  "PUT /api/topics/{id}": { method: "PUT", path: `/api/topics/${topic.id}`, opts: { ...asOwner, body: { name: "Renamed topic" } }, status: 200 },
+  "GET /api/topics/{id}/contact.vcf": { method: "GET", path: `/api/topics/${topic.id}/contact.vcf`, opts: asOwner, status: 200 },
+  "GET /api/topic/{username}/{topicSlug}": { method: "GET", path: `/api/topic/${owner.user.username}/${topic.linkSlug}`, opts: asMember, status: 200 },
+  "POST /api/topic/{username}/{topicSlug}/open": {
+    method: "POST",
+    path: `/api/topic/${owner.user.username}/${topic.linkSlug}/open`,
+    opts: asMember,
+    status: 200,
+  },
+  "GET /api/shared-topics": { method: "GET", path: "/api/shared-topics", opts: asMember, status: 200 },
+  "GET /api/sharing-users": { method: "GET", path: "/api/sharing-users", opts: asMember, status: 200 },
+  "GET /api/share/{username}": { method: "GET", path: `/api/share/${owner.user.username}`, opts: asMember, status: 200 },
+  "GET /api/{username}/{topicSlug}/titles": { method: "GET", path: T, opts: asMember, status: 200 },
+  "POST /api/{username}/{topicSlug}/titles": { method: "POST", path: T, opts: { ...asOwner, body: { name: "Welcome", keyPhrase: "Hi again" } }, status: 201 },
+  "PUT /api/{username}/{topicSlug}/titles/{id}": {
+    method: "PUT",
+    path: `${T}/${title.id}?updateAllVersions=false`,
+    opts: { ...asOwner, body: { notes: "edited" } },
+    status: 200,
+  },
+  "POST /api/invites": { method: "POST", path: "/api/invites", opts: asOwner, status: 201 },
+  "GET /api/invites/{code}": { method: "GET", path: `/api/invites/${invite.code}`, status: 200 },
+  "POST /api/invites/{code}/accept": { method: "POST", path: `/api/invites/${invite.code}/accept`, opts: { cookie: third.cookie }, status: 200 },
+  "GET /api/notifications": { method: "GET", path: "/api/notifications", opts: asOwner, status: 200 },
+  "POST /api/notifications/{id}/read": { method: "POST", path: `/api/notifications/${notification.id}/read`, opts: asOwner, status: 200 },
+  "POST /api/notifications/read-all": { method: "POST", path: "/api/notifications/read-all", opts: asOwner, status: 200 },
+  "GET /api/api-keys": { method: "GET", path: "/api/api-keys", opts: asOwner, status: 200 },
+  "POST /api/api-keys": { method: "POST", path: "/api/api-keys", opts: { ...asOwner, body: { name: "another", scope: "read", only: "topics" } }, status: 201 },
+  "DELETE /api/api-keys/{id}": { method: "DELETE", path: `/api/api-keys/${otherKey.id}`, opts: asOwner, status: 200 },
+  "GET /api/openapi.json": { method: "GET", path: "/api/openapi.json", status: 200 },
+  "GET /api/docs": { method: "GET", path: "/api/docs", status: 200 },
+  // Deletions last: the objects above are used until here.
+  "DELETE /api/{username}/{topicSlug}/titles/{id}": { method: "DELETE", path: `${T}/${title.id}?allVersions=true`, opts: asOwner, status: 204 },
+  "DELETE /api/topics/{id}": { method: "DELETE", path: `/api/topics/${topic.id}`, opts: asOwner, status: 204 },
+  "DELETE /api/links/{id}": { method: "DELETE", path: `/api/links/${link.id}`, opts: asKey, status: 200 },
+  "DELETE /api/pic-drift-links/{id}": { method: "DELETE", path: `/api/pic-drift-links/${brand.id}`, opts: asOwner, status: 200 },
+  "POST /api/logout": { method: "POST", path: "/api/logout", opts: asMember, status: 200 },
+};
+
+describe("every documented operation answers as documented", () => {
+  test("each documented operation has a call here", () => {
+    const documented = Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`));
+    expect(documented.filter((op) => !(op in CALLS)).sort(), "documented operations no test calls").toEqual([]);
+  });
+
+  for (const [op, call] of Object.entries(CALLS)) {
+    test(op, async () => {
+      const [method, path] = op.split(" ") as [string, string];
+      const res = await t.call(call.method, call.path, call.opts);
+      expect(res.status, res.text.slice(0, 300)).toBe(call.status);
+      conforms(method, path, res);
+    });
+  }
+});
+
+describe("failures answer in the documented error shape", () => {
+  for (const [op, call] of Object.entries(CALLS)) {
+    const [method, path] = op.split(" ") as [string, string];
+    const security = doc.paths[path]?.[method.toLowerCase()]?.security;
+    if (!security?.length) continue;
+    test(`${op} without credentials is 401`, async () => {
+      const res = await t.call(call.method, call.path, { body: call.opts?.body });
+      expect(res.status).toBe(401);
+      conforms(method, path, res);
+    });
+  }
+
+  test("a body that breaks the schema is 400 VALIDATION with the field", async () => {
+    const res = await t.call("POST", "/api/links", { ...asKey, body: { originalUrl: "ftp://example.com", title: "x" } });
+    expect(res.status).toBe(400);
+    conforms("POST", "/api/links", res);
+    expect(res.json.error.code).toBe("VALIDATION");
+    expect(res.json.error.fields).toEqual({ originalUrl: "Only http:// and https:// links can be shortened" });
+  });
+
+  test("a read-only key on a write is 403, someone else's link 404, a taken code 409", async () => {
+    const readKey = (await created("POST", "/api/api-keys", { name: "ro", scope: "read" })).key as string;
+    const ro = await t.call("POST", "/api/links", { headers: { authorization: `Bearer ${readKey}` }, body: { originalUrl: "https://example.com/x", title: "x" } });
+    expect(ro.status).toBe(403);
+    conforms("POST", "/api/links", ro);
+    const mine = await created("POST", "/api/links", { originalUrl: "https://example.com/mine", title: "Mine", shortCode: "contract-taken" });
+    const theirs = await t.call("GET", `/api/links/${mine.id}/analytics`, { cookie: third.cookie });
+    expect(theirs.status).toBe(404);
+    conforms("GET", "/api/links/{id}/analytics", theirs);
+    const taken = await t.call("POST", "/api/links", { ...asKey, body: { originalUrl: "https://example.com/y", title: "y", shortCode: "contract-taken" } });
+    expect(taken.status).toBe(409);
+    conforms("POST", "/api/links", taken);
+  });
+});
