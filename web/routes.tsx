@@ -31,6 +31,7 @@ const TopicPage = lazyPage(() => import("./titles/TopicPage"), "TopicPage");
 const MessageListPage = lazyPage(() => import("./titles/MessageListPage"), "MessageListPage");
 const MessageDetailPage = lazyPage(() => import("./titles/MessageDetailPage"), "MessageDetailPage");
 const SettingsPage = lazyPage(() => import("./settings/SettingsPage"), "SettingsPage");
+const ApiDocsPage = lazyPage(() => import("./apidocs/ApiDocsPage"), "ApiDocsPage");
 
 export function AppRoutes() {
   return (
@@ -40,6 +41,7 @@ export function AppRoutes() {
         <Route path="/auth" component={AuthPage} />
         <Route path="/pricing" component={PricingPage} />
         <Route path="/about" component={AboutPage} />
+        <Route path="/api/docs" component={ApiDocsPage} />
         <Route path="/how-to-use" component={HowToUsePage} />
         <Route path="/share/:username" component={SharePage} />
         <Route path="/invite/:code" component={InvitePage} />
