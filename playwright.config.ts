@@ -57,6 +57,8 @@ export default defineConfig({
       FREE_TOPIC_LIMIT: "5",
       // The instance owner (sees the brand root link); tests register this name when needed.
       OWNER_USERNAME: "e2eowner",
+      // Every page of every spec calls /api from loopback, many anonymously: counted, never refused.
+      API_ANON_RATE_LIMIT: "1000000",
       LOG_LEVEL: "warn",
     },
   },

@@ -36,6 +36,8 @@ const PROBE_MAX_MS = 250;
 const BUDGET_MS = Number(process.env.HOSTILE_BUDGET_S ?? 150) * 1000;
 const ONLY = process.env.HOSTILE_ONLY ? new RegExp(process.env.HOSTILE_ONLY, "i") : null;
 const REQUEST_TIMEOUT_MS = 5000;
+/** API_RATE_LIMIT for the run: low, so the corpus's last group takes mallory's key past it. */
+const KEY_LIMIT = 5;
 
 if (!existsSync(binary)) {
   console.log(`hostile: no binary at ${binary} (build it first)`);
@@ -53,7 +55,18 @@ if (await fetch(`${base}/api/health`).then(() => true, () => false)) {
 const dir = mkdtempSync(join(tmpdir(), "threadlink-hostile-"));
 const server = Bun.spawn([binary, "serve"], {
   cwd: dir,
-  env: { PATH: process.env.PATH ?? "", DATA_DIR: join(dir, "data"), PORT: String(port), HOST: "127.0.0.1", PUBLIC_URL: base, LOG_LEVEL: "info" },
+  env: {
+    PATH: process.env.PATH ?? "",
+    DATA_DIR: join(dir, "data"),
+    PORT: String(port),
+    HOST: "127.0.0.1",
+    PUBLIC_URL: base,
+    LOG_LEVEL: "info",
+    API_RATE_LIMIT: String(KEY_LIMIT),
+    // The corpus's anonymous requests all come from loopback, hundreds a minute: counted (the
+    // limiter's cost is in every measurement) but never refused.
+    API_ANON_RATE_LIMIT: "1000000",
+  },
   stdout: "pipe",
   stderr: "pipe",
 });
@@ -166,6 +179,7 @@ async function setup(): Promise<Fixture> {
   // Premium, so the attacker's many accepted topic names never meet the free plan's limit.
   await must("POST", "/api/subscription/upgrade", mallory.cookie, undefined, 200);
   const malInvite = (await must("POST", "/api/invites", mallory.cookie, undefined, 201)).json;
+  const malKey = (await must("POST", "/api/api-keys", mallory.cookie, { name: "hostile script", scope: "read-write" }, 201)).json.key as string;
   // A click on alice's link, so her analytics are not empty.
   const click = await fetch(`${base}/${A.main.shortCode}`, { redirect: "manual" });
   if (click.status !== 302) throw new Error(`setup: alice's link answered ${click.status}`);
@@ -189,7 +203,8 @@ async function setup(): Promise<Fixture> {
     origin: base,
     alice: { cookie: alice.cookie, values: values(alice, A, unused.code, notes[0].id), publicSlug: pub.linkSlug, privateSlug: priv.linkSlug, rootLinkId: root.id },
     bob: { cookie: bob.cookie },
-    mallory: { cookie: mallory.cookie, values: values(mallory, M, malInvite.code, 999_999) },
+    mallory: { cookie: mallory.cookie, values: values(mallory, M, malInvite.code, 999_999), apiKey: malKey },
+    keyLimit: KEY_LIMIT,
   };
 }
 

@@ -8,6 +8,8 @@ import { join, resolve } from "node:path";
 const binary = resolve(process.env.BINARY ?? "dist/threadlink");
 const port = Number(process.env.SMOKE_PORT ?? 3931);
 const base = `http://127.0.0.1:${port}`;
+/** API_RATE_LIMIT for this run: low, so the API walkthrough can reach it in a few requests. */
+const KEY_LIMIT = 15;
 const dir = mkdtempSync(join(tmpdir(), "threadlink-smoke-"));
 const exe = join(dir, "threadlink");
 copyFileSync(binary, exe);
@@ -39,16 +41,16 @@ await check("--version and --help", () => {
 });
 
 await check("a bad configuration exits non-zero naming each variable", () => {
-  const r = run(["serve"], { PORT: "nope", REGISTRATION: "sometimes" });
+  const r = run(["serve"], { PORT: "nope", REGISTRATION: "sometimes", API_RATE_LIMIT: "lots" });
   const err = r.stderr.toString();
   assert(r.exitCode !== 0, "exited 0");
-  assert(err.includes("PORT") && err.includes("REGISTRATION"), `message was: ${err}`);
+  assert(err.includes("PORT") && err.includes("REGISTRATION") && err.includes("API_RATE_LIMIT must be a whole number"), `message was: ${err}`);
 });
 
 // No DATA_DIR: the binary must create ./data next to where it is started.
 const server = Bun.spawn([exe, "serve"], {
   cwd: dir,
-  env: { PATH: process.env.PATH ?? "", PORT: String(port), HOST: "127.0.0.1", PUBLIC_URL: base, LOG_LEVEL: "warn" },
+  env: { PATH: process.env.PATH ?? "", PORT: String(port), HOST: "127.0.0.1", PUBLIC_URL: base, LOG_LEVEL: "warn", API_RATE_LIMIT: String(KEY_LIMIT) },
   stdout: "inherit",
   stderr: "inherit",
 });
@@ -144,6 +146,71 @@ await check("backup writes a consistent copy while serving", () => {
   assert(n.n === 2, `backup has ${n.n} users`);
   const again = run(["backup", "backup.db"], { DATA_DIR: join(dir, "data") });
   assert(again.exitCode !== 0, "overwrote an existing backup");
+});
+
+// README "API": a user and a key made with the CLI, then nothing but `Authorization: Bearer`
+// (no cookie, no Origin): create, edit, list, follow, read the analytics, and meet the limit.
+await check("API walkthrough with a key from the CLI: create, edit, list, analytics, then 429 past the limit", async () => {
+  const env = { DATA_DIR: join(dir, "data") };
+  const user = run(["user", "create", "apiwalk", "apiwalk@example.test"], { ...env, THREADLINK_PASSWORD: "api-walk-password" });
+  assert(user.exitCode === 0, user.stderr.toString());
+  const made = run(["api-key", "create", "apiwalk", "smoke script", "--scope", "read-write"], env);
+  assert(made.exitCode === 0, made.stderr.toString());
+  const key = made.stdout.toString().trim().split("\n").at(-1)!;
+  assert(/^tl_[A-Za-z0-9_-]{43}$/.test(key), `no key on the last line: ${made.stdout}`);
+  const api = async (method: string, path: string, body?: unknown) => {
+    const headers: Record<string, string> = { authorization: `Bearer ${key}` };
+    if (body !== undefined) headers["content-type"] = "application/json";
+    const r = await fetch(`${base}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    return { status: r.status, headers: r.headers, json: (await r.json()) as any };
+  };
+  const remaining: number[] = [];
+  const counted = (r: { headers: Headers }) => {
+    assert(r.headers.get("ratelimit-limit") === String(KEY_LIMIT), `RateLimit-Limit ${r.headers.get("ratelimit-limit")}`);
+    remaining.push(Number(r.headers.get("ratelimit-remaining")));
+  };
+
+  const created = await api("POST", "/api/links", { originalUrl: "https://example.com/first", title: "From a script", shortCode: "smoke-api" });
+  assert(created.status === 201 && created.json.shortCode === "smoke-api", `create ${created.status} ${JSON.stringify(created.json)}`);
+  counted(created);
+  const edited = await api("PUT", `/api/links/${created.json.id}`, { originalUrl: "https://example.com/edited", title: "Edited by a script", description: "via the API" });
+  assert(edited.status === 200 && edited.json.originalUrl === "https://example.com/edited", `edit ${edited.status} ${JSON.stringify(edited.json)}`);
+  counted(edited);
+  const follow = await fetch(`${base}/smoke-api`, { redirect: "manual" });
+  assert(follow.status === 302 && follow.headers.get("location") === "https://example.com/edited", `redirect ${follow.status} → ${follow.headers.get("location")}`);
+  assert(!follow.headers.has("ratelimit-limit"), "the redirect was rate limited");
+  const list = await api("GET", "/api/links");
+  assert(list.status === 200 && list.json.length === 1 && list.json[0].title === "Edited by a script", `list ${list.status} ${JSON.stringify(list.json)}`);
+  assert(list.json[0].clickCount === 1, `clickCount ${list.json[0].clickCount}`);
+  counted(list);
+  const report = await api("GET", `/api/links/${created.json.id}/analytics`);
+  assert(report.status === 200 && report.json.clickCount === 1 && report.json.clicks.length === 1, `analytics ${report.status} ${JSON.stringify(report.json).slice(0, 300)}`);
+  counted(report);
+  // A key never reaches account routes, and the cookie-less request skipped the Origin check.
+  const keys = await api("GET", "/api/api-keys");
+  assert(keys.status === 403, "a key listed the keys");
+  counted(keys);
+
+  let limited: Awaited<ReturnType<typeof api>> | null = null;
+  for (let i = 0; i < KEY_LIMIT && !limited; i++) {
+    const r = await api("GET", "/api/links");
+    if (r.status === 429) limited = r;
+    else counted(r);
+  }
+  assert(limited, `no 429 within ${KEY_LIMIT} more requests`);
+  // Every answer counted one down, to 0; the next was refused.
+  const expected = Array.from({ length: KEY_LIMIT }, (_, i) => KEY_LIMIT - 1 - i);
+  assert(remaining.join() === expected.join(), `RateLimit-Remaining went ${remaining}, not ${expected}`);
+  const retry = Number(limited.headers.get("retry-after"));
+  assert(retry >= 1 && retry <= 60, `Retry-After ${limited.headers.get("retry-after")}`);
+  assert(limited.headers.get("ratelimit-remaining") === "0" && Number(limited.headers.get("ratelimit-reset")) === retry, "429 without its RateLimit fields");
+  assert(limited.json.error?.code === "RATE_LIMITED", JSON.stringify(limited.json));
+  const write = await api("POST", "/api/links", { originalUrl: "https://example.com/too-many", title: "Refused" });
+  assert(write.status === 429, `a write past the limit answered ${write.status}`);
+  const db = new Database(join(dir, "data", "threadlink.db"), { readonly: true });
+  const n = (db.query("SELECT COUNT(*) AS n FROM short_links WHERE original_url = 'https://example.com/too-many'").get() as { n: number }).n;
+  db.close();
+  assert(n === 0, "the refused write was stored");
 });
 
 await check("SIGTERM exits 0 and leaves an intact database", async () => {

@@ -38,7 +38,9 @@ export type Fixture = {
   origin: string;
   alice: { cookie: string; values: Values; publicSlug: string; privateSlug: string; rootLinkId: number };
   bob: { cookie: string };
-  mallory: { cookie: string; values: Values };
+  mallory: { cookie: string; values: Values; apiKey: string };
+  /** The server's API_RATE_LIMIT (requests a minute per key); mallory's key is used only below. */
+  keyLimit: number;
 };
 
 const MUTATING = ["POST", "PUT", "DELETE", "PATCH"];
@@ -263,7 +265,7 @@ export function buildCorpus(routes: Route[], fx: Fixture): Case[] {
     expect: "4xx",
   });
 
-  cases.push(...othersCases(fx), ...textCases(fx), ...headerCases(fx), ...traversalCases(fx));
+  cases.push(...othersCases(fx), ...textCases(fx), ...headerCases(fx), ...traversalCases(fx), ...rateLimitCases(fx));
   return cases;
 }
 
@@ -418,6 +420,40 @@ function headerCases(fx: Fixture): Case[] {
     c("unsatisfiable Range on a vendor file", { method: "GET", target: "/vendor/ffmpeg-0.12.10/const.js", headers: [["Range", "bytes=999999999-"]] }, "<500"),
     c("HEAD on a redirect", { method: "HEAD", target: `/${code}` }, 302),
   ];
+}
+
+/**
+ * A script ignoring its API key's limit (issue 14): the count goes down to 0 in RateLimit-Remaining,
+ * then every request (reads and writes alike) is a cheap 429 RATE_LIMITED with Retry-After.
+ * Made-up keys are refused (401), never counted as keys. Last in the corpus: the key's one-minute
+ * window starts at its first case here and the group takes well under a second.
+ */
+function rateLimitCases(fx: Fixture): Case[] {
+  const group = "API key past its rate limit";
+  const key: [string, string] = ["Authorization", `Bearer ${fx.mallory.apiKey}`];
+  const field = (r: RawResponse, name: string) => r.headers.get(name)?.[0] ?? null;
+  const counted = (want: number) => (r: RawResponse) =>
+    field(r, "ratelimit-remaining") === String(want) && field(r, "ratelimit-limit") === String(fx.keyLimit)
+      ? null
+      : `RateLimit-Limit ${field(r, "ratelimit-limit")}, -Remaining ${field(r, "ratelimit-remaining")} (wanted ${fx.keyLimit}, ${want})`;
+  const refused = (r: RawResponse) => {
+    const retry = Number(field(r, "retry-after"));
+    if (!(retry >= 1 && retry <= 60)) return `Retry-After ${field(r, "retry-after")}`;
+    if (!r.text.includes('"code":"RATE_LIMITED"')) return "not the RATE_LIMITED error";
+    return counted(0)(r);
+  };
+  const cases: Case[] = [];
+  for (let left = fx.keyLimit - 1; left >= 0; left--) cases.push({ group, req: { method: "GET", target: "/api/links", headers: [key] }, expect: 200, check: counted(left) });
+  const body = JSON.stringify({ originalUrl: "https://example.com/over-the-limit", title: "over the limit" });
+  for (const req of [
+    { method: "GET", target: "/api/links", headers: [key] },
+    { method: "POST", target: "/api/links", headers: [key, ["Content-Type", "application/json"]], body },
+    { method: "DELETE", target: `/api/links/${fx.mallory.values.mainLinkId}`, headers: [key] },
+  ] as RawRequest[])
+    cases.push({ group, req, expect: 429, check: refused });
+  for (const made of ["tl_" + "A".repeat(43), "tl_" + "%ff".repeat(15), "x".repeat(4000)])
+    cases.push({ group: "made-up API key", req: { method: "GET", target: "/api/links", headers: [["Authorization", `Bearer ${made}`]] }, expect: 401 });
+  return cases;
 }
 
 /** Path traversal and odd paths: never a file from outside the bundle, never a 5xx. */

@@ -3,7 +3,8 @@
 // the part of many client addresses). The window's end is tested with an injected clock.
 import { afterAll, describe, expect, test } from "bun:test";
 import { setup } from "../test/helpers";
-import { API_RATE_WINDOW_S, AttemptLimiter, RATE_LIMIT_HEADERS, apiRequestLimits } from "./rateLimit";
+import { loadConfig } from "../config";
+import { API_RATE_WINDOW_S, AttemptLimiter, RATE_LIMIT_DESCRIPTION, RATE_LIMIT_HEADERS, RETRY_AFTER_HEADER, apiRequestLimits } from "./rateLimit";
 import { AppError } from "./errors";
 
 const KEY_LIMIT = 4;
@@ -204,6 +205,13 @@ describe("the counting itself", () => {
     expect(refused.code).toBe("RATE_LIMITED");
     expect(refused.headers).toMatchObject({ "Retry-After": "1", "RateLimit-Reset": "1", "RateLimit-Remaining": "0" });
     expect(perKey!.check("k", T0 + 60_000)).toMatchObject({ "RateLimit-Remaining": "1", "RateLimit-Reset": "60" });
+  });
+
+  test("the words for the OpenAPI document state the configured defaults and every field", () => {
+    const defaults = loadConfig({});
+    expect(RATE_LIMIT_DESCRIPTION).toContain(`API_RATE_LIMIT a minute, ${defaults.apiRateLimit} by default`);
+    expect(RATE_LIMIT_DESCRIPTION).toContain(`API_ANON_RATE_LIMIT a minute, ${defaults.apiAnonRateLimit} by default`);
+    for (const name of [...Object.keys(RATE_LIMIT_HEADERS), RETRY_AFTER_HEADER]) expect(RATE_LIMIT_DESCRIPTION).toContain(name);
   });
 
   test("a limit of 0 is off; the stated fields are the documented ones", () => {
