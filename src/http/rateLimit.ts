@@ -155,7 +155,7 @@ export const RATE_LIMIT_DESCRIPTION =
   `429 with code RATE_LIMITED and Retry-After, and the refused request changes nothing.`;
 
 // Monitoring polls health, and the redirect's API form is the redirect path: neither is throttled.
-const UNLIMITED = /^\/api\/(health|links\/redirect\/)/;
+export const UNLIMITED = /^\/api\/(health|links\/redirect\/)/;
 
 const seconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
 
@@ -205,9 +205,13 @@ export function apiRequestLimits(config: Pick<AppContext["config"], "apiRateLimi
  */
 export function apiRateLimit(ctx: AppContext, bearerKey: (request: Request) => { id: number } | null) {
   const { perKey, perAddress } = apiRequestLimits(ctx.config);
-  return new Elysia({ name: "api-rate-limit", seed: ctx.instanceId }).onTransform({ as: "global" }, ({ request, path, server, set }) => {
+  const plugin = new Elysia({ name: "api-rate-limit", seed: ctx.instanceId });
+  // Both limits off: no hook at all, so no request pays even the path test.
+  if (!perKey && !perAddress) return plugin;
+  return plugin.onTransform({ as: "global" }, ({ request, path, server, set }) => {
     if (!path.startsWith("/api/") || UNLIMITED.test(path)) return;
-    if (request.headers.has("authorization")) {
+    const withKey = request.headers.has("authorization");
+    if (withKey) {
       const key = bearerKey(request);
       if (key) {
         if (perKey) Object.assign(set.headers, perKey.check(String(key.id)));
@@ -215,8 +219,8 @@ export function apiRateLimit(ctx: AppContext, bearerKey: (request: Request) => {
       }
       // A malformed, unknown or revoked key is anonymous here (the sign-in check refuses it
       // next): made-up keys must not each get a fresh count.
-    } else if (hasLiveSession(ctx, request)) return;
-    if (!perAddress) return;
+    }
+    if (!perAddress || (!withKey && hasLiveSession(ctx, request))) return;
     // Null for an in-process request (tests, the CLI): no network client to limit.
     const ip = clientIp(ctx, request, server);
     if (ip !== null) Object.assign(set.headers, perAddress.check(ip));

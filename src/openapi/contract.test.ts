@@ -25,8 +25,11 @@ const NOT_API: { pattern: RegExp; why: string }[] = [
 
 const t = await setup();
 const doc = (await t.call("GET", "/api/openapi.json")).json as {
-  paths: Record<string, Record<string, { security?: unknown[]; responses: Record<string, { content?: Record<string, unknown>; headers?: object }> }>>;
+  paths: Record<string, Record<string, { security?: unknown[]; responses: Record<string, { content?: Record<string, unknown>; headers?: Record<string, Header> }> }>>;
+  components: { headers: Record<string, { required?: boolean }> };
 };
+type Header = { $ref: string } | { required?: boolean };
+const refHeader = (ref: string) => doc.components.headers[ref.split("/").pop()!]!;
 
 type Answer = Awaited<ReturnType<typeof t.call>>;
 
@@ -54,8 +57,10 @@ function conforms(method: string, path: string, res: Answer) {
   } else {
     expect(res.text).toBe("");
   }
-  for (const header of Object.keys(response!.headers ?? {})) {
-    if (res.status < 400) expect(res.headers.get(header), `${method} ${path} sends ${header}`).not.toBeNull();
+  // Headers the document marks required are sent; the others (the RateLimit fields) when they apply.
+  for (const [name, header] of Object.entries(response!.headers ?? {})) {
+    const required = "$ref" in header ? refHeader(header.$ref).required : header.required;
+    if (required) expect(res.headers.get(name), `${method} ${path} ${res.status} sends ${name}`).not.toBeNull();
   }
 }
 
@@ -242,4 +247,23 @@ describe("failures answer in the documented error shape", () => {
     expect(taken.status).toBe(409);
     conforms("POST", "/api/links", taken);
   });
+});
+
+test("a key past its request limit gets the documented 429, with Retry-After and the RateLimit fields", async () => {
+  const limited = await setup({ API_RATE_LIMIT: "1" });
+  const user = await limited.signUp("contract-limited");
+  const made = await limited.call("POST", "/api/api-keys", { cookie: user.cookie, body: { name: "limited", scope: "read" } });
+  const headers = { authorization: `Bearer ${made.json.key}` };
+  const first = await limited.call("GET", "/api/links", { headers });
+  expect(first.status).toBe(200);
+  conforms("GET", "/api/links", first);
+  const documented = Object.keys(doc.paths["/api/links"]!.get!.responses["200"]!.headers ?? {});
+  for (const name of ["RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset", "RateLimit-Policy"]) {
+    expect(documented).toContain(name);
+    expect(first.headers.get(name)).not.toBeNull();
+  }
+  const second = await limited.call("GET", "/api/links", { headers });
+  expect(second.status).toBe(429);
+  conforms("GET", "/api/links", second);
+  expect(Number(second.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
 });

@@ -4,6 +4,7 @@ import { toJsonSchema, toJsonSchemaDefs, type ConversionConfig } from "@valibot/
 import { ErrorBody, statusOf, type ErrorCode } from "../shared/errors";
 import { AREAS, SCOPES, type Area, type Scope } from "../apikeys/schema";
 import { keyRefusal, KEY_PREFIX } from "../apikeys/access";
+import { RATE_LIMIT_DESCRIPTION, RATE_LIMIT_HEADERS, RETRY_AFTER_HEADER, UNLIMITED } from "../http/rateLimit";
 import type { Operation, ResponseSpec, Schema } from "./registry";
 
 type Json = Record<string, unknown>;
@@ -52,7 +53,8 @@ export const openApiPath = (path: string) => (path.length > 1 ? path.replace(/\/
 
 /** The codes every operation of this kind can answer with, beside its own. */
 function commonErrors(op: Operation): ErrorCode[] {
-  const codes: ErrorCode[] = ["RATE_LIMITED", "INTERNAL", "UNAVAILABLE"];
+  const codes: ErrorCode[] = ["INTERNAL", "UNAVAILABLE"];
+  if (rateLimited(op)) codes.push("RATE_LIMITED");
   if (op.auth !== "none") codes.push("UNAUTHORIZED", "FORBIDDEN");
   // The Origin check refuses a cross-site browser request with a cookie (src/http/security.ts).
   if (op.method !== "GET") codes.push("FORBIDDEN");
@@ -61,6 +63,9 @@ function commonErrors(op: Operation): ErrorCode[] {
   if (op.path.includes(":")) codes.push("NOT_FOUND");
   return codes;
 }
+
+/** Whether the API's request limits count this operation (src/http/rateLimit.ts). */
+const rateLimited = (op: Operation) => op.path.startsWith("/api/") && !UNLIMITED.test(op.path.replace(/:\w+/g, "1"));
 
 /** What an API key needs for this operation, worked out from the rule the server enforces. */
 function keyRights(op: Operation) {
@@ -124,18 +129,20 @@ export function buildDocument(operations: Operation[], info: DocumentInfo) {
           description: `An API key made in Settings (or \`threadlink api-key create USER NAME --scope read|read-write [--only links|topics]\`), sent as \`Authorization: Bearer ${KEY_PREFIX}…\`. It has the rights of its user narrowed by its scope: \`read\` keys only GET; a key limited to links or topics reaches only those routes; no key reaches account routes (user, logout, API keys, subscription). A key in the query string is refused.`,
         },
       },
-      headers: RATE_LIMIT_HEADERS,
+      headers: RATE_LIMIT_HEADER_DOCS,
     },
   };
 }
 
-// Rate limits: answered with 429 and these headers (the limits are in the README).
-const RATE_LIMIT_HEADERS = {
-  "Retry-After": { description: "Seconds to wait before trying again.", schema: { type: "integer", minimum: 1 } },
-  "RateLimit-Limit": { description: "Requests allowed in the current window.", schema: { type: "integer" } },
-  "RateLimit-Remaining": { description: "Requests left in the current window.", schema: { type: "integer" } },
-  "RateLimit-Reset": { description: "Seconds until the window resets.", schema: { type: "integer" } },
+// The request limits' fields, stated once and referred to by every response they come with.
+const RATE_LIMIT_HEADER_DOCS: Record<string, Json> = {
+  ...Object.fromEntries(
+    Object.entries(RATE_LIMIT_HEADERS).map(([name, description]) => [name, { description, schema: { type: name === "RateLimit-Policy" ? "string" : "integer" } }]),
+  ),
+  [RETRY_AFTER_HEADER]: { description: "Seconds to wait before trying again.", required: true, schema: { type: "integer", minimum: 1 } },
 };
+const headerRef = (name: string) => ({ $ref: `#/components/headers/${name}` });
+const RATE_LIMIT_REFS = Object.fromEntries(Object.keys(RATE_LIMIT_HEADERS).map((name) => [name, headerRef(name)]));
 
 const DESCRIPTION = [
   "Every /api route of Threadlink. Sign in with the web app's session cookie, or send an API key as `Authorization: Bearer tl_…` (make one in Settings).",
@@ -146,7 +153,7 @@ const DESCRIPTION = [
   "| --- | --- | --- |",
   ...Object.entries(ERROR_CODE_DOCS).map(([code, when]) => `| \`${code}\` | ${statusOf[code as ErrorCode]} | ${when} |`),
   "",
-  "Too many requests are answered with 429 `RATE_LIMITED` and a `Retry-After` header (seconds).",
+  `Rate limits: ${RATE_LIMIT_DESCRIPTION}`,
 ].join("\n");
 
 function relink(node: unknown): Json {
@@ -214,13 +221,13 @@ function operation(op: Operation, schema: (s: Schema) => Json): Json {
       description: `${STATUS_TEXT[status] ?? "Error"}: ${list.map((c) => `\`${c}\``).join(", ")}`,
       content: { "application/json": { schema: body, example: { error: { code: list[0], message: ERROR_CODE_DOCS[list[0]!] } } } },
     };
-    if (status === 429 || status === 503) {
-      response.headers =
-        status === 429
-          ? Object.fromEntries(Object.keys(RATE_LIMIT_HEADERS).map((h) => [h, { $ref: `#/components/headers/${h}` }]))
-          : { "Retry-After": { $ref: "#/components/headers/Retry-After" } };
-    }
+    if (status === 429) response.headers = { [RETRY_AFTER_HEADER]: headerRef(RETRY_AFTER_HEADER) };
     responses[String(status)] = response;
+  }
+  // A limited operation's answers carry the RateLimit fields when its caller is counted (a key,
+  // or an anonymous address; not the web app's own session), so they are documented, not required.
+  if (rateLimited(op)) {
+    for (const response of Object.values(responses)) response.headers = { ...RATE_LIMIT_REFS, ...(response.headers as Json | undefined) };
   }
   out.responses = responses;
   return out;
@@ -232,7 +239,7 @@ function success(status: number, r: Schema | ResponseSpec, schema: (s: Schema) =
   if (spec.schema) out.content = { "application/json": { schema: schema(spec.schema) } };
   else if (spec.media) out.content = { [spec.media.type]: { schema: { type: "string" }, ...(spec.media.example ? { example: spec.media.example } : {}) } };
   if (spec.headers) {
-    out.headers = Object.fromEntries(Object.entries(spec.headers).map(([name, description]) => [name, { description, schema: { type: "string" } }]));
+    out.headers = Object.fromEntries(Object.entries(spec.headers).map(([name, description]) => [name, { description, required: true, schema: { type: "string" } }]));
   }
   return out;
 }
