@@ -1,13 +1,12 @@
 import { safeLocalPath } from "../lib/safePath";
 import useSWR, { mutate } from "swr";
 import { api } from "../lib/api";
-import type { Notification } from "../../src/notifications/schema";
+import type { NotificationList } from "../../src/notifications/schema";
 export const NOTIFICATIONS_KEY = "/api/notifications";
-type Payload = { notifications: Notification[]; unreadCount: number };
 
 // Read afresh whenever a page (and so its header bell) mounts: notifications arrive from other
 // people's actions, so the cached copy from the previous page may be out of date.
-export const useNotifications = (enabled = true) => useSWR<Payload>(enabled ? NOTIFICATIONS_KEY : null, { revalidateOnMount: true });
+export const useNotifications = (enabled = true) => useSWR<NotificationList>(enabled ? NOTIFICATIONS_KEY : null, { revalidateOnMount: true });
 
 export async function markRead(id: number) {
   await api(`${NOTIFICATIONS_KEY}/${id}/read`, { method: "POST" });

@@ -8,13 +8,12 @@ import { Spinner } from "../ui/Spinner";
 import { toast, toastError } from "../ui/Toast";
 import { PublicShell } from "../pages/PublicShell";
 import { TopicList } from "../topics/TopicList";
-import type { SortKey, Topic } from "../topics/data";
+import type { SortKey } from "../topics/data";
 import { acceptInvite, codeFrom } from "./invites";
 import "../topics/topics.css";
 import "./sharing.css";
 import { usePageTitle } from "../shell/usePageTitle";
-
-type SharePayload = { username: string; isOwner: boolean; isMember: boolean; topics: Topic[] };
+import type { SharePayload } from "../../src/topics/schema";
 
 /** /share/{username}: that user's topics the viewer may see, in shared mode. */
 export function SharePage() {

@@ -2,8 +2,9 @@ import { mutate } from "swr";
 import { api } from "../lib/api";
 import { SHARED_TOPICS_KEY, SHARING_USERS_KEY } from "../topics/data";
 
-export type Invite = { code: string; url: string; createdAt: string; expiresAt: string };
-export type InviteInfo = { inviter: string; status: "valid" | "used" | "expired"; expiresAt: string };
+import type { Invite, InviteInfo } from "../../src/invites/schema";
+
+export type { Invite, InviteInfo };
 
 /** Spec §9: the copied invite link is {origin}/invite/{code}. */
 export const inviteLink = (code: string) => `${location.origin}/invite/${code}`;

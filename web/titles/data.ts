@@ -6,22 +6,10 @@ import { format } from "date-fns";
 import { api } from "../lib/api";
 import { useConfig } from "../lib/config";
 import type { Title } from "../../src/titles/schema";
+import type { TopicView } from "../../src/topics/schema";
 
-export type { Title };
+export type { Title, TopicView };
 export { titleSlug } from "../../src/titles/schema";
-
-/** GET /api/topic/{username}/{topicSlug}: the topic plus the caller's role in it. */
-export type TopicView = {
-  id: number;
-  userId: number;
-  name: string;
-  emoji: string | null;
-  slug: string;
-  linkSlug: string;
-  username: string;
-  phoneNumber: string;
-  role: "owner" | "member" | "viewer";
-};
 
 const enc = encodeURIComponent;
 

@@ -1,10 +1,9 @@
 // Server state for the dashboard: swr keys are the API paths (spec §7).
 import useSWR from "swr";
 import { api } from "../lib/api";
-import type { Topic } from "../../src/topics/schema";
+import type { SharingUser, Topic } from "../../src/topics/schema";
 
-export type { Topic };
-export type SharingUser = { id: number; username: string; since: string; topicCount: number };
+export type { SharingUser, Topic };
 export type SortKey = "newest" | "oldest" | "most-clicked" | "custom";
 export type ViewKey = "personal" | "shared";
 
