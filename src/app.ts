@@ -13,6 +13,7 @@ import { accountRoutes } from "./accounts/routes";
 import { healthRoutes } from "./health/routes";
 import { createLinks } from "./links/service";
 import { linkRoutes } from "./links/routes";
+import { IMPORT_PATH, bulkLinkRoutes } from "./links/bulkRoutes";
 import { redirectRoutes, redirectServeRoutes, rootRoute } from "./redirects/routes";
 import { topicRoutes } from "./topics/routes";
 import { inviteRoutes } from "./invites/routes";
@@ -51,7 +52,8 @@ export async function createApp({ db, config, maxClickBacklog }: { db: Db; confi
     // Per API key and per anonymous address, before any route's sign-in check (README).
     .use(apiRateLimit(ctx, bearer))
     .use(malformedPaths(ctx, () => pages.notFound.respond()))
-    .use(bodyLimit(ctx))
+    // JSON bodies everywhere; the link import alone takes a CSV file (its own 10 MB cap).
+    .use(bodyLimit(ctx, [IMPORT_PATH]))
     .use(healthRoutes(ctx, links.recorder))
     .use(accountRoutes(ctx, auth))
     // Only 4-segment paths ending in /titles reach it (titles.test.ts checks the neighbours).
@@ -62,6 +64,7 @@ export async function createApp({ db, config, maxClickBacklog }: { db: Db; confi
     .use(notificationRoutes(ctx, auth))
     .use(apiKeyRoutes(ctx, auth))
     .use(vendorRoutes())
+    .use(bulkLinkRoutes(ctx, auth, links))
     .use(linkRoutes(ctx, auth, links, "main"))
     .use(linkRoutes(ctx, auth, links, "brand"))
     // /{code}, /l/{code}, /r/{code}, /api/links/redirect/{code}; app pages pass through to the SPA.

@@ -5,16 +5,25 @@ import { Elysia } from "elysia";
 import * as v from "valibot";
 import type { AppContext } from "../context";
 import { AppError, validationFailure } from "./errors";
+import { SESSION_COOKIE } from "./auth";
 
 /** Largest request body the app reads. Every form and API body is a few kB at most. */
 export const MAX_BODY_BYTES = 1024 * 1024;
 /**
- * Bun's own ceiling (maxRequestBodySize): bodies above it are refused by the server itself
- * with a bare 413 before any route runs. It sits above MAX_BODY_BYTES so that ordinary
- * oversize requests get the app's clear 413 in the one error shape; the app itself never
- * reads more than MAX_BODY_BYTES + one chunk, declared length or not (chunked).
+ * The one exception to JSON-only: a CSV file sent to an import route (POST /api/links/import,
+ * issue 14), read as bytes up to this cap. 10 MB holds ~100,000 links; a larger export is
+ * imported in parts.
  */
-export const MAX_REQUEST_BYTES = 4 * MAX_BODY_BYTES;
+export const CSV_BODY_BYTES = 10 * MAX_BODY_BYTES;
+export const CSV_TOO_LARGE_MESSAGE = "The file is too large. The limit is 10 MB: split it and import the parts one after another.";
+export const NOT_CSV_TYPE_MESSAGE = "Send the file as the request body, with the header Content-Type: text/csv.";
+/**
+ * Bun's own ceiling (maxRequestBodySize): bodies above it are refused by the server itself
+ * with a bare 413 before any route runs. It sits above the largest cap (CSV_BODY_BYTES) so
+ * that ordinary oversize requests get the app's clear 413 in the one error shape; the app
+ * itself never reads more than a route's cap + one chunk, declared length or not (chunked).
+ */
+export const MAX_REQUEST_BYTES = CSV_BODY_BYTES + MAX_BODY_BYTES;
 /**
  * Deepest JSON nesting accepted. Every body the app takes is an object of scalars (depth 1);
  * the bound leaves room for clients that wrap, and keeps parse and validation linear.
@@ -109,6 +118,43 @@ export function jsonShapeProblem(bytes: Uint8Array, maxDepth: number, maxValues:
   return null;
 }
 
+/** A CSV body, read as bytes: the import decides the encoding (a BOM, UTF-16, bad bytes). */
+export class CsvBody {
+  constructor(readonly bytes: Uint8Array) {}
+  toJSON() {
+    return "[csv body]";
+  }
+}
+
+// What browsers and tools send for a .csv file (Windows reports Excel's type for it).
+const CSV_TYPES = new Set(["text/csv", "text/plain", "application/csv", "application/vnd.ms-excel"]);
+
+/**
+ * A CSV route's body: bytes up to CSV_BODY_BYTES, or a RejectedBody. Read before the sign-in
+ * check like every body, so a request with neither a session cookie nor a key is not read
+ * at all: the auth check answers it 401 without 10 MB having been taken in first.
+ */
+export async function readCsvBody(request: Request, contentType: string): Promise<unknown> {
+  if (request.body === null) return new CsvBody(new Uint8Array(0));
+  if (!request.headers.has("authorization") && !request.headers.get("cookie")?.includes(`${SESSION_COOKIE}=`)) return {};
+  if (!CSV_TYPES.has(contentType.split(";")[0]!.trim().toLowerCase())) return reject("UNSUPPORTED_MEDIA_TYPE", NOT_CSV_TYPE_MESSAGE);
+  const bytes = await readCapped(request.body, request, CSV_BODY_BYTES, CSV_TOO_LARGE_MESSAGE);
+  return bytes instanceof RejectedBody ? bytes : new CsvBody(bytes);
+}
+
+/** The body's bytes, refused when its declared length or the bytes actually read pass `limit`. */
+async function readCapped(body: ReadableStream<Uint8Array>, request: Request, limit: number, tooLarge: string): Promise<Uint8Array | RejectedBody> {
+  if (Number(request.headers.get("content-length") ?? 0) > limit) return reject("PAYLOAD_TOO_LARGE", tooLarge);
+  let bytes: Uint8Array | null;
+  try {
+    bytes = await readAtMost(body, limit);
+  } catch {
+    // The client went away or broke the chunked framing mid-body.
+    return reject("BAD_REQUEST", "The request body could not be read");
+  }
+  return bytes ?? reject("PAYLOAD_TOO_LARGE", tooLarge);
+}
+
 const isJsonType = (type: string) => type === "application/json" || (type.startsWith("application/") && type.endsWith("+json"));
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
 
@@ -118,15 +164,8 @@ const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
  */
 export async function readJsonBody(request: Request, contentType: string): Promise<unknown> {
   if (request.body === null) return {};
-  if (Number(request.headers.get("content-length") ?? 0) > MAX_BODY_BYTES) return reject("PAYLOAD_TOO_LARGE", TOO_LARGE_MESSAGE);
-  let bytes: Uint8Array | null;
-  try {
-    bytes = await readAtMost(request.body, MAX_BODY_BYTES);
-  } catch {
-    // The client went away or broke the chunked framing mid-body.
-    return reject("BAD_REQUEST", "The request body could not be read");
-  }
-  if (bytes === null) return reject("PAYLOAD_TOO_LARGE", TOO_LARGE_MESSAGE);
+  const bytes = await readCapped(request.body, request, MAX_BODY_BYTES, TOO_LARGE_MESSAGE);
+  if (bytes instanceof RejectedBody) return bytes;
   if (bytes.byteLength === 0) return {};
   if (!isJsonType(contentType.trim().toLowerCase())) return reject("UNSUPPORTED_MEDIA_TYPE", NOT_JSON_TYPE_MESSAGE);
   const shape = jsonShapeProblem(bytes, MAX_JSON_DEPTH, MAX_JSON_VALUES);
@@ -147,6 +186,7 @@ export async function readJsonBody(request: Request, contentType: string): Promi
 /**
  * One parser for every route with a body: bounded read (declared length and bytes actually
  * read, chunked included), JSON only (415 otherwise), bounded depth and count, then JSON.parse.
+ * `csvPaths` (exact paths) take a CSV file instead, through readCsvBody and its larger cap.
  *
  * It is a global parse hook. Such a hook turns Elysia's `parse: "none"` on a route into a
  * second parser (Elysia recognises "none" only when it is a route's sole parse hook), which is
@@ -154,9 +194,11 @@ export async function readJsonBody(request: Request, contentType: string): Promi
  * streamed in, no `.mount()`), and a route that ever does must be served outside this app.
  * security.test.ts and hardening.test.ts exercise every route through it.
  */
-export function bodyLimit(ctx: AppContext) {
+export function bodyLimit(ctx: AppContext, csvPaths: readonly string[] = []) {
   return new Elysia({ name: "body-limit", seed: ctx.instanceId })
-    .onParse({ as: "global" }, ({ request }, contentType) => readJsonBody(request, contentType))
+    .onParse({ as: "global" }, ({ request, path }, contentType) =>
+      csvPaths.includes(path) ? readCsvBody(request, contentType) : readJsonBody(request, contentType),
+    )
     .onBeforeHandle({ as: "global" }, ({ body }) => {
       // Routes without a schema: a refused body is answered here, after the sign-in check.
       if (body instanceof RejectedBody) throw body.error;

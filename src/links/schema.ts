@@ -185,3 +185,105 @@ export const ListQuery = v.object({ includeRoot: flag("With true, the instance o
 
 /** POST …/reset-clicks: the root link is addressed with isRoot=true. */
 export const ResetQuery = v.object({ isRoot: flag("true when the link is the root link.") });
+
+// ---- Bulk create, export and import (issue 14) ----
+
+/** Most links one bulk-create request may hold. */
+export const BULK_MAX = 1000;
+/** Most data rows one import may hold (a 10 MB file of ~100-byte rows). */
+export const IMPORT_MAX_ROWS = 100_000;
+
+export const BULK_MSG = {
+  notList: "Send the links as a list: { \"links\": [ … ] }",
+  empty: "Send at least one link",
+  tooMany: `At most ${BULK_MAX.toLocaleString("en")} links per request: send the rest in another request`,
+  notObject: "Each link must be an object with originalUrl and title",
+  noCode: "Could not generate a free short code. Please try again.",
+} as const;
+
+export const BulkCreateBody = v.object({
+  links: v.pipe(v.array(v.unknown(), BULK_MSG.notList), v.minLength(1, BULK_MSG.empty), v.maxLength(BULK_MAX, BULK_MSG.tooMany)),
+});
+
+/** Why one item or row was refused: the error shape's inner object (a stable `code`, the message, the field). */
+export const ItemError = v.object({
+  code: v.picklist(["VALIDATION", "CONFLICT", "BAD_REQUEST"]),
+  message: v.string(),
+  fields: v.optional(v.record(v.string(), v.string())),
+});
+export type ItemError = v.InferOutput<typeof ItemError>;
+
+/** One item of a bulk create, in the order sent: created with its link, or refused and why. */
+export const BulkItemResult = v.variant("status", [
+  v.object({ index: v.number(), status: v.literal("created"), link: LinkView }),
+  v.object({ index: v.number(), status: v.literal("refused"), error: ItemError }),
+]);
+export type BulkItemResult = v.InferOutput<typeof BulkItemResult>;
+
+export const BulkCreateResult = v.object({
+  created: v.number(),
+  refused: v.number(),
+  results: v.array(BulkItemResult),
+});
+export type BulkCreateResult = v.InferOutput<typeof BulkCreateResult>;
+
+/** A link in an export, with its click count. The CSV has the same columns (see EXPORT_COLUMNS). */
+export const ExportRow = v.object({
+  shortCode: v.string(),
+  shortUrl: v.string(),
+  originalUrl: v.string(),
+  title: v.string(),
+  description: v.nullable(v.string()),
+  clickCount: v.number(),
+  active: v.boolean(),
+  createdAt: v.string(),
+  updatedAt: v.string(),
+  expiresAt: v.nullable(v.string()),
+});
+export type ExportRow = v.InferOutput<typeof ExportRow>;
+
+export const ExportJson = v.object({ exportedAt: v.string(), links: v.array(ExportRow) });
+
+export const ExportQuery = v.object({ format: v.optional(v.picklist(["csv", "json"], "format must be csv or json")) });
+
+/**
+ * `rowOffset`: data rows that came before this part of a file, so a file sent in parts (the
+ * Import page sends 500 rows at a time) is reported with its own row numbers.
+ */
+export const ImportQuery = v.object({
+  rowOffset: v.optional(v.pipe(v.string(), v.regex(/^\d{1,7}$/, "rowOffset must be a whole number"))),
+});
+
+export const IMPORT_FORMATS = ["plain", "shlink", "yourls"] as const;
+export type ImportFormat = (typeof IMPORT_FORMATS)[number];
+
+/** One data row of an import. `row` counts the header as row 1, as a spreadsheet shows the file. */
+export const ImportRowResult = v.variant("status", [
+  v.object({
+    row: v.number(),
+    status: v.literal("imported"),
+    shortCode: v.string(),
+    shortUrl: v.string(),
+    /** What the import changed to make the row fit (an empty title filled, a long one shortened). */
+    note: v.optional(v.string()),
+  }),
+  v.object({ row: v.number(), status: v.literal("skipped"), error: ItemError }),
+]);
+export type ImportRowResult = v.InferOutput<typeof ImportRowResult>;
+
+export const ImportReport = v.object({
+  format: v.picklist(IMPORT_FORMATS),
+  rows: v.number(),
+  imported: v.number(),
+  skipped: v.number(),
+  results: v.array(ImportRowResult),
+});
+export type ImportReport = v.InferOutput<typeof ImportReport>;
+
+const flag = (about: string) => v.optional(v.pipe(v.picklist(["true", "false"]), v.description(about)));
+
+/** GET /api/pic-drift-links: the instance owner may ask for the root link too. */
+export const ListQuery = v.object({ includeRoot: flag("With true, the instance owner's root link comes first.") });
+
+/** POST …/reset-clicks: the root link is addressed with isRoot=true. */
+export const ResetQuery = v.object({ isRoot: flag("true when the link is the root link.") });

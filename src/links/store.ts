@@ -22,6 +22,12 @@ export type LinkRow = {
   expires_at: string | null;
 };
 
+/** A link to write in a bulk create: `shortCode` null means "generate one". */
+export type NewLink = { shortCode: string | null; originalUrl: string; title: string; description: string; expiresAt: string | null };
+
+/** Generated codes tried per link before it is reported as refused (64^7 codes: never in practice). */
+const GENERATE_TRIES = 10;
+
 /** What the redirect needs, for every link at start (the in-memory map). */
 export type RedirectRow = Pick<LinkRow, "id" | "short_code" | "original_url" | "active" | "expires_at">;
 
@@ -64,6 +70,14 @@ export function linksStore(db: Db) {
     allForRedirect: db.prepare("SELECT id, short_code, original_url, active, expires_at FROM short_links"),
     setRootUrl: db.prepare("UPDATE short_links SET original_url = ? WHERE short_code = 'root' AND is_system = 1 AND original_url != ?"),
     root: db.prepare(`SELECT ${COLS} FROM short_links WHERE short_code = 'root' AND is_system = 1`),
+    // Bulk create and import: a taken code returns no row instead of failing the statement, so
+    // one clash neither aborts its batch's transaction nor costs an exception. A new link has no
+    // clicks, so the count is a constant here rather than a subquery per row.
+    insertIfFree: db.prepare(
+      `INSERT INTO short_links (user_id, tracker, short_code, original_url, title, description, expires_at, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (short_code) DO NOTHING
+       RETURNING id, user_id, tracker, short_code, original_url, title, description, active, is_system, 0 AS click_count, created_at, updated_at, expires_at`,
+    ),
   };
 
   const resetClicks = db.transaction((id: number) => {
@@ -71,6 +85,26 @@ export function linksStore(db: Db) {
     q.resetRollups.run(id);
     q.resetCount.run(id);
     q.touch.run(nowIso(), id);
+  });
+
+  /**
+   * Many links in one transaction. Each item is one INSERT, so an item is written whole or not
+   * at all; `shortCode: null` asks for a generated one (`generate`, retried on a clash). The
+   * result is aligned with `items`: the row, or null when the code was taken.
+   */
+  const createMany = db.transaction((userId: number, tracker: Tracker, items: readonly NewLink[], generate: () => string | null) => {
+    const now = nowIso();
+    return items.map((f) => {
+      const insert = (code: string) =>
+        q.insertIfFree.get(userId, tracker, code, f.originalUrl, f.title, f.description || null, f.expiresAt, now, now) as LinkRow | null;
+      if (f.shortCode !== null) return insert(f.shortCode);
+      for (let i = 0; i < GENERATE_TRIES; i++) {
+        const code = generate();
+        const row = code === null ? null : insert(code);
+        if (row) return row;
+      }
+      return null;
+    });
   });
 
   return {
@@ -108,5 +142,8 @@ export function linksStore(db: Db) {
     allForRedirect: () => q.allForRedirect.iterate() as IterableIterator<RedirectRow>,
     syncRootUrl: (url: string) => q.setRootUrl.run(url, url).changes > 0,
     root: () => q.root.get() as LinkRow | null,
+    // IMMEDIATE for the reason resetClicks gives: the click writer is another connection.
+    createMany: (userId: number, tracker: Tracker, items: readonly NewLink[], generate: () => string | null) =>
+      createMany.immediate(userId, tracker, items, generate) as (LinkRow | null)[],
   };
 }

@@ -1,0 +1,54 @@
+// Many Link Tracker links at once: bulk create (POST /api/links/bulk) and import share this.
+// Every item gets the checks POST /api/links gives one link (src/links/routes.ts): the create
+// schema (reserved codes included), the destination against this instance's own hosts, an
+// expiry in the future, and a free code, decided by the UNIQUE constraint as the rows are written.
+import * as v from "valibot";
+import { validationFailure } from "../http/errors";
+import { isReserved } from "../shared/reserved";
+import { BULK_MSG, CreateLinkBody, MSG, destinationProblem, type ItemError } from "./schema";
+import { generateCode } from "./routes";
+import type { Links } from "./service";
+import type { LinkRow, NewLink } from "./store";
+
+export type Checked = { ok: true; link: NewLink } | { ok: false; error: ItemError };
+
+const refusal = (code: ItemError["code"], message: string, field?: string): ItemError => ({
+  code,
+  message,
+  ...(field ? { fields: { [field]: message } } : {}),
+});
+
+/** One item checked as a single create checks its body, or the reason it is refused. */
+export function checkItem(item: unknown, ownHosts: readonly string[], now = Date.now()): Checked {
+  if (typeof item !== "object" || item === null || Array.isArray(item)) return { ok: false, error: refusal("VALIDATION", BULK_MSG.notObject) };
+  const parsed = v.safeParse(CreateLinkBody, item, { abortEarly: true });
+  if (!parsed.success) {
+    const failure = validationFailure(parsed.issues[0]);
+    return { ok: false, error: { code: "VALIDATION", message: failure.message, ...(failure.fields ? { fields: failure.fields } : {}) } };
+  }
+  const body = parsed.output;
+  const problem = destinationProblem(body.originalUrl, [...ownHosts]);
+  if (problem) return { ok: false, error: refusal("VALIDATION", problem, "originalUrl") };
+  if (body.expiresAt && Date.parse(body.expiresAt) <= now) return { ok: false, error: refusal("VALIDATION", MSG.expiresPast, "expiresAt") };
+  return { ok: true, link: { ...body, shortCode: body.shortCode || null } };
+}
+
+/** A generated code, or null when it happens to be a reserved word (the store tries again). */
+const freshCode = () => {
+  const c = generateCode();
+  return isReserved(c) ? null : c;
+};
+
+/**
+ * Writes checked links in one transaction and puts each new one in the redirect map at once.
+ * Aligned with `items`: the row, or the reason it was not written (its code is taken).
+ */
+export function writeLinks(links: Links, userId: number, items: readonly NewLink[]): (LinkRow | ItemError)[] {
+  if (items.length === 0) return [];
+  const rows = links.store.createMany(userId, "main", items, freshCode);
+  return rows.map((row, i) => {
+    if (!row) return items[i]!.shortCode === null ? refusal("CONFLICT", BULK_MSG.noCode) : refusal("CONFLICT", MSG.codeTaken, "shortCode");
+    links.remember(row);
+    return row;
+  });
+}

@@ -1,0 +1,120 @@
+// /api/links/bulk, /api/links/export and /api/links/import: the Link Tracker's links in bulk
+// (issue 14). Mounted beside linkRoutes' /api/links; no SQL here.
+import { Elysia } from "elysia";
+import * as v from "valibot";
+import type { AppContext } from "../context";
+import type { AuthPlugin } from "../http/auth";
+import { AppError, validationFailure } from "../http/errors";
+import { CsvBody, NOT_CSV_TYPE_MESSAGE, jsonBody } from "../http/bodyLimit";
+import { defineOperations } from "../openapi/registry";
+import { checkItem, writeLinks } from "./bulk";
+import { exportCsv, exportFilename, exportRow } from "./export";
+import { linkImporter } from "./import";
+import { BulkCreateBody, BulkCreateResult, ExportJson, ExportQuery, ImportQuery, ImportReport, type BulkItemResult } from "./schema";
+import type { Links } from "./service";
+
+/** The one route that takes a CSV body (src/http/bodyLimit.ts reads it with its 10 MB cap). */
+export const IMPORT_PATH = "/api/links/import";
+
+function query<S extends v.GenericSchema>(schema: S, value: unknown): v.InferOutput<S> {
+  const r = v.safeParse(schema, value, { abortEarly: true });
+  if (!r.success) throw validationFailure(r.issues[0]);
+  return r.output;
+}
+
+export function bulkLinkRoutes(ctx: AppContext, auth: AuthPlugin, links: Links) {
+  const importer = linkImporter(links);
+
+  return new Elysia({ prefix: "/api/links" })
+    .use(auth)
+    .post(
+      "/bulk",
+      ({ body, user }) => {
+        const checked = body.links.map((item) => checkItem(item, links.ownHosts));
+        const written = writeLinks(
+          links,
+          user.id,
+          checked.flatMap((c) => (c.ok ? [c.link] : [])),
+        );
+        let w = 0;
+        const results = checked.map((c, index): BulkItemResult => {
+          if (!c.ok) return { index, status: "refused", error: c.error };
+          const r = written[w++]!;
+          return "short_code" in r ? { index, status: "created", link: links.view(r) } : { index, status: "refused", error: r };
+        });
+        const created = results.filter((r) => r.status === "created").length;
+        return { created, refused: results.length - created, results };
+      },
+      { auth: true, body: jsonBody(BulkCreateBody) },
+    )
+    .get(
+      "/export",
+      async ({ user, query: raw }) => {
+        const { format = "csv" } = query(ExportQuery, raw);
+        // The counts include every click captured so far, as the list's do.
+        await links.recorder.flush();
+        const rows = links.store.list(user.id, "main").map((r) => exportRow(links, r));
+        const headers = {
+          "content-disposition": `attachment; filename="${exportFilename(user.username, format)}"`,
+          "cache-control": "no-store",
+        };
+        if (format === "json") {
+          const body = JSON.stringify({ exportedAt: new Date().toISOString(), links: rows });
+          return new Response(body, { headers: { ...headers, "content-type": "application/json; charset=utf-8" } });
+        }
+        return new Response(exportCsv(rows), { headers: { ...headers, "content-type": "text/csv; charset=utf-8" } });
+      },
+      { auth: true },
+    )
+    .post(
+      "/import",
+      ({ body, user, query: raw, request }) => {
+        const { rowOffset } = query(ImportQuery, raw);
+        if (!(body instanceof CsvBody)) throw new AppError("UNSUPPORTED_MEDIA_TYPE", NOT_CSV_TYPE_MESSAGE);
+        return importer.run(user.id, body.bytes, { rowOffset: Number(rowOffset ?? 0), signal: request.signal });
+      },
+      { auth: true },
+    );
+}
+
+const CSV_EXAMPLE = "url,code,title\r\nhttps://example.com/spring-sale,spring-sale,Spring sale\r\nhttps://example.com/docs,,Docs\r\n";
+
+export const bulkLinkOperations = defineOperations({ tag: "Links", auth: "user" }, [
+  {
+    method: "POST",
+    path: "/api/links/bulk",
+    summary: "Create up to 1,000 links",
+    description:
+      "Each item is checked as POST /api/links checks one link and is created whole or not at all. The answer lists every item in the order sent: `created` with its link, or `refused` with the error (a stable `code`, the message and the field). More than 1,000 items is a 400.",
+    body: BulkCreateBody,
+    example: { links: [{ originalUrl: "https://example.com/a", title: "A" }, { originalUrl: "https://example.com/b", title: "B", shortCode: "bee-link" }] },
+    responses: { 200: BulkCreateResult },
+  },
+  {
+    method: "GET",
+    path: "/api/links/export",
+    summary: "Export your links with their click counts",
+    description:
+      "`format=csv` (the default): UTF-8 with a BOM and a header row (code,url,title,description,expiresAt,clicks,shortUrl,active,createdAt,updatedAt); a cell starting with = + - @, a tab or a carriage return gets a leading ' so a spreadsheet never runs it. `format=json`: the same links as objects. Both are downloads (Content-Disposition: attachment).",
+    query: ExportQuery,
+    responses: {
+      200: {
+        description: "The links, as CSV (format=csv) or as JSON (format=json, the schema below)",
+        schema: ExportJson,
+        media: { type: "text/csv", example: "code,url,title,description,expiresAt,clicks,shortUrl,active,createdAt,updatedAt\r\n" },
+        headers: { "Content-Disposition": "attachment; filename=\"links-<username>-<date>.csv\"" },
+      },
+    },
+  },
+  {
+    method: "POST",
+    path: IMPORT_PATH,
+    summary: "Import links from a CSV file",
+    description:
+      "The body is the file itself (Content-Type: text/csv, at most 10 MB and 100,000 rows). The header row names the format: `url,code,title` (optional description, expiresAt; this API's own export too), Shlink's export (createdAt,domain,shortCode,shortUrl,longUrl,title,tags,visits) or YOURLS's (keyword,url,title,timestamp,ip,clicks). Rows are checked as POST /api/links checks a link (an empty title becomes the address); good rows are imported and every bad one is reported with its row number (the header is row 1) and reason. `rowOffset` shifts the row numbers when a file is sent in parts.",
+    query: ImportQuery,
+    example: CSV_EXAMPLE,
+    responses: { 200: ImportReport },
+    errors: ["PAYLOAD_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE", "CONFLICT"],
+  },
+]);

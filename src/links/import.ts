@@ -1,0 +1,95 @@
+// Importing a CSV file into a user's Link Tracker (POST /api/links/import). The file is parsed
+// and written a batch of rows at a time, each batch one short transaction, with the event loop
+// free between batches: redirects keep answering while 100,000 rows go in (a SQLite
+// transaction never awaits, so the awaits are only ever between transactions).
+import { AppError, badRequest } from "../http/errors";
+import { checkItem, writeLinks } from "./bulk";
+import { IMPORT_MSG, detectLayout, decodeCsv, parseInBatches, recordProblem, recordToLink, type CsvRecord } from "./importFormats";
+import { IMPORT_MAX_ROWS, type ImportReport, type ImportRowResult } from "./schema";
+import type { Links } from "./service";
+import type { NewLink } from "./store";
+
+/** Rows per transaction: a few milliseconds of work, so a redirect waits at most that long. */
+export const IMPORT_BATCH = 500;
+
+export const TOO_MANY_ROWS_MESSAGE = `The file has more than ${IMPORT_MAX_ROWS.toLocaleString("en")} rows: split it and import the parts one after another.`;
+export const IMPORT_BUSY_MESSAGE = "An import into your account is already running. Wait for it to finish, then try again.";
+
+const nextTick = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
+
+export function linkImporter(links: Links) {
+  // One import per account at a time: two would race for the same codes and double the work.
+  const running = new Set<number>();
+
+  /** Checks and writes one batch of data records; `first` is the row number of records[0]. */
+  function importBatch(userId: number, records: readonly CsvRecord[], first: number, layout: NonNullable<ReturnType<typeof detectLayout>>) {
+    const results: ImportRowResult[] = [];
+    const toWrite: { row: number; link: NewLink; note: string | undefined }[] = [];
+    records.forEach((record, i) => {
+      const row = first + i;
+      const problem = recordProblem(record, layout);
+      if (problem) {
+        results.push({ row, status: "skipped", error: { code: "BAD_REQUEST", message: problem } });
+        return;
+      }
+      const { link, note } = recordToLink(record, layout);
+      const checked = checkItem(link, links.ownHosts);
+      if (checked.ok) toWrite.push({ row, link: checked.link, note });
+      else results.push({ row, status: "skipped", error: checked.error });
+    });
+    const written = writeLinks(
+      links,
+      userId,
+      toWrite.map((w) => w.link),
+    );
+    written.forEach((r, i) => {
+      const { row, note } = toWrite[i]!;
+      if ("code" in r && "message" in r) results.push({ row, status: "skipped", error: r });
+      else results.push({ row, status: "imported", shortCode: r.short_code, shortUrl: links.shortUrl(r), ...(note ? { note } : {}) });
+    });
+    return results.sort((a, b) => a.row - b.row);
+  }
+
+  async function run(userId: number, bytes: Uint8Array, opts: { rowOffset: number; signal?: AbortSignal }): Promise<ImportReport> {
+    const text = decodeCsv(bytes);
+    if (!text.trim()) throw badRequest(IMPORT_MSG.empty);
+
+    // Parsed first, in batches, so that a file over the row limit is refused before anything is written.
+    const records: CsvRecord[] = [];
+    let tooMany = false;
+    await parseInBatches(text, IMPORT_BATCH, async (batch) => {
+      for (const r of batch) records.push(r);
+      if (records.length > IMPORT_MAX_ROWS + 1) tooMany = true;
+      await nextTick();
+      return !tooMany && !opts.signal?.aborted;
+    });
+    if (tooMany) throw new AppError("PAYLOAD_TOO_LARGE", TOO_MANY_ROWS_MESSAGE);
+    const header = records[0];
+    const layout = header && !header.error ? detectLayout(header.cells) : null;
+    if (!layout) throw badRequest(IMPORT_MSG.header);
+
+    const results: ImportRowResult[] = [];
+    // Row 1 is the header, as a spreadsheet numbers the file.
+    const firstRow = opts.rowOffset + 2;
+    for (let at = 1; at < records.length; at += IMPORT_BATCH) {
+      // A client that went away (a cancelled import) stops the writing at the next batch.
+      if (opts.signal?.aborted) break;
+      results.push(...importBatch(userId, records.slice(at, at + IMPORT_BATCH), firstRow + at - 1, layout));
+      await nextTick();
+    }
+    const imported = results.filter((r) => r.status === "imported").length;
+    return { format: layout.format, rows: results.length, imported, skipped: results.length - imported, results };
+  }
+
+  return {
+    async run(userId: number, bytes: Uint8Array, opts: { rowOffset: number; signal?: AbortSignal }) {
+      if (running.has(userId)) throw new AppError("CONFLICT", IMPORT_BUSY_MESSAGE);
+      running.add(userId);
+      try {
+        return await run(userId, bytes, opts);
+      } finally {
+        running.delete(userId);
+      }
+    },
+  };
+}
