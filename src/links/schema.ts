@@ -279,11 +279,3 @@ export const ImportReport = v.object({
   results: v.array(ImportRowResult),
 });
 export type ImportReport = v.InferOutput<typeof ImportReport>;
-
-const flag = (about: string) => v.optional(v.pipe(v.picklist(["true", "false"]), v.description(about)));
-
-/** GET /api/pic-drift-links: the instance owner may ask for the root link too. */
-export const ListQuery = v.object({ includeRoot: flag("With true, the instance owner's root link comes first.") });
-
-/** POST …/reset-clicks: the root link is addressed with isRoot=true. */
-export const ResetQuery = v.object({ isRoot: flag("true when the link is the root link.") });
