@@ -38,6 +38,8 @@ const PRE: CSSProperties = {
   overflowWrap: "anywhere",
 };
 const SUMMARY: CSSProperties = { cursor: "pointer", display: "flex", gap: "0.5rem", alignItems: "baseline", flexWrap: "wrap", minHeight: 40, padding: "0.25rem 0" };
+// Table cells may break long words (UNSUPPORTED_MEDIA_TYPE, paths), so a table fits a phone.
+const CELL: CSSProperties = { overflowWrap: "anywhere" };
 const PATH: CSSProperties = { fontWeight: 600, overflowWrap: "anywhere" };
 
 export function ApiDocsPage() {
@@ -158,17 +160,17 @@ function OperationView({ method, path, op, doc, auth, server }: { method: string
               <caption>Parameters</caption>
               <thead>
                 <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">In</th>
-                  <th scope="col">About</th>
+                  <th scope="col" style={CELL}>Name</th>
+                  <th scope="col" style={CELL}>In</th>
+                  <th scope="col" style={CELL}>About</th>
                 </tr>
               </thead>
               <tbody>
                 {params.map((p) => (
                   <tr key={`${p.in}-${p.name}`}>
-                    <td><code>{p.name}</code>{p.required ? "" : " (optional)"}</td>
-                    <td>{p.in}</td>
-                    <td>{p.description ?? p.schema?.description ?? outline(p.schema ?? {}, doc)}</td>
+                    <td style={CELL}><code>{p.name}</code>{p.required ? "" : " (optional)"}</td>
+                    <td style={CELL}>{p.in}</td>
+                    <td style={CELL}>{p.description ?? p.schema?.description ?? outline(p.schema ?? {}, doc)}</td>
                   </tr>
                 ))}
               </tbody>
@@ -337,11 +339,11 @@ function Markdown({ text }: { text: string }) {
             <div key={i} className="table-wrap">
               <table>
                 <thead>
-                  <tr>{head!.map((c, j) => <th key={j} scope="col">{inline(c)}</th>)}</tr>
+                  <tr>{head!.map((c, j) => <th key={j} scope="col" style={CELL}>{inline(c)}</th>)}</tr>
                 </thead>
                 <tbody>
                   {rest.map((r, j) => (
-                    <tr key={j}>{r.map((c, k) => <td key={k}>{inline(c)}</td>)}</tr>
+                    <tr key={j}>{r.map((c, k) => <td key={k} style={CELL}>{inline(c)}</td>)}</tr>
                   ))}
                 </tbody>
               </table>
