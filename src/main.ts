@@ -8,6 +8,8 @@ import { userCommand } from "./cli/user";
 import { apiKeyCommand } from "./cli/apikey";
 import { openDb } from "./db/open";
 import { migrate } from "./db/migrate";
+import { migratePg, openPg } from "./db/pg";
+import { migrateData } from "./cli/migrateData";
 
 const HELP = `Threadlink ${VERSION} — short links, analytics, QR codes and message topics
 
@@ -17,6 +19,7 @@ Commands:
   serve                         Run the server (default)
   migrate                       Apply pending database migrations and exit
   backup FILE                   Write a consistent copy of the database to FILE (safe while serving)
+  migrate-data POSTGRES_URL     Copy the SQLite database in DATA_DIR into an empty PostgreSQL database
   user create USERNAME EMAIL    Create an account (password from stdin or THREADLINK_PASSWORD)
   user set-plan USERNAME free|premium [DAYS]
   user reset-password USERNAME  (password from stdin or THREADLINK_PASSWORD)
@@ -35,17 +38,34 @@ async function main(argv: string[]) {
   if (cmd === "--version" || cmd === "-v") return console.log(VERSION);
   const config = loadConfig();
   setLogLevel(config.logLevel);
+  // Honest about what is built: the app's stores are SQLite's only, so commands that use them
+  // must not quietly serve or change the SQLite database while DATABASE_URL names another.
+  if (config.databaseUrl && (cmd === "serve" || cmd === "user" || cmd === "api-key")) {
+    console.error(
+      `DATABASE_URL is set, but serving from PostgreSQL is not finished yet: this version of Threadlink runs on SQLite (DATA_DIR) only. ` +
+        `Unset DATABASE_URL to run \`threadlink ${cmd}\` on SQLite. Until then DATABASE_URL is used by \`threadlink migrate\` and \`threadlink migrate-data\`.`,
+    );
+    process.exit(1);
+  }
   switch (cmd) {
     case "serve":
       return serve(config);
     case "migrate": {
-      const db = openDb(config.dataDir);
-      const r = migrate(db);
-      db.close();
+      let r: { applied: string[]; version: number };
+      if (config.databaseUrl) {
+        const sql = openPg(config.databaseUrl, { max: 1 });
+        r = await migratePg(sql).finally(() => sql.close());
+      } else {
+        const db = openDb(config.dataDir);
+        r = migrate(db);
+        db.close();
+      }
       return console.log(r.applied.length ? `Applied: ${r.applied.join(", ")}` : `Up to date (schema version ${r.version})`);
     }
     case "backup":
       return console.log(`Backup written to ${backup(config, rest[0])}`);
+    case "migrate-data":
+      return console.log(await migrateData(config, rest));
     case "user":
       return console.log(await userCommand(config, rest));
     case "api-key":
