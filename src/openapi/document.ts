@@ -97,6 +97,7 @@ export function buildDocument(operations: Operation[], info: DocumentInfo) {
   const components = relink(toJsonSchemaDefs(definitions, CONVERT));
 
   const paths: Record<string, Record<string, Json>> = {};
+  const sharedResponses: Record<string, Json> = {};
   const tags = new Set<string>();
   for (const op of operations) {
     const path = openApiPath(op.path);
@@ -104,7 +105,7 @@ export function buildDocument(operations: Operation[], info: DocumentInfo) {
     paths[path] ??= {};
     if (paths[path][method]) throw new Error(`OpenAPI: ${op.method} ${path} is declared twice`);
     if (op.tag) tags.add(op.tag);
-    paths[path][method] = operation(op, schema);
+    paths[path][method] = operation(op, schema, sharedResponses);
   }
 
   return {
@@ -115,6 +116,7 @@ export function buildDocument(operations: Operation[], info: DocumentInfo) {
     paths,
     components: {
       schemas: components,
+      responses: sharedResponses,
       securitySchemes: {
         session: {
           type: "apiKey",
@@ -164,7 +166,7 @@ function isSchema(r: Schema | ResponseSpec): r is Schema {
   return "kind" in r && (r as { kind: unknown }).kind === "schema";
 }
 
-function operation(op: Operation, schema: (s: Schema) => Json): Json {
+function operation(op: Operation, schema: (s: Schema) => Json, sharedResponses: Record<string, Json>): Json {
   const out: Json = { operationId: operationId(op), summary: op.summary, tags: op.tag ? [op.tag] : [] };
   let description = op.description ?? "";
   if (op.auth === "none") out.security = [];
@@ -200,9 +202,14 @@ function operation(op: Operation, schema: (s: Schema) => Json): Json {
   }
 
   const responses: Record<string, Json> = {};
+  // A limited operation's answers carry the RateLimit fields when its caller is counted (a key,
+  // or an anonymous address; not the web app's own session), so they are documented, not required.
+  const limited = rateLimited(op);
   for (const [status, r] of Object.entries(op.responses)) {
     if (!r) continue;
-    responses[status] = success(Number(status), r, schema);
+    const response = success(Number(status), r, schema);
+    if (limited) response.headers = { ...RATE_LIMIT_REFS, ...(response.headers as Json | undefined) };
+    responses[status] = response;
   }
   const byStatus = new Map<number, Set<ErrorCode>>();
   for (const code of [...commonErrors(op), ...(op.errors ?? [])]) {
@@ -217,17 +224,19 @@ function operation(op: Operation, schema: (s: Schema) => Json): Json {
     const body: Json = {
       allOf: [{ $ref: "#/components/schemas/ErrorBody" }, { properties: { error: { properties: { code: { enum: list } } } } }],
     };
-    const response: Json = {
-      description: `${STATUS_TEXT[status] ?? "Error"}: ${list.map((c) => `\`${c}\``).join(", ")}`,
-      content: { "application/json": { schema: body, example: { error: { code: list[0], message: ERROR_CODE_DOCS[list[0]!] } } } },
-    };
-    if (status === 429) response.headers = { [RETRY_AFTER_HEADER]: headerRef(RETRY_AFTER_HEADER) };
-    responses[String(status)] = response;
-  }
-  // A limited operation's answers carry the RateLimit fields when its caller is counted (a key,
-  // or an anonymous address; not the web app's own session), so they are documented, not required.
-  if (rateLimited(op)) {
-    for (const response of Object.values(responses)) response.headers = { ...RATE_LIMIT_REFS, ...(response.headers as Json | undefined) };
+    // Shared: one component per status, set of codes and whether the limits apply.
+    const name = `${list.join("-")}${limited ? "-limited" : ""}`;
+    if (!sharedResponses[name]) {
+      const response: Json = {
+        description: `${STATUS_TEXT[status] ?? "Error"}: ${list.map((c) => `\`${c}\``).join(", ")}`,
+        content: { "application/json": { schema: body, example: { error: { code: list[0], message: ERROR_CODE_DOCS[list[0]!] } } } },
+      };
+      const headers: Json = limited ? { ...RATE_LIMIT_REFS } : {};
+      if (status === 429) headers[RETRY_AFTER_HEADER] = headerRef(RETRY_AFTER_HEADER);
+      if (Object.keys(headers).length) response.headers = headers;
+      sharedResponses[name] = response;
+    }
+    responses[String(status)] = { $ref: `#/components/responses/${name}` };
   }
   out.responses = responses;
   return out;
@@ -236,8 +245,10 @@ function operation(op: Operation, schema: (s: Schema) => Json): Json {
 function success(status: number, r: Schema | ResponseSpec, schema: (s: Schema) => Json): Json {
   const spec: ResponseSpec = isSchema(r) ? { schema: r } : r;
   const out: Json = { description: spec.description ?? (status === 201 ? "Created" : status === 204 ? "No content" : "OK") };
-  if (spec.schema) out.content = { "application/json": { schema: schema(spec.schema) } };
-  else if (spec.media) out.content = { [spec.media.type]: { schema: { type: "string" }, ...(spec.media.example ? { example: spec.media.example } : {}) } };
+  const content: Json = {};
+  if (spec.schema) content["application/json"] = { schema: schema(spec.schema) };
+  if (spec.media) content[spec.media.type] = { schema: { type: "string" }, ...(spec.media.example ? { example: spec.media.example } : {}) };
+  if (Object.keys(content).length) out.content = content;
   if (spec.headers) {
     out.headers = Object.fromEntries(Object.entries(spec.headers).map(([name, description]) => [name, { description, required: true, schema: { type: "string" } }]));
   }

@@ -3,6 +3,7 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../context";
 import { VERSION } from "../version";
+import { accepts } from "../http/spa";
 import { buildDocument } from "./document";
 import { NAMED_SCHEMAS, OPERATIONS } from "./operations";
 
@@ -16,10 +17,14 @@ export function openApiRoutes(ctx: AppContext, webPage: WebPage) {
     definitions: NAMED_SCHEMAS,
   });
   const body = JSON.stringify(document);
+  // Compressed once: the document is about 90 KB of repetitive JSON (about 10 KB gzipped).
+  const gzipped = Bun.gzipSync(body, { level: 9 });
+  const headers = { "content-type": "application/json; charset=utf-8", "cache-control": "no-cache", vary: "accept-encoding" };
   return new Elysia({ name: "openapi", seed: ctx.instanceId })
-    .get(
-      "/api/openapi.json",
-      () => new Response(body, { headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-cache" } }),
+    .get("/api/openapi.json", ({ request }) =>
+      accepts(request.headers.get("accept-encoding"), "gzip")
+        ? new Response(gzipped, { headers: { ...headers, "content-encoding": "gzip" } })
+        : new Response(body, { headers }),
     )
     .get("/api/docs", ({ request }) => webPage(request));
 }

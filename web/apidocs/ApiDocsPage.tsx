@@ -14,6 +14,8 @@ import { outline, type JsonSchema, type OpenApiDocument } from "./schemaOutline"
 
 type Parameter = { name: string; in: "path" | "query"; required?: boolean; description?: string; schema?: JsonSchema };
 type Response = { description: string; content?: Record<string, { schema?: JsonSchema; example?: unknown }>; headers?: Record<string, unknown> };
+/** Error answers are shared by many operations: a reference into the document's components. */
+type Listed = Response | { $ref: string };
 type Operation = {
   operationId: string;
   summary: string;
@@ -21,8 +23,8 @@ type Operation = {
   tags?: string[];
   security?: Record<string, string[]>[];
   parameters?: Parameter[];
-  requestBody?: { content: { "application/json": { schema: JsonSchema; example?: unknown } } };
-  responses: Record<string, Response>;
+  requestBody?: { content: Record<string, { schema: JsonSchema; example?: unknown }> };
+  responses: Record<string, Listed>;
 };
 type Auth = { mode: "session" | "key"; key: string };
 
@@ -141,7 +143,7 @@ function AuthChooser({ auth, setAuth }: { auth: Auth; setAuth: (a: Auth) => void
 
 function OperationView({ method, path, op, doc, auth, server }: { method: string; path: string; op: Operation; doc: OpenApiDocument; auth: Auth; server: string }) {
   const params = op.parameters ?? [];
-  const body = op.requestBody?.content["application/json"];
+  const [bodyType, body] = Object.entries(op.requestBody?.content ?? {})[0] ?? [];
   const statuses = Object.entries(op.responses);
   return (
     <details className="card">
@@ -179,8 +181,8 @@ function OperationView({ method, path, op, doc, auth, server }: { method: string
         )}
         {body && (
           <div className="stack">
-            <h3>Request body (JSON)</h3>
-            <pre style={PRE}>{outline(body.schema, doc)}</pre>
+            <h3>Request body ({bodyType})</h3>
+            <pre style={PRE}>{bodyType === "application/json" ? outline(body.schema, doc) : typeof body.example === "string" ? body.example : bodyType}</pre>
           </div>
         )}
         <h3>Responses</h3>
@@ -189,13 +191,15 @@ function OperationView({ method, path, op, doc, auth, server }: { method: string
             <ResponseView key={status} status={status} response={r} doc={doc} />
           ))}
         </ul>
-        <TryIt method={method} path={path} params={params} example={body?.example} hasBody={!!body} auth={auth} server={server} label={op.summary} />
+        <TryIt method={method} path={path} params={params} example={body?.example} bodyType={bodyType} auth={auth} server={server} label={op.summary} />
       </div>
     </details>
   );
 }
 
-function ResponseView({ status, response, doc }: { status: string; response: Response; doc: OpenApiDocument }) {
+function ResponseView({ status, response: listed, doc }: { status: string; response: Listed; doc: OpenApiDocument }) {
+  const response = "$ref" in listed ? (doc.components?.responses?.[listed.$ref.split("/").pop()!] as Response | undefined) : listed;
+  if (!response) return null;
   const [type, media] = Object.entries(response.content ?? {})[0] ?? [];
   const isError = Number(status) >= 400 && type === "application/json";
   return (
@@ -211,10 +215,12 @@ function ResponseView({ status, response, doc }: { status: string; response: Res
 
 type Result = { status: number; statusText: string; type: string; body: string } | { failed: string };
 
-function TryIt(props: { method: string; path: string; params: Parameter[]; example: unknown; hasBody: boolean; auth: Auth; server: string; label: string }) {
-  const { method, path, params, example, hasBody, auth, server, label } = props;
+function TryIt(props: { method: string; path: string; params: Parameter[]; example: unknown; bodyType?: string; auth: Auth; server: string; label: string }) {
+  const { method, path, params, example, bodyType, auth, server, label } = props;
+  const hasBody = bodyType !== undefined;
+  const isJson = bodyType === "application/json";
   const [values, setValues] = useState<Record<string, string>>({});
-  const [body, setBody] = useState(() => (example === undefined ? "{}" : JSON.stringify(example, null, 2)));
+  const [body, setBody] = useState(() => (typeof example === "string" ? example : example === undefined ? "{}" : JSON.stringify(example, null, 2)));
   const [busy, setBusy] = useState(false);
   const [result, setResult] = useState<Result | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
@@ -223,7 +229,11 @@ function TryIt(props: { method: string; path: string; params: Parameter[]; examp
   const curl = [
     `curl -i -X ${method} '${server}${url ?? path}'`,
     auth.mode === "key" ? `  -H "Authorization: Bearer $THREADLINK_API_KEY"` : `  -b 'tl_session=…'`,
-    ...(hasBody ? ["  -H 'Content-Type: application/json'", `  -d '${compactJson(body).replaceAll("'", "'\\''")}'`] : []),
+    ...(hasBody
+      ? isJson
+        ? ["  -H 'Content-Type: application/json'", `  -d '${compactJson(body).replaceAll("'", "'\\''")}'`]
+        : [`  -H 'Content-Type: ${bodyType}'`, "  --data-binary @file"]
+      : []),
   ].join(" \\\n");
 
   async function send(e: FormEvent) {
@@ -231,7 +241,7 @@ function TryIt(props: { method: string; path: string; params: Parameter[]; examp
     setProblem(null);
     if (!url) return setProblem("Fill in every path parameter.");
     if (auth.mode === "key" && !auth.key) return setProblem("Paste an API key above, or choose this browser's session.");
-    if (hasBody) {
+    if (isJson) {
       try {
         JSON.parse(body);
       } catch {
@@ -241,7 +251,7 @@ function TryIt(props: { method: string; path: string; params: Parameter[]; examp
     setBusy(true);
     try {
       const headers: Record<string, string> = { accept: "application/json" };
-      if (hasBody) headers["content-type"] = "application/json";
+      if (bodyType) headers["content-type"] = bodyType;
       if (auth.mode === "key") headers.authorization = `Bearer ${auth.key}`;
       // A key's request carries no cookie, so it is exactly what a script would send.
       const res = await fetch(url, { method, headers, body: hasBody ? body : undefined, credentials: auth.mode === "key" ? "omit" : "same-origin", redirect: "manual" });
@@ -275,7 +285,7 @@ function TryIt(props: { method: string; path: string; params: Parameter[]; examp
           autoComplete="off"
         />
       ))}
-      {hasBody && <TextArea label="Body (JSON)" value={body} onChange={(e) => setBody(e.target.value)} spellCheck={false} style={{ fontFamily: "monospace", minHeight: 140 }} />}
+      {hasBody && <TextArea label={isJson ? "Body (JSON)" : `Body (${bodyType})`} value={body} onChange={(e) => setBody(e.target.value)} spellCheck={false} style={{ fontFamily: "monospace", minHeight: 140 }} />}
       {problem && <p className="field-error" role="alert">{problem}</p>}
       <div className="row">
         <Button type="submit" busy={busy}>Send {method} request</Button>

@@ -26,7 +26,7 @@ export type OpenApiDocument = {
   info: { title: string; version: string; description?: string };
   servers?: { url: string }[];
   paths: Record<string, Record<string, unknown>>;
-  components?: { schemas?: Record<string, JsonSchema> };
+  components?: { schemas?: Record<string, JsonSchema>; responses?: Record<string, unknown> };
 };
 
 const MAX_DEPTH = 6;
