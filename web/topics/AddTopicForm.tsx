@@ -1,16 +1,18 @@
 import { useState, type FormEvent } from "react";
 import { Link } from "wouter";
-import * as v from "valibot";
 import { mutate } from "swr";
 import { useUser } from "../lib/auth";
 import { useConfig } from "../lib/config";
 import { Button } from "../ui/Button";
 import { Field, Select } from "../ui/Field";
 import { toast, toastError } from "../ui/Toast";
-import { TopicName } from "../../src/topics/schema";
 import { TOPICS_KEY, topicsApi, type Topic } from "./data";
 
 // A short, familiar set: the picker is a native select so it works by keyboard everywhere.
+// The name's schema (and valibot with it) arrives with the first submit: the dashboard's first
+// screen does not need it (docs/performance.md, "Web app").
+const loadValidation = () => Promise.all([import("valibot"), import("../../src/topics/schema")]);
+
 const EMOJI = ["📌", "💬", "💼", "🏠", "❤️", "⭐", "🚀", "🎉", "📚", "🎵", "✈️", "🛒", "💡", "🔥", "🍕", "⚽", "🐶", "🌱", "💰", "🎮"];
 
 export function AddTopicForm({ topics }: { topics: Topic[] | undefined }) {
@@ -27,6 +29,7 @@ export function AddTopicForm({ topics }: { topics: Topic[] | undefined }) {
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
+    const [v, { TopicName }] = await loadValidation();
     const parsed = v.safeParse(TopicName, name);
     if (!parsed.success) {
       setError(parsed.issues[0].message);

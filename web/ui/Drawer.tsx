@@ -1,5 +1,5 @@
-import * as Ariakit from "@ariakit/react";
-import type { ReactNode } from "react";
+import { useState, type ReactNode } from "react";
+import { prefetchPopups, usePopups } from "./lazyPopups";
 
 type Props = {
   /** The accessible name of the drawer, and of its open and close buttons ("Open menu"). */
@@ -12,21 +12,35 @@ type Props = {
   children: (close: () => void) => ReactNode;
 };
 
-/** A button that opens a modal side drawer: focus is trapped, Escape and ✕ dismiss it. */
+/**
+ * A button that opens a modal side drawer: focus is trapped, Escape and ✕ dismiss it, and
+ * focus returns to the button. The drawer itself (ariakit) is fetched when first wanted.
+ */
 export function Drawer({ label, title, button, buttonClassName = "", children }: Props) {
-  const store = Ariakit.useDialogStore();
+  const [open, setOpen] = useState(false);
+  const close = () => setOpen(false);
+  const popups = usePopups(open, close);
   return (
     <>
-      <Ariakit.DialogDisclosure store={store} className={`btn btn-ghost btn-icon ${buttonClassName}`} aria-label={`Open ${label.toLowerCase()}`}>
+      <button
+        type="button"
+        className={`btn btn-ghost btn-icon ${buttonClassName}`}
+        aria-label={`Open ${label.toLowerCase()}`}
+        aria-haspopup="dialog"
+        aria-expanded={open}
+        aria-busy={(open && !popups) || undefined}
+        onPointerEnter={prefetchPopups}
+        onPointerDown={prefetchPopups}
+        onFocus={prefetchPopups}
+        onClick={() => setOpen(true)}
+      >
         {button}
-      </Ariakit.DialogDisclosure>
-      <Ariakit.Dialog store={store} className="drawer" backdrop={<div className="backdrop" />} aria-label={label} unmountOnHide>
-        <div className="dialog-head">
-          <Ariakit.DialogHeading className="dialog-title">{title}</Ariakit.DialogHeading>
-          <Ariakit.DialogDismiss className="btn btn-ghost btn-icon" aria-label={`Close ${label.toLowerCase()}`}>✕</Ariakit.DialogDismiss>
-        </div>
-        {children(store.hide)}
-      </Ariakit.Dialog>
+      </button>
+      {popups && (
+        <popups.DrawerPopup open={open} onClose={close} label={label} title={title}>
+          {children(close)}
+        </popups.DrawerPopup>
+      )}
     </>
   );
 }

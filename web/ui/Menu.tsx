@@ -1,43 +1,54 @@
-import * as Ariakit from "@ariakit/react";
-import type { ReactNode } from "react";
-import { useLocation } from "wouter";
+import { useRef, useState, type KeyboardEvent, type MouseEvent, type ReactNode } from "react";
+import { prefetchPopups, usePopups } from "./lazyPopups";
+import type { MenuFocus, MenuItemSpec } from "./popups";
 
-type Item = { label: ReactNode; onSelect?: () => void; href?: string; danger?: boolean; key?: string };
-
-/** A button that opens a keyboard-navigable menu of actions or links. */
-export function Menu({ label, button, items, className = "" }: { label: string; button: ReactNode; items: Item[]; className?: string }) {
-  const [, navigate] = useLocation();
+/**
+ * A button that opens a keyboard-navigable menu of actions or links. The button is plain
+ * React; the menu itself (ariakit) is fetched when the pointer or focus first reaches it, so a
+ * screen full of menus (one per dashboard row on phones) costs nothing until one is used.
+ */
+export function Menu({ label, button, items, className = "" }: { label: string; button: ReactNode; items: MenuItemSpec[]; className?: string }) {
+  const ref = useRef<HTMLButtonElement>(null);
+  const [open, setOpen] = useState(false);
+  // Each opening mounts a fresh menu (key) with that opening's initial focus.
+  const [opening, setOpening] = useState<{ n: number; focus: MenuFocus } | null>(null);
+  const popups = usePopups(opening !== null, () => setOpen(false));
+  const show = (focus: MenuFocus) => {
+    setOpening((o) => ({ n: (o?.n ?? 0) + 1, focus }));
+    setOpen(true);
+  };
+  const onClick = (e: MouseEvent) => {
+    if (open) setOpen(false);
+    // As ariakit's MenuButton: a click by keyboard (Enter, Space) focuses the first item.
+    else show(e.detail === 0 ? "first" : "container");
+  };
+  const onKeyDown = (e: KeyboardEvent) => {
+    if (e.key !== "ArrowDown" && e.key !== "ArrowUp") return;
+    e.preventDefault();
+    show(e.key === "ArrowDown" ? "first" : "last");
+  };
   return (
-    <Ariakit.MenuProvider>
-      <Ariakit.MenuButton className={`btn btn-ghost btn-md ${className}`} aria-label={label}>
+    <>
+      <button
+        ref={ref}
+        type="button"
+        className={`btn btn-ghost btn-md ${className}`}
+        aria-label={label}
+        aria-haspopup="menu"
+        aria-expanded={open}
+        // While the menu's code is still on its way after a click.
+        aria-busy={(open && !popups) || undefined}
+        onPointerEnter={prefetchPopups}
+        onPointerDown={prefetchPopups}
+        onFocus={prefetchPopups}
+        onClick={onClick}
+        onKeyDown={onKeyDown}
+      >
         {button}
-      </Ariakit.MenuButton>
-      {/* unmountOnHide: a closed menu renders nothing. Each dashboard row has one (the phone
-          layout's ⋯ menu), and 20 hidden portals with their items cost most of the list's
-          first render (docs/performance.md, "Web app"). */}
-      <Ariakit.Menu gutter={6} className="menu" portal unmountOnHide>
-        {items.map((it, i) =>
-          it.href ? (
-            <Ariakit.MenuItem
-              key={it.key ?? i}
-              className="menu-item"
-              render={<a href={it.href} />}
-              onClick={(e) => {
-                // Client-side navigation; modified clicks still open a new tab as usual.
-                if (e.metaKey || e.ctrlKey || e.shiftKey) return;
-                e.preventDefault();
-                navigate(it.href!);
-              }}
-            >
-              {it.label}
-            </Ariakit.MenuItem>
-          ) : (
-            <Ariakit.MenuItem key={it.key ?? i} className={`menu-item ${it.danger ? "danger" : ""}`} onClick={it.onSelect}>
-              {it.label}
-            </Ariakit.MenuItem>
-          ),
-        )}
-      </Ariakit.Menu>
-    </Ariakit.MenuProvider>
+      </button>
+      {popups && opening && ref.current && (
+        <popups.MenuPopup key={opening.n} anchor={ref.current} focus={opening.focus} open={open} onOpenChange={setOpen} items={items} label={label} />
+      )}
+    </>
   );
 }

@@ -1,0 +1,142 @@
+// The ariakit halves of Menu, Dialog, ConfirmDialog and Drawer: one chunk, loaded the first time
+// one of them opens (or when the browser is idle after the first screen), never on the first
+// screen's critical path. Import these only through `usePopups` (web/ui/lazyPopups.ts); the
+// public components in Menu.tsx, Dialog.tsx and Drawer.tsx render their own trigger buttons.
+import * as Ariakit from "@ariakit/react";
+import { useState, type ReactNode } from "react";
+import { useLocation } from "wouter";
+import { Button } from "./Button";
+
+export type MenuItemSpec = { label: ReactNode; onSelect?: () => void; href?: string; danger?: boolean; key?: string };
+export type MenuFocus = "container" | "first" | "last";
+
+/**
+ * The open menu of `Menu`: anchored to the caller's own trigger button, which is also where
+ * focus returns. Mounted afresh for each opening (the caller keys it), so the store starts
+ * with that opening's initial focus: the menu itself for a mouse click, the first item for
+ * Enter, Space or ArrowDown, the last for ArrowUp (what ariakit's MenuButton does).
+ */
+export function MenuPopup({
+  anchor,
+  focus,
+  open,
+  onOpenChange,
+  items,
+  label,
+}: {
+  anchor: HTMLElement;
+  focus: MenuFocus;
+  open: boolean;
+  onOpenChange: (open: boolean) => void;
+  items: MenuItemSpec[];
+  label: string;
+}) {
+  const [, navigate] = useLocation();
+  const store = Ariakit.useMenuStore({ open, setOpen: onOpenChange });
+  // Before the menu's first render: where it is anchored, where focus goes back, and what
+  // gets focus when it shows. Nothing subscribes to the store yet, so this triggers no render.
+  useState(() => {
+    store.setAnchorElement(anchor);
+    store.setDisclosureElement(anchor);
+    store.setInitialFocus(focus);
+    store.setAutoFocusOnShow(true);
+  });
+  return (
+    // unmountOnHide: a closed menu renders nothing.
+    <Ariakit.Menu store={store} gutter={6} className="menu" portal unmountOnHide aria-label={label}>
+      {items.map((it, i) =>
+        it.href ? (
+          <Ariakit.MenuItem
+            key={it.key ?? i}
+            className="menu-item"
+            render={<a href={it.href} />}
+            onClick={(e) => {
+              // Client-side navigation; modified clicks still open a new tab as usual.
+              if (e.metaKey || e.ctrlKey || e.shiftKey) return;
+              e.preventDefault();
+              navigate(it.href!);
+            }}
+          >
+            {it.label}
+          </Ariakit.MenuItem>
+        ) : (
+          <Ariakit.MenuItem key={it.key ?? i} className={`menu-item ${it.danger ? "danger" : ""}`} onClick={it.onSelect}>
+            {it.label}
+          </Ariakit.MenuItem>
+        ),
+      )}
+    </Ariakit.Menu>
+  );
+}
+
+export type DialogProps = {
+  open: boolean;
+  onClose: () => void;
+  title: ReactNode;
+  description?: ReactNode;
+  children?: ReactNode;
+  wide?: boolean;
+};
+
+/** A modal dialog: focus is trapped, Escape and the close button dismiss it. */
+export function DialogPopup({ open, onClose, title, description, children, wide }: DialogProps) {
+  return (
+    <Ariakit.Dialog open={open} onClose={onClose} className={`dialog ${wide ? "dialog-wide" : ""}`} backdrop={<div className="backdrop" />} unmountOnHide>
+      <div className="dialog-head">
+        <Ariakit.DialogHeading className="dialog-title">{title}</Ariakit.DialogHeading>
+        <Ariakit.DialogDismiss className="btn btn-ghost btn-icon" aria-label="Close">✕</Ariakit.DialogDismiss>
+      </div>
+      {description && <Ariakit.DialogDescription className="dialog-desc">{description}</Ariakit.DialogDescription>}
+      {children}
+    </Ariakit.Dialog>
+  );
+}
+
+export type ConfirmProps = {
+  open: boolean;
+  title: ReactNode;
+  description: ReactNode;
+  confirmLabel?: string;
+  busy?: boolean;
+  onConfirm: () => void;
+  onCancel: () => void;
+};
+
+/** 'Are you sure?' with Cancel and a destructive confirm button. */
+export function ConfirmPopup({ open, title, description, confirmLabel = "Delete", busy, onConfirm, onCancel }: ConfirmProps) {
+  return (
+    <Ariakit.Dialog open={open} onClose={onCancel} className="dialog" role="alertdialog" backdrop={<div className="backdrop" />} unmountOnHide>
+      <Ariakit.DialogHeading className="dialog-title">{title}</Ariakit.DialogHeading>
+      <Ariakit.DialogDescription className="dialog-desc">{description}</Ariakit.DialogDescription>
+      <div className="dialog-actions">
+        <Button variant="secondary" onClick={onCancel} autoFocus>Cancel</Button>
+        <Button variant="danger" busy={busy} onClick={onConfirm}>{confirmLabel}</Button>
+      </div>
+    </Ariakit.Dialog>
+  );
+}
+
+/** The open side drawer of `Drawer`: focus is trapped, Escape and ✕ dismiss it. */
+export function DrawerPopup({
+  open,
+  onClose,
+  label,
+  title,
+  children,
+}: {
+  open: boolean;
+  onClose: () => void;
+  label: string;
+  title: ReactNode;
+  children: ReactNode;
+}) {
+  return (
+    <Ariakit.Dialog open={open} onClose={onClose} className="drawer" backdrop={<div className="backdrop" />} aria-label={label} unmountOnHide>
+      <div className="dialog-head">
+        <Ariakit.DialogHeading className="dialog-title">{title}</Ariakit.DialogHeading>
+        <Ariakit.DialogDismiss className="btn btn-ghost btn-icon" aria-label={`Close ${label.toLowerCase()}`}>✕</Ariakit.DialogDismiss>
+      </div>
+      {children}
+    </Ariakit.Dialog>
+  );
+}
