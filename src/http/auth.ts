@@ -1,6 +1,6 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../context";
-import type { UserRow } from "../accounts/store";
+import type { SessionUser, UserRow } from "../accounts/store";
 import type { PublicUser } from "../accounts/schema";
 import { AppError, forbidden } from "./errors";
 import { apiKeysStore, type ApiKeyRow } from "../apikeys/store";
@@ -86,17 +86,29 @@ export function clearSessionCookie(ctx: AppContext, set: SetLike) {
 }
 
 /** The session cookie's token when it has a token's length (else nothing to look up). */
-export function sessionToken(request: Request) {
+function sessionToken(request: Request) {
   const token = readCookie(request, SESSION_COOKIE);
   return typeof token === "string" && token.length >= 20 && token.length <= 100 ? token : null;
 }
 
+// The rate limit (before the route) and the auth macro both need the session: read once.
+const sessionRows = new WeakMap<Request, SessionUser | null>();
+
+/** The live session the request's cookie names, with its user; null when there is none. */
+export function sessionRow(ctx: AppContext, request: Request): SessionUser | null {
+  let row = sessionRows.get(request);
+  if (row !== undefined) return row;
+  const token = sessionToken(request);
+  row = token === null ? null : ctx.accounts.sessionUser(hashToken(token));
+  sessionRows.set(request, row);
+  return row;
+}
+
 /** Reads the session cookie; extends a rolling session; null when signed out. */
 export function currentUser(ctx: AppContext, request: Request, set: SetLike): (UserRow & { sessionId: string }) | null {
+  const row = sessionRow(ctx, request);
   const token = sessionToken(request);
-  if (token === null) return null;
-  const row = ctx.accounts.sessionUser(hashToken(token));
-  if (!row) return null;
+  if (!row || token === null) return null;
   if (Date.parse(row.session_expires_at) - Date.now() < SESSION_TTL_MS - EXTEND_AFTER_MS) {
     ctx.accounts.extendSession(row.session_id, isoIn(SESSION_TTL_MS));
     setSessionCookie(ctx, set, token);

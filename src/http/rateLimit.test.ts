@@ -186,6 +186,30 @@ describe("anonymous calls, per client address", () => {
   });
 });
 
+describe("a limit of 0 is off", () => {
+  for (const [name, env, keyed] of [
+    ["both off", { API_RATE_LIMIT: "0", API_ANON_RATE_LIMIT: "0" }, false],
+    ["only the per-key limit on", { API_RATE_LIMIT: "2", API_ANON_RATE_LIMIT: "0" }, true],
+  ] as const) {
+    test(`${name}: anonymous calls are never refused and carry no fields`, async () => {
+      const t = await setup(env);
+      const server = t.app.listen({ port: 0, hostname: "127.0.0.1" });
+      const base = `http://127.0.0.1:${server.server!.port}`;
+      const u = await t.signUp("zoe");
+      const key = (await t.call("POST", "/api/api-keys", { cookie: u.cookie, body: { name: "k", scope: "read" } })).json.key as string;
+      for (let i = 0; i < 4; i++) {
+        const r = await fetch(`${base}/api/user`, { headers: from("198.51.100.9") });
+        expect(r.status).toBe(401);
+        expect(r.headers.has("ratelimit-limit")).toBe(false);
+      }
+      const withKey = await Promise.all([1, 2, 3].map(() => fetch(`${base}/api/links`, { headers: bearer(key) })));
+      expect(withKey.map((r) => r.status)).toEqual(keyed ? [200, 200, 429] : [200, 200, 200]);
+      expect(withKey[0]!.headers.has("ratelimit-limit")).toBe(keyed);
+      server.stop(true);
+    });
+  }
+});
+
 describe("the counting itself", () => {
   const T0 = 1_000_000_000_000;
   const rejection = (fn: () => unknown) => {

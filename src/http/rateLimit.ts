@@ -4,7 +4,7 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../context";
 import { AppError } from "./errors";
-import { hashToken, sessionToken } from "./auth";
+import { sessionRow } from "./auth";
 import { clientIp } from "./security";
 
 const MINUTE = 60_000;
@@ -220,15 +220,10 @@ export function apiRateLimit(ctx: AppContext, bearerKey: (request: Request) => {
       // A malformed, unknown or revoked key is anonymous here (the sign-in check refuses it
       // next): made-up keys must not each get a fresh count.
     }
-    if (!perAddress || (!withKey && hasLiveSession(ctx, request))) return;
+    // A live session is the web app (not limited); a junk cookie does not escape the count.
+    if (!perAddress || (!withKey && sessionRow(ctx, request) !== null)) return;
     // Null for an in-process request (tests, the CLI): no network client to limit.
     const ip = clientIp(ctx, request, server);
     if (ip !== null) Object.assign(set.headers, perAddress.check(ip));
   });
-}
-
-/** A session cookie naming a live session (a junk cookie does not escape the address limit). */
-function hasLiveSession(ctx: AppContext, request: Request) {
-  const token = sessionToken(request);
-  return token !== null && ctx.accounts.sessionUser(hashToken(token)) !== null;
 }
