@@ -76,6 +76,20 @@ test("the document is a valid OpenAPI 3.1 document", async () => {
   expect(result.valid).toBe(true);
 });
 
+test("every request example in the document fits its own request schema", () => {
+  const checked: string[] = [];
+  for (const [path, ops] of Object.entries(doc.paths)) {
+    for (const [method, op] of Object.entries(ops)) {
+      const body = (op as { requestBody?: { content: Record<string, { example?: unknown }> } }).requestBody?.content["application/json"];
+      if (body?.example === undefined) continue;
+      const validate = ajv.compile({ $ref: `${DOC_ID}#/${pointer("paths", path, method, "requestBody", "content", "application/json", "schema")}` });
+      expect(validate(body.example) ? null : validate.errors, `${method} ${path}'s example`).toBeNull();
+      checked.push(`${method} ${path}`);
+    }
+  }
+  expect(checked.length).toBeGreaterThan(10);
+});
+
 test("every route of the app is documented, and every documented operation is a route", () => {
   const routes = new Set<string>();
   for (const r of t.app.routes) {

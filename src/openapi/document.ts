@@ -158,6 +158,28 @@ const DESCRIPTION = [
   `Rate limits: ${RATE_LIMIT_DESCRIPTION}`,
 ].join("\n");
 
+/**
+ * The forms' schemas take a missing text field as "" so that its own rule answers with the
+ * spec's message ("Title is required"); to a client such a field is simply required. Read from
+ * the valibot schema (a field whose default is "" and whose pipe refuses the empty string),
+ * since the JSON Schema no longer tells `optional(pipe(optional(string, ""), nonEmpty))` (an
+ * optional field) from `pipe(optional(string, ""), nonEmpty)` (a required one).
+ */
+type Entry = { default?: unknown; pipe?: { type: string }[] };
+function requiredWhereDefaultFails(valibot: Schema, body: Json): Json {
+  const entries = (valibot as { entries?: Record<string, Entry> }).entries ?? {};
+  const props = body.properties as Record<string, Json> | undefined;
+  const required = new Set((body.required as string[] | undefined) ?? []);
+  const properties: Record<string, Json> = { ...props };
+  for (const [name, entry] of Object.entries(entries)) {
+    if (entry.default !== "" || !entry.pipe?.some((a) => ["non_empty", "min_length", "picklist"].includes(a.type))) continue;
+    const { default: _, ...rest } = properties[name] ?? {};
+    properties[name] = rest;
+    required.add(name);
+  }
+  return { ...body, properties, required: [...required] };
+}
+
 function relink(node: unknown): Json {
   return JSON.parse(JSON.stringify(node).replaceAll('"#/$defs/', '"#/components/schemas/')) as Json;
 }
@@ -196,7 +218,7 @@ function operation(op: Operation, schema: (s: Schema) => Json, sharedResponses: 
   if (parameters.length) out.parameters = parameters;
 
   if (op.body) {
-    const content: Json = { schema: schema(op.body) };
+    const content: Json = { schema: requiredWhereDefaultFails(op.body, schema(op.body)) };
     if (op.example !== undefined) content.example = op.example;
     out.requestBody = { required: true, content: { "application/json": content } };
   }
