@@ -1,4 +1,4 @@
-// /api/links/bulk, /api/links/export and /api/links/import: the Link Tracker's links in bulk
+// /api/links/bulk, /api/links/export.csv|json and /api/links/import: the Link Tracker's links in bulk
 // (issue 14). Mounted beside linkRoutes' /api/links; no SQL here.
 import { Elysia } from "elysia";
 import * as v from "valibot";
@@ -10,7 +10,7 @@ import { defineOperations } from "../openapi/registry";
 import { checkItem, writeLinks } from "./bulk";
 import { exportCsv, exportFilename, exportRow } from "./export";
 import { linkImporter } from "./import";
-import { BulkCreateBody, BulkCreateResult, ExportJson, ExportQuery, ImportQuery, ImportReport, type BulkItemResult } from "./schema";
+import { BulkCreateBody, BulkCreateResult, ExportJson, ImportQuery, ImportReport, type BulkItemResult } from "./schema";
 import type { Links } from "./service";
 
 /** The one route that takes a CSV body (src/http/bodyLimit.ts reads it with its 10 MB cap). */
@@ -24,6 +24,18 @@ function query<S extends v.GenericSchema>(schema: S, value: unknown): v.InferOut
 
 export function bulkLinkRoutes(ctx: AppContext, auth: AuthPlugin, links: Links) {
   const importer = linkImporter(links);
+
+  async function download(user: { id: number; username: string }, format: "csv" | "json") {
+    // The counts include every click captured so far, as the list's do.
+    await links.recorder.flush();
+    const rows = links.store.list(user.id, "main").map((r) => exportRow(links, r));
+    const headers = { "content-disposition": `attachment; filename="${exportFilename(user.username, format)}"`, "cache-control": "no-store" };
+    if (format === "json") {
+      const body = JSON.stringify({ exportedAt: new Date().toISOString(), links: rows });
+      return new Response(body, { headers: { ...headers, "content-type": "application/json; charset=utf-8" } });
+    }
+    return new Response(exportCsv(rows), { headers: { ...headers, "content-type": "text/csv; charset=utf-8" } });
+  }
 
   return new Elysia({ prefix: "/api/links" })
     .use(auth)
@@ -47,25 +59,10 @@ export function bulkLinkRoutes(ctx: AppContext, auth: AuthPlugin, links: Links) 
       },
       { auth: true, body: jsonBody(BulkCreateBody) },
     )
-    .get(
-      "/export",
-      async ({ user, query: raw }) => {
-        const { format = "csv" } = query(ExportQuery, raw);
-        // The counts include every click captured so far, as the list's do.
-        await links.recorder.flush();
-        const rows = links.store.list(user.id, "main").map((r) => exportRow(links, r));
-        const headers = {
-          "content-disposition": `attachment; filename="${exportFilename(user.username, format)}"`,
-          "cache-control": "no-store",
-        };
-        if (format === "json") {
-          const body = JSON.stringify({ exportedAt: new Date().toISOString(), links: rows });
-          return new Response(body, { headers: { ...headers, "content-type": "application/json; charset=utf-8" } });
-        }
-        return new Response(exportCsv(rows), { headers: { ...headers, "content-type": "text/csv; charset=utf-8" } });
-      },
-      { auth: true },
-    )
+    // Two addresses rather than a format parameter: each answers one media type, a browser
+    // download link names the file type it gets, and the document describes each exactly.
+    .get("/export.csv", async ({ user }) => download(user, "csv"), { auth: true })
+    .get("/export.json", async ({ user }) => download(user, "json"), { auth: true })
     .post(
       "/import",
       ({ body, user, query: raw, request }) => {
@@ -92,18 +89,25 @@ export const bulkLinkOperations = defineOperations({ tag: "Links", auth: "user" 
   },
   {
     method: "GET",
-    path: "/api/links/export",
-    summary: "Export your links with their click counts",
+    path: "/api/links/export.csv",
+    summary: "Export your links as CSV",
     description:
-      "`format=csv` (the default): UTF-8 with a BOM and a header row (code,url,title,description,expiresAt,clicks,shortUrl,active,createdAt,updatedAt); a cell starting with = + - @, a tab or a carriage return gets a leading ' so a spreadsheet never runs it. `format=json`: the same links as objects. Both are downloads (Content-Disposition: attachment).",
-    query: ExportQuery,
+      "Every link of the Link Tracker with its click count, as a download: UTF-8 with a BOM, CRLF lines, the header row code,url,title,description,expiresAt,clicks,shortUrl,active,createdAt,updatedAt. A cell starting with = + - @, a tab or a carriage return gets a leading ' so a spreadsheet never runs it as a formula (the import removes it again). The file imports back through POST /api/links/import.",
     responses: {
       200: {
-        description: "The links, as CSV (format=csv) or as JSON (format=json, the schema below)",
-        schema: ExportJson,
-        media: { type: "text/csv", example: "code,url,title,description,expiresAt,clicks,shortUrl,active,createdAt,updatedAt\r\n" },
-        headers: { "Content-Disposition": "attachment; filename=\"links-<username>-<date>.csv\"" },
+        description: "The links as CSV",
+        media: { type: "text/csv", example: "code,url,title,description,expiresAt,clicks,shortUrl,active,createdAt,updatedAt\r\nspring-sale,https://example.com/sale,Spring sale,,,12,https://go.example/spring-sale,true,2026-03-01T09:00:00.000Z,2026-03-01T09:00:00.000Z\r\n" },
+        headers: { "Content-Disposition": 'attachment; filename="links-<username>-<date>.csv"' },
       },
+    },
+  },
+  {
+    method: "GET",
+    path: "/api/links/export.json",
+    summary: "Export your links as JSON",
+    description: "The same links as the CSV export, as objects, with the time of the export.",
+    responses: {
+      200: { description: "The links", schema: ExportJson, headers: { "Content-Disposition": 'attachment; filename="links-<username>-<date>.json"' } },
     },
   },
   {
@@ -113,6 +117,7 @@ export const bulkLinkOperations = defineOperations({ tag: "Links", auth: "user" 
     description:
       "The body is the file itself (Content-Type: text/csv, at most 10 MB and 100,000 rows). The header row names the format: `url,code,title` (optional description, expiresAt; this API's own export too), Shlink's export (createdAt,domain,shortCode,shortUrl,longUrl,title,tags,visits) or YOURLS's (keyword,url,title,timestamp,ip,clicks). Rows are checked as POST /api/links checks a link (an empty title becomes the address); good rows are imported and every bad one is reported with its row number (the header is row 1) and reason. `rowOffset` shifts the row numbers when a file is sent in parts.",
     query: ImportQuery,
+    bodyMedia: "text/csv",
     example: CSV_EXAMPLE,
     responses: { 200: ImportReport },
     errors: ["PAYLOAD_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE", "CONFLICT"],

@@ -244,8 +244,6 @@ export type ExportRow = v.InferOutput<typeof ExportRow>;
 
 export const ExportJson = v.object({ exportedAt: v.string(), links: v.array(ExportRow) });
 
-export const ExportQuery = v.object({ format: v.optional(v.picklist(["csv", "json"], "format must be csv or json")) });
-
 /**
  * `rowOffset`: data rows that came before this part of a file, so a file sent in parts (the
  * Import page sends 500 rows at a time) is reported with its own row numbers.

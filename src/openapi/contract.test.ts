@@ -159,6 +159,20 @@ const CALLS: Record<string, Call> = {
   },
   "GET /api/links/{id}/analytics": { method: "GET", path: `/api/links/${link.id}/analytics?days=7`, opts: asKey, status: 200 },
   "GET /api/links/{id}/clicks.csv": { method: "GET", path: `/api/links/${link.id}/clicks.csv`, opts: asKey, status: 200 },
+  "POST /api/links/bulk": {
+    method: "POST",
+    path: "/api/links/bulk",
+    opts: { ...asKey, body: { links: [{ originalUrl: "https://example.com/bulk", title: "Bulk" }, { originalUrl: "ftp://example.com", title: "Refused" }] } },
+    status: 200,
+  },
+  "POST /api/links/import": {
+    method: "POST",
+    path: "/api/links/import",
+    opts: { headers: { ...asKey.headers, "content-type": "text/csv" }, raw: "url,code,title\r\nhttps://example.com/imported,,Imported\r\nnot a url,,Bad\r\n" },
+    status: 200,
+  },
+  "GET /api/links/export.csv": { method: "GET", path: "/api/links/export.csv", opts: asKey, status: 200 },
+  "GET /api/links/export.json": { method: "GET", path: "/api/links/export.json", opts: asKey, status: 200 },
   "GET /api/links/redirect/{code}": { method: "GET", path: `/api/links/redirect/${link.shortCode}`, status: 302 },
   "GET /api/pic-drift-links": { method: "GET", path: "/api/pic-drift-links?includeRoot=true", opts: asOwner, status: 200 },
   "POST /api/pic-drift-links": {

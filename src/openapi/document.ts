@@ -58,7 +58,7 @@ function commonErrors(op: Operation): ErrorCode[] {
   if (op.auth !== "none") codes.push("UNAUTHORIZED", "FORBIDDEN");
   // The Origin check refuses a cross-site browser request with a cookie (src/http/security.ts).
   if (op.method !== "GET") codes.push("FORBIDDEN");
-  if (op.body) codes.push("VALIDATION", "BAD_REQUEST", "PAYLOAD_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE");
+  if (op.body || op.bodyMedia) codes.push("VALIDATION", "BAD_REQUEST", "PAYLOAD_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE");
   if (op.query) codes.push("VALIDATION");
   if (op.path.includes(":")) codes.push("NOT_FOUND");
   return codes;
@@ -221,6 +221,12 @@ function operation(op: Operation, schema: (s: Schema) => Json, sharedResponses: 
     const content: Json = { schema: requiredWhereDefaultFails(op.body, schema(op.body)) };
     if (op.example !== undefined) content.example = op.example;
     out.requestBody = { required: true, content: { "application/json": content } };
+  }
+  // A file sent as the body itself (the link import's CSV): its media type and a text schema.
+  if (op.bodyMedia) {
+    const content: Json = { schema: { type: "string" } };
+    if (op.example !== undefined) content.example = op.example;
+    out.requestBody = { required: true, content: { [op.bodyMedia]: content } };
   }
 
   const responses: Record<string, Json> = {};

@@ -8,6 +8,7 @@ import { AnalyticsReport, ClickView } from "../analytics/schema";
 import { healthOperations } from "../health/routes";
 import { inviteOperations } from "../invites/routes";
 import { linkOperations } from "../links/routes";
+import { bulkLinkOperations } from "../links/bulkRoutes";
 import { notificationOperations } from "../notifications/routes";
 import { LinkView } from "../links/schema";
 import { Notification } from "../notifications/schema";
@@ -51,6 +52,7 @@ export const OPERATIONS: Operation[] = [
   ...accountOperations,
   ...planOperations,
   ...linkOperations("main"),
+  ...bulkLinkOperations,
   ...linkOperations("brand"),
   ...redirectOperations,
   ...topicOperations,

@@ -51,6 +51,8 @@ export type Operation = {
   query?: Schema;
   /** The JSON body the route's schema accepts (documented as its input type). */
   body?: Schema;
+  /** Instead of `body`: a file sent as the body itself, by its media type ("text/csv"); `example` is its text. */
+  bodyMedia?: string;
   /** A request body for the reference page to start from. */
   example?: unknown;
   /** Success responses by status: a schema, or a spec for non-JSON or empty bodies. */
