@@ -50,20 +50,26 @@ function freePort() {
 
 const live = new Set<() => void>();
 let hooked = false;
-/** Clusters still running when the process ends are stopped at once and their folders removed. */
+/** Clusters still running when the process exits normally are stopped at once and removed. */
 function hookExit() {
   if (hooked) return;
   hooked = true;
-  const stopAll = () => {
+  process.on("exit", () => {
     for (const stop of [...live]) stop();
-  };
-  process.on("exit", stopAll);
-  for (const signal of ["SIGINT", "SIGTERM"] as const) {
-    process.on(signal, () => {
-      stopAll();
-      process.exit(signal === "SIGINT" ? 130 : 143);
-    });
-  }
+  });
+}
+
+/**
+ * A watcher in its own session that outlives this process: once it is gone (a test file that
+ * threw before its afterAll, bun test exiting without an 'exit' event, Ctrl-C, kill -9), it
+ * stops the server and removes the folder within a second.
+ */
+function watch(dir: string, stopCommand: string[]) {
+  const quoted = (a: string) => `'${a.replaceAll("'", "'\\''")}'`;
+  const script = `while kill -0 ${process.pid} 2>/dev/null; do sleep 1; done; ${stopCommand.map(quoted).join(" ")} >/dev/null 2>&1; rm -rf ${quoted(dir)}`;
+  const watcher = Bun.spawn(["setsid", "sh", "-c", script], { stdin: "ignore", stdout: "ignore", stderr: "ignore" });
+  watcher.unref();
+  return watcher;
 }
 
 /**
@@ -94,10 +100,12 @@ export async function startCluster(opts: { port?: number; durable?: boolean } = 
       Bun.spawnSync(as([join(bin, "pg_ctl"), "stop", "-D", data, "-m", mode, "-w", "-t", "30"]), { stdout: "ignore", stderr: "ignore", stdin: "ignore" });
     }
     rmSync(dir, { recursive: true, force: true });
+    watcher.kill();
   };
   const stopSync = () => stopNow("immediate");
   live.add(stopSync);
   hookExit();
+  const watcher = watch(dir, as([join(bin, "pg_ctl"), "stop", "-D", data, "-m", "immediate", "-w", "-t", "30"]));
 
   try {
     if (asRoot) {

@@ -1,7 +1,7 @@
 // `threadlink migrate-data`: a SQLite install made by the real app (its API, its click writer)
 // copied into a real PostgreSQL 15, then compared table by table and row by row.
 import { afterAll, describe, expect, test } from "bun:test";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { SQL } from "bun";
@@ -211,5 +211,6 @@ describe("the command", () => {
       out: "",
       err: `Error: There is no Threadlink database in DATA_DIR (${join(empty, "threadlink.db")}): nothing to copy.\n`,
     });
+    rmSync(empty, { recursive: true });
   });
 });

@@ -2,7 +2,7 @@
 // stores refuse instead of quietly using SQLite, and backup points at pg_dump. No server needed
 // (migrate-data itself: migrateData.pg.test.ts).
 import { expect, test } from "bun:test";
-import { existsSync, mkdtempSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -16,7 +16,9 @@ const run = (...args: string[]) => {
     stderr: "pipe",
     timeout: 30_000,
   });
-  return { code: r.exitCode, out: r.stdout.toString(), err: r.stderr.toString(), dir };
+  const made = existsSync(join(dir, "threadlink.db"));
+  rmSync(dir, { recursive: true, force: true });
+  return { code: r.exitCode, out: r.stdout.toString(), err: r.stderr.toString(), made };
 };
 
 const refused: string[][] = [["serve"], ["user", "create", "ann", "ann@example.test"], ["api-key", "revoke", "ann", "tl_abcdefgh"]];
@@ -29,7 +31,7 @@ for (const args of refused) {
       `DATABASE_URL is set, but serving from PostgreSQL is not finished yet: this version of Threadlink runs on SQLite (DATA_DIR) only. ` +
         `Unset DATABASE_URL to run \`threadlink ${args[0]}\` on SQLite. Until then DATABASE_URL is used by \`threadlink migrate\` and \`threadlink migrate-data\`.\n`,
     );
-    expect(existsSync(join(r.dir, "threadlink.db"))).toBe(false);
+    expect(r.made).toBe(false);
   });
 }
 
@@ -39,5 +41,5 @@ test("`threadlink backup` explains pg_dump and pg_restore, writes nothing and ne
   expect(r.err).toContain('pg_dump --format=custom --file=threadlink.dump "$DATABASE_URL"');
   expect(r.err).toContain('pg_restore --no-owner --dbname="$NEW_DATABASE_URL" threadlink.dump');
   expect(r.err).not.toContain("s3cret");
-  expect(existsSync(join(r.dir, "threadlink.db"))).toBe(false);
+  expect(r.made).toBe(false);
 });

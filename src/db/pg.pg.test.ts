@@ -1,7 +1,7 @@
 // The PostgreSQL migrator against a real PostgreSQL 15 (a throwaway cluster, scripts/lib/pgcluster.ts).
 // Run by scripts/test.sh's PostgreSQL section; without PostgreSQL these fail, they never skip.
 import { afterAll, describe, expect, test } from "bun:test";
-import { mkdtempSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { SQL } from "bun";
@@ -40,7 +40,8 @@ describe("a fresh database", () => {
   test("has the SQLite schema's tables, columns, nullability, unique keys, foreign keys, indexes and triggers", async () => {
     const { sql } = await fresh();
     await migratePg(sql);
-    const lite = openDb(mkdtempSync(join(tmpdir(), "threadlink-pgmirror-")));
+    const liteDir = mkdtempSync(join(tmpdir(), "threadlink-pgmirror-"));
+    const lite = openDb(liteDir);
     // The migrators' own schema_migrations differs (PostgreSQL's has a checksum from the start).
     // At the same version (pg.test.ts checks that every later SQLite migration has its twin).
     migrate(lite, migrations.filter((m) => m.version <= latest));
@@ -62,6 +63,7 @@ describe("a fresh database", () => {
     want.indexes = q<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL").map((r) => r.name);
     want.triggers = q<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'trigger'").map((r) => r.name);
     lite.close();
+    rmSync(liteDir, { recursive: true, force: true });
 
     const rows = async <T>(query: Promise<unknown>) => [...((await query) as T[])];
     const columns = await rows<{ t: string; c: string; nullable: string }>(
@@ -163,9 +165,11 @@ describe("refused databases, left untouched", () => {
 
 test("`threadlink migrate` with DATABASE_URL migrates PostgreSQL, then reports it up to date", async () => {
   const { url } = await fresh();
+  // DATA_DIR is never created: PostgreSQL is the database.
+  const dataDir = join(tmpdir(), `threadlink-pgcli-${crypto.randomUUID()}`);
   const run = () => {
     const r = Bun.spawnSync([process.execPath, join(import.meta.dir, "../main.ts"), "migrate"], {
-      env: { ...process.env, DATABASE_URL: url, DATA_DIR: mkdtempSync(join(tmpdir(), "threadlink-pgcli-")) },
+      env: { ...process.env, DATABASE_URL: url, DATA_DIR: dataDir },
       stdout: "pipe",
       stderr: "pipe",
     });
@@ -173,4 +177,5 @@ test("`threadlink migrate` with DATABASE_URL migrates PostgreSQL, then reports i
   };
   expect(run()).toEqual({ code: 0, out: `Applied: ${pgMigrations.map((m) => m.name).join(", ")}`, err: "" });
   expect(run()).toEqual({ code: 0, out: `Up to date (schema version ${latest})`, err: "" });
+  expect(existsSync(dataDir)).toBe(false);
 });
