@@ -26,7 +26,10 @@ export type PgCluster = {
 /** Where Debian keeps the server binaries: PG_BINDIR, else the newest /usr/lib/postgresql/N/bin. */
 function binDir() {
   const given = process.env.PG_BINDIR;
-  if (given) return given;
+  if (given) {
+    if (!existsSync(join(given, "initdb"))) throw new Error(`PG_BINDIR (${given}) holds no initdb: run \`bash scripts/ensure-postgres.sh\` first`);
+    return given;
+  }
   const root = "/usr/lib/postgresql";
   const versions = existsSync(root) ? readdirSync(root).filter((v) => /^\d+$/.test(v) && existsSync(join(root, v, "bin", "initdb"))) : [];
   const newest = versions.sort((a, b) => Number(b) - Number(a))[0];
