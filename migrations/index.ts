@@ -7,6 +7,7 @@ import m0004 from "./0004_click_writer.sql" with { type: "text" };
 import m0005 from "./0005_login_devices_topic_opens.sql" with { type: "text" };
 import m0006 from "./0006_title_slugs.sql" with { type: "text" };
 import m0007 from "./0007_api_keys.sql" with { type: "text" };
+import m0008 from "./0008_click_fold.sql" with { type: "text" };
 
 export const migrations: { version: number; name: string; sql: string }[] = [
   { version: 1, name: "0001_init", sql: m0001 },
@@ -16,6 +17,7 @@ export const migrations: { version: number; name: string; sql: string }[] = [
   { version: 5, name: "0005_login_devices_topic_opens", sql: m0005 },
   { version: 6, name: "0006_title_slugs", sql: m0006 },
   { version: 7, name: "0007_api_keys", sql: m0007 },
+  { version: 8, name: "0008_click_fold", sql: m0008 },
 ];
 
 /**
@@ -33,4 +35,5 @@ export const frozenChecksums: Record<string, string> = {
   "0005_login_devices_topic_opens": "edb0321311e52a04e377d81e2ec921810e66d5a8c20d5d0129263eae3d47f246",
   "0006_title_slugs": "324b84a1d72f8f485407670f31895d4595f7b77528fdcc9e97726e3bf5f9f8bb",
   "0007_api_keys": "d2420a2ad49b20b5f59a01343c92c942bd589408c67f9b0bb419fc5eb062f171",
+  "0008_click_fold": "4228e1c7ac4a516d7310b5e8d8220fbccc1f97904b4f6f7a032c603bda783180",
 };

@@ -79,5 +79,5 @@ export async function createApp({ db, config, maxClickBacklog }: { db: Db; confi
     .use(spa)
     // Registered after the web app so its GET / wins: the brand domain's root redirect.
     .use(rootRoute(ctx, links, webPage));
-  return { app, ctx };
+  return { app, ctx, clicks: links.recorder };
 }

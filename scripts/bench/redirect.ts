@@ -242,6 +242,9 @@ function seed(dir: string) {
   `);
   // The roll-up mark: every seeded click is already folded in (as the app's roll-up leaves it).
   const last = db.query("SELECT MAX(id) AS id FROM link_analytics WHERE link_id = ?").get(big) as { id: number };
+  // ...and in the per-link index, as the click writer's fold leaves them (migrations/0008).
+  db.exec("INSERT INTO link_clicks (link_id, click_id) SELECT link_id, id FROM link_analytics ORDER BY link_id, id");
+  db.query("UPDATE click_fold SET folded = ?").run(last.id);
   // The link whose analytics the visibility probe reads while wrk runs (not among wrk's codes).
   const probe = (db.query("INSERT INTO short_links (user_id, tracker, short_code, original_url, title, created_at, updated_at) VALUES (1, 'main', 'probe0', 'https://example.com/probe', 'Probe', ?, ?) RETURNING id").get(now, now) as { id: number }).id;
   db.query("INSERT INTO link_rollups (link_id, dim, value, count) VALUES (?, 'summary', 'mark_id', ?)").run(big, last.id);

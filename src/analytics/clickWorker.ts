@@ -3,7 +3,7 @@
 // and also runs the WAL checkpoints, so neither ever happens inside a visitor's request.
 // It is a separate entrypoint of the compiled binary (scripts/build.ts).
 //
-// Messages in:  open {path, ipStorage, geoipDb, checkpointMs, coalesceMs} · batch {data, n}
+// Messages in:  open {path, ipStorage, geoipDb, checkpointMs, coalesceMs, foldEvery} · batch {data, n}
 //               · counts {counts: [linkId, n][]} (clicks the recorder could not keep: counted only) · flush {id} · close
 // Messages out: ready · written {n} (written, or given up on) · flushed {id, ok} · closed · error {message}
 // Messages are handled in order, so a flush is answered only after every batch posted before it.
@@ -15,7 +15,7 @@ import { ClickWriter, type IpStorage } from "./writer";
 declare const self: Worker;
 
 export type ToWorker =
-  | { type: "open"; path: string; ipStorage: IpStorage; geoipDb: string | null; checkpointMs: number; coalesceMs: number }
+  | { type: "open"; path: string; ipStorage: IpStorage; geoipDb: string | null; checkpointMs: number; coalesceMs: number; foldEvery?: number | undefined }
   | { type: "batch"; data: string; n: number }
   | { type: "counts"; counts: [number, number][] }
   | { type: "flush"; id: number }
@@ -38,6 +38,9 @@ const MAX_TX = 8_192;
 // (docs/performance.md). flush() and close write at once.
 const MIN_TX = 4_096;
 const RETRY_MS = 1_000;
+// With nothing to write for this long, the unfolded tail is folded (store.ts FOLD_EVERY): a
+// quiet app's analytics reads and deletes then scan no tail at all.
+const IDLE_FOLD_MS = 2_000;
 
 let db: Db | null = null;
 let writer: ClickWriter | null = null;
@@ -51,6 +54,7 @@ let extraCounts = new Map<number, number>();
 let retry: ReturnType<typeof setTimeout> | null = null;
 let checkpoints: ReturnType<typeof setInterval> | null = null;
 let scheduled: ReturnType<typeof setTimeout> | null = null;
+let idleFold: ReturnType<typeof setTimeout> | null = null;
 let coalesceMs = 0;
 
 const send = (m: FromWorker) => self.postMessage(m);
@@ -84,7 +88,19 @@ function drain(): boolean {
     if (n) send({ type: "written", n });
   }
   collect();
+  if (idleFold) clearTimeout(idleFold);
+  idleFold = setTimeout(foldAll, IDLE_FOLD_MS);
   return true;
+}
+
+function foldAll() {
+  idleFold = null;
+  try {
+    writer?.foldAll();
+  } catch (e) {
+    // Nothing is lost: the tail stays readable and the next transaction folds it.
+    send({ type: "error", message: `click fold failed: ${String(e)}` });
+  }
 }
 
 /**
@@ -126,7 +142,7 @@ self.onmessage = async (e: MessageEvent<ToWorker>) => {
       // is a few hundred KB; as a temporary file it cost ~4 µs a click in the kernel at
       // transactions of 512 (docs/performance.md).
       db.exec("PRAGMA temp_store = MEMORY");
-      writer = new ClickWriter(db, { ipStorage: m.ipStorage, geoipDb: m.geoipDb });
+      writer = new ClickWriter(db, { ipStorage: m.ipStorage, geoipDb: m.geoipDb, foldEvery: m.foldEvery });
       // Clicks wait for the location databases rather than being stored without a place.
       ready = writer.geo.load();
       checkpoints = setInterval(checkpoint, m.checkpointMs);
@@ -166,7 +182,9 @@ self.onmessage = async (e: MessageEvent<ToWorker>) => {
     if (retry) clearTimeout(retry);
     if (scheduled) clearTimeout(scheduled);
     if (checkpoints) clearInterval(checkpoints);
-    drain();
+    if (idleFold) clearTimeout(idleFold);
+    // Written, then folded: the next start finds no tail to scan.
+    if (drain()) foldAll();
     checkpoint();
     db?.close();
     db = null;

@@ -61,7 +61,8 @@ const CLOSE_TIMEOUT_MS = 5_000;
 const CHECKPOINT_MS = 1_000;
 const DEFAULT_AUTOCHECKPOINT = 1000;
 
-type Opts = { ipStorage: "truncated" | "full" | "none"; geoipDb: string | null; maxBacklog?: number | undefined };
+/** `foldEvery`: clicks per fold of the per-link index (store.ts FOLD_EVERY; tests lower it). */
+type Opts = { ipStorage: "truncated" | "full" | "none"; geoipDb: string | null; maxBacklog?: number | undefined; foldEvery?: number | undefined };
 
 /** What `/api/health` shows of the click writer. */
 export type ClickStats = {
@@ -213,8 +214,14 @@ export class ClickRecorder {
     w.terminate();
   }
 
-  /** Started with the first click (an app that never redirects never starts a thread). */
-  private start(): Worker {
+  /**
+   * Starts the worker now (the server does, at start-up: a worker started by the first click
+   * spent its first ~0.5 s opening the database and the location data, and a kill -9 then lost
+   * more than the documented window). Otherwise it starts with the first click (the tests' many
+   * apps that never redirect never start a thread).
+   */
+  start(): Worker {
+    if (this.worker) return this.worker;
     // smol: JavaScriptCore's small heap; the worker holds little beyond a batch at a time.
     const w = new Worker(WORKER_URL, { smol: true });
     // Never keeps the process alive by itself (tests open many apps in one process).
@@ -244,7 +251,7 @@ export class ClickRecorder {
       this.restoreCheckpoints();
     };
     const path = this.db.filename;
-    w.postMessage({ type: "open", path, ipStorage: this.opts.ipStorage, geoipDb: this.opts.geoipDb, checkpointMs: CHECKPOINT_MS, coalesceMs: COALESCE_MS } satisfies ToWorker);
+    w.postMessage({ type: "open", path, ipStorage: this.opts.ipStorage, geoipDb: this.opts.geoipDb, checkpointMs: CHECKPOINT_MS, coalesceMs: COALESCE_MS, foldEvery: this.opts.foldEvery } satisfies ToWorker);
     this.worker = w;
     return w;
   }

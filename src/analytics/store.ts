@@ -74,6 +74,9 @@ export function toClickView(r: ClickRow): ClickView {
   };
 }
 
+/** Click counts that notify the link's owner when crossed. */
+export const MILESTONES = [1, 100, 1_000, 10_000];
+
 /** How a link's click count moved in one batch. */
 export type CountMove = { linkId: number; before: number; after: number };
 export type LinkInfo = { user_id: number | null; title: string; short_code: string; tracker: string };
@@ -85,35 +88,45 @@ export function metadataJson(visitNumber: number, source: string, isBot: boolean
   return `{"isReturningVisitor":${visitNumber > 1},"visitNumber":${visitNumber},"source":${JSON.stringify(source)},"isBot":${isBot}}`;
 }
 
+/** The columns a click page and the CSV read. */
+const ROW = "id, timestamp, referrer, user_agent, ip, country, city, device_type, browser, os, metadata";
+// A link's clicks are the folded ones (link_clicks, up to the fold mark) plus the unfolded tail
+// (ids above the mark, found by scanning that id range: at most a fold interval of rows). Every
+// tail id is above every folded one, so "newest first" is the tail's then the folded ones: each
+// arm below comes out in id order by itself (a reverse rowid range, the index: the folded arm
+// must name i.click_id, not a.id, for SQLite to see that), and SQLite merges them without
+// sorting a link's million clicks (migrations/0008).
+const TAIL = "id > (SELECT folded FROM click_fold) AND link_id = ?1";
+const newestFirst = (cols: string) =>
+  `SELECT ${cols} FROM link_analytics WHERE ${TAIL}
+   UNION ALL
+   SELECT i.click_id, ${cols.split(", ").slice(1).map((c) => `a.${c}`).join(", ")} FROM link_clicks i JOIN link_analytics a ON a.id = i.click_id WHERE i.link_id = ?1
+   ORDER BY 1 DESC`;
+
+/** Clicks per fold: the per-link index is filled in sorted bulk once this many are unfolded. */
+export const FOLD_EVERY = 65_536;
+
 export function analyticsStore(db: Db) {
   const q = {
     insert: db.prepare(
-      `INSERT INTO link_analytics (link_id, timestamp, referrer, user_agent, ip, country, city, device_type, browser, os, visitor_id, is_bot, metadata)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO link_analytics (id, link_id, timestamp, referrer, user_agent, ip, country, city, device_type, browser, os, visitor_id, is_bot, metadata)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
     visits: db.prepare("SELECT COUNT(*) AS n FROM link_analytics WHERE visitor_id = ? AND link_id = ?"),
-    // No row: the link was deleted, and its clicks go with it (every link has a row, 0003).
-    addCount: db.prepare("UPDATE link_click_counts SET clicks = clicks + ?2 WHERE link_id = ?1 RETURNING clicks"),
-    lastId: db.prepare("SELECT COALESCE(MAX(id), 0) AS id FROM link_analytics"),
-    // The clicks of this transaction (ids above ?1) whose link was deleted meanwhile: removed,
-    // as their link's history was. Every live link has its row in link_click_counts (0003).
-    dropOrphans: db.prepare(
-      "DELETE FROM link_analytics WHERE id > ?1 AND NOT EXISTS (SELECT 1 FROM link_click_counts c WHERE c.link_id = link_analytics.link_id)",
-    ),
-    // Links whose count crosses a milestone with this transaction's clicks, before the update.
-    crossings: db.prepare(
-      `WITH t AS (SELECT link_id, COUNT(*) AS n FROM link_analytics NOT INDEXED WHERE id > ?1 GROUP BY link_id)
-       SELECT t.link_id AS linkId, c.clicks AS before, c.clicks + t.n AS after FROM t JOIN link_click_counts c ON c.link_id = t.link_id
-       WHERE (c.clicks < 1 AND c.clicks + t.n >= 1) OR (c.clicks < 100 AND c.clicks + t.n >= 100)
-          OR (c.clicks < 1000 AND c.clicks + t.n >= 1000) OR (c.clicks < 10000 AND c.clicks + t.n >= 10000)`,
-    ),
-    // Every link's count in one statement: SQLite walks the new rows and the counts in C, where a
-    // statement per link from JavaScript cost ~2 µs a click (docs/performance.md).
+    // New ids go above the fold mark even when the newest clicks were deleted (0008).
+    lastId: db.prepare("SELECT MAX(COALESCE((SELECT MAX(id) FROM link_analytics), 0), (SELECT folded FROM click_fold)) AS id, (SELECT folded FROM click_fold) AS folded"),
+    // Every link's count in one statement, from a JSON object {linkId: clicks} (keys in
+    // ascending order, so the count pages are visited in key order). A link without a row was
+    // deleted (every live link has one, 0003): it is not returned, and its clicks are not kept.
+    // Three statements scanning the new rows (orphans, milestone crossings, counts) cost 5.6
+    // µs a click where this one costs ~1 (docs/performance.md).
     addCounts: db.prepare(
-      `UPDATE link_click_counts SET clicks = clicks + t.n
-       FROM (SELECT link_id, COUNT(*) AS n FROM link_analytics NOT INDEXED WHERE id > ?1 GROUP BY link_id) AS t
-       WHERE link_click_counts.link_id = t.link_id`,
+      "UPDATE link_click_counts SET clicks = clicks + j.value FROM json_each(?1) AS j WHERE link_click_counts.link_id = j.key RETURNING link_id, clicks",
     ),
+    // The fold: the tail's (link_id, id) pairs sorted, so each page of link_clicks is written
+    // once per fold however many of its links got clicks.
+    fold: db.prepare("INSERT INTO link_clicks (link_id, click_id) SELECT link_id, id FROM link_analytics WHERE id > ?1 ORDER BY link_id, id"),
+    setFolded: db.prepare("UPDATE click_fold SET folded = ?1"),
     link: db.prepare("SELECT user_id, title, short_code, tracker FROM short_links WHERE id = ?"),
     add: db.prepare(
       `INSERT INTO link_rollups (link_id, dim, value, count) VALUES (?, ?, ?, ?)
@@ -124,60 +137,62 @@ export function analyticsStore(db: Db) {
        ON CONFLICT (link_id, dim, value) DO UPDATE SET count = excluded.count`,
     ),
     mark: db.prepare("SELECT count FROM link_rollups WHERE link_id = ? AND dim = 'summary' AND value = 'mark_id'"),
+    // Above the roll-up mark, oldest first: the tail, and the folded clicks above the mark.
     fresh: db.prepare(
-      `SELECT id, timestamp, country, city, browser, device_type, os, referrer, visitor_id, is_bot
-       FROM link_analytics WHERE link_id = ? AND id > ? ORDER BY id`,
+      `SELECT id, timestamp, country, city, browser, device_type, os, referrer, visitor_id, is_bot FROM link_analytics WHERE ${TAIL} AND id > ?2
+       UNION ALL
+       SELECT i.click_id, a.timestamp, a.country, a.city, a.browser, a.device_type, a.os, a.referrer, a.visitor_id, a.is_bot
+       FROM link_clicks i JOIN link_analytics a ON a.id = i.click_id WHERE i.link_id = ?1 AND i.click_id > ?2
+       ORDER BY 1`,
     ),
     top: db.prepare("SELECT value AS name, count FROM link_rollups WHERE link_id = ? AND dim = ? ORDER BY count DESC, value LIMIT ?"),
     summary: db.prepare("SELECT count FROM link_rollups WHERE link_id = ? AND dim = 'summary' AND value = 'unique'"),
     days: db.prepare("SELECT value AS day, count FROM link_rollups WHERE link_id = ? AND dim = 'day' AND value >= ? ORDER BY value"),
-    last: db.prepare("SELECT timestamp AS last FROM link_analytics WHERE link_id = ? ORDER BY id DESC LIMIT 1"),
-    page: db.prepare(
-      `SELECT id, timestamp, referrer, user_agent, ip, country, city, device_type, browser, os, metadata
-       FROM link_analytics WHERE link_id = ? ORDER BY id DESC LIMIT ? OFFSET ?`,
+    last: db.prepare(
+      `SELECT timestamp AS last FROM link_analytics WHERE id = COALESCE(
+         (SELECT MAX(id) FROM link_analytics WHERE ${TAIL}), (SELECT MAX(click_id) FROM link_clicks WHERE link_id = ?1))`,
     ),
+    page: db.prepare(`${newestFirst(ROW)} LIMIT ?2 OFFSET ?3`),
+  };
+
+  /** Fills link_clicks with the tail (in the caller's transaction) once it is `every` long, or always with 0. */
+  const fold = (every = FOLD_EVERY) => {
+    const { id, folded } = q.lastId.get() as { id: number; folded: number };
+    if (id === folded || id - folded < every) return 0;
+    q.fold.run(folded);
+    q.setFolded.run(id);
+    return id - folded;
   };
 
   /**
    * Writes a batch of clicks (in the caller's transaction): one row per click, then every link's
    * count in one statement. This is all the hot path pays for; the tallies are rolled up when
    * someone reads them. `countedOnly`: per link, clicks to count without a row (dropped under
-   * overload, recorder.ts). Returns the count moves that cross a milestone (MILESTONES in
-   * writer.ts) plus every counted-only move. Clicks for a link that no longer exists are dropped
-   * (its history went with it).
+   * overload, recorder.ts). Returns the count moves that cross a milestone (MILESTONES). Clicks
+   * for a link that no longer exists are dropped (its history went with it).
    */
   const writeBatch = (clicks: ClickRecord[], countedOnly?: ReadonlyMap<number, number>): CountMove[] => {
-    const byLink = new Map<number, ClickRecord[]>();
-    for (const c of clicks) {
-      const list = byLink.get(c.linkId);
-      if (list) list.push(c);
-      else byLink.set(c.linkId, [c]);
-    }
-    const lo = (q.lastId.get() as { id: number }).id;
-    // In link order: the index and table pages are then visited in key order, each once.
-    for (const linkId of [...byLink.keys()].sort((a, b) => a - b)) {
-      const list = byLink.get(linkId)!;
-      // The same visitor twice in one batch counts on from the first (most links get one click).
-      const seen = list.length > 1 ? new Map<string, number>() : null;
-      for (const c of list) {
-        // A visitor whose cookie was minted by this very click has no history to count.
-        const prior = seen?.get(c.visitorId) ?? (c.newVisitor ? 0 : (q.visits.get(c.visitorId, linkId) as { n: number }).n);
-        const visitNumber = prior + 1;
-        seen?.set(c.visitorId, visitNumber);
-        q.insert.run(linkId, c.timestamp, c.referrer, c.userAgent, c.ip, c.country, c.city, c.deviceType, c.browser, c.os, c.visitorId, c.isBot ? 1 : 0, metadataJson(visitNumber, c.source, c.isBot));
-      }
-    }
+    // Clicks per link (integer keys: the object lists them in ascending order).
+    const counts: Record<number, number> = {};
+    for (const c of clicks) counts[c.linkId] = (counts[c.linkId] ?? 0) + 1;
+    if (countedOnly) for (const [linkId, n] of countedOnly) counts[linkId] = (counts[linkId] ?? 0) + n;
     const moved: CountMove[] = [];
-    if (clicks.length > 0) {
-      q.dropOrphans.run(lo);
-      moved.push(...(q.crossings.all(lo) as CountMove[]));
-      q.addCounts.run(lo);
+    const live = new Set<number>();
+    for (const [linkId, after] of q.addCounts.values(JSON.stringify(counts)) as [number, number][]) {
+      live.add(linkId);
+      const before = after - counts[linkId]!;
+      if (MILESTONES.some((m) => before < m && after >= m)) moved.push({ linkId, before, after });
     }
-    if (countedOnly) {
-      for (const [linkId, n] of countedOnly) {
-        const count = q.addCount.get(linkId, n) as { clicks: number } | null;
-        if (count) moved.push({ linkId, before: count.clicks - n, after: count.clicks });
-      }
+    if (clicks.length === 0) return moved;
+    let id = (q.lastId.get() as { id: number }).id;
+    // In capture order, with ids given here: a visitor's clicks, and a link's, are numbered in
+    // the order they happened, and new visitors' index entries land at its end.
+    for (const c of clicks) {
+      if (!live.has(c.linkId)) continue;
+      // A visitor whose cookie was minted by this very click has no history to count. Earlier
+      // clicks of this batch are already rows, so the count includes them.
+      const visitNumber = (c.newVisitor ? 0 : (q.visits.get(c.visitorId, c.linkId) as { n: number }).n) + 1;
+      q.insert.run(++id, c.linkId, c.timestamp, c.referrer, c.userAgent, c.ip, c.country, c.city, c.deviceType, c.browser, c.os, c.visitorId, c.isBot ? 1 : 0, metadataJson(visitNumber, c.source, c.isBot));
     }
     return moved;
   };
@@ -185,7 +200,7 @@ export function analyticsStore(db: Db) {
   /**
    * Folds the clicks written since the last roll-up into the link's tallies. The mark is the
    * id of the last click folded in: a link's clicks are written in capture order, so their ids
-   * only grow, and the (link_id) index (which holds the id) finds the new ones directly.
+   * only grow, and link_clicks (which holds the id) and the tail find the new ones directly.
    */
   const rollUp = db.transaction((linkId: number) => {
     const markId = (q.mark.get(linkId) as { count: number } | null)?.count ?? 0;
@@ -227,6 +242,8 @@ export function analyticsStore(db: Db) {
      * nested one would copy every page it touches into a statement journal first.
      */
     writeBatch,
+    /** Folds the unfolded tail into link_clicks (in the caller's transaction): see FOLD_EVERY. */
+    fold,
     /** Who owns a link and what it is called (for a milestone notification). */
     linkInfo: (linkId: number) => q.link.get(linkId) as LinkInfo | null,
     // IMMEDIATE: two connections write (the app's and the click writer's); a deferred transaction
@@ -243,10 +260,7 @@ export function analyticsStore(db: Db) {
      * exports at once must not share one); `close` ends the read so the WAL can be checkpointed.
      */
     cursor(linkId: number) {
-      const stmt = db.prepare(
-        `SELECT id, timestamp, referrer, user_agent, ip, country, city, device_type, browser, os, metadata
-         FROM link_analytics WHERE link_id = ? ORDER BY id DESC`,
-      );
+      const stmt = db.prepare(newestFirst(ROW));
       const rows = stmt.iterate(linkId) as IterableIterator<ClickRow>;
       return { rows, close: () => stmt.finalize() };
     },

@@ -6,14 +6,13 @@ import { UAParser } from "ua-parser-js";
 import { isbot } from "isbot";
 import type { Db } from "../db/open";
 import { notificationsStore } from "../notifications/store";
-import { analyticsStore, type ClickRecord } from "./store";
+import { analyticsStore, MILESTONES, type ClickRecord } from "./store";
 import { Geo } from "./geo";
 import type { RawClick } from "./recorder";
 
 export type IpStorage = "truncated" | "full" | "none";
 
 const UA_CACHE_MAX = 2_000;
-export const MILESTONES = [1, 100, 1_000, 10_000];
 const TRACKER_PAGE: Record<string, string> = { main: "/link-tracker", brand: "/pic-drift-link-tracker" };
 
 type Parsed = { browser: string | null; os: string | null; deviceType: string | null; isBot: boolean };
@@ -56,7 +55,7 @@ export class ClickWriter {
 
   constructor(
     private db: Db,
-    private opts: { ipStorage: IpStorage; geoipDb: string | null },
+    private opts: { ipStorage: IpStorage; geoipDb: string | null; foldEvery?: number | undefined },
   ) {
     this.store = analyticsStore(db);
     this.notifications = notificationsStore(db);
@@ -89,10 +88,17 @@ export class ClickWriter {
             });
           }
         }
+        // In the same transaction: the fold mark and the rows it covers never disagree.
+        this.store.fold(this.opts.foldEvery);
       })
       // Takes the write lock first: the app's connection writes too (see store.ts).
       .immediate();
     return batch.length;
+  }
+
+  /** Folds whatever tail is left (a graceful stop, an idle writer): readers then scan none. */
+  foldAll() {
+    return this.db.transaction(() => this.store.fold(1)).immediate();
   }
 
   parseUa(ua: string | null): Parsed {

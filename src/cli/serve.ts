@@ -36,7 +36,10 @@ export async function serve(config: Config) {
   const db = openDb(config.dataDir);
   const { applied } = migrate(db);
   if (applied.length) log.info("migrations applied", { applied });
-  const { app, ctx } = await createApp({ db, config });
+  const { app, ctx, clicks } = await createApp({ db, config });
+  // The click writer is ready before the first redirect: with it started by the first click, a
+  // kill -9 in its first ~0.5 s (opening the database and location data) lost those clicks.
+  clicks.start();
   // Building the redirect map leaves its rows and parsed URLs behind: collected before serving.
   Bun.gc(true);
   app.listen({ port: config.port, hostname: config.host });

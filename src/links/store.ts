@@ -65,7 +65,11 @@ export function linksStore(db: Db) {
     delete: db.prepare("DELETE FROM short_links WHERE id = ? AND user_id = ? AND tracker = ? AND is_system = 0 RETURNING id, short_code"),
     resetCount: db.prepare("UPDATE link_click_counts SET clicks = 0 WHERE link_id = ?"),
     touch: db.prepare("UPDATE short_links SET updated_at = ? WHERE id = ?"),
-    resetClicks: db.prepare("DELETE FROM link_analytics WHERE link_id = ?"),
+    // A link's clicks are the folded ones (link_clicks) and the unfolded tail (migrations/0008,
+    // whose trigger does the same when a link is deleted).
+    resetFolded: db.prepare("DELETE FROM link_analytics WHERE id IN (SELECT click_id FROM link_clicks WHERE link_id = ?1)"),
+    resetTail: db.prepare("DELETE FROM link_analytics WHERE id > (SELECT folded FROM click_fold) AND link_id = ?1"),
+    resetIndex: db.prepare("DELETE FROM link_clicks WHERE link_id = ?1"),
     resetRollups: db.prepare("DELETE FROM link_rollups WHERE link_id = ?"),
     allForRedirect: db.prepare("SELECT id, short_code, original_url, active, expires_at FROM short_links"),
     setRootUrl: db.prepare("UPDATE short_links SET original_url = ? WHERE short_code = 'root' AND is_system = 1 AND original_url != ?"),
@@ -81,7 +85,9 @@ export function linksStore(db: Db) {
   };
 
   const resetClicks = db.transaction((id: number) => {
-    q.resetClicks.run(id);
+    q.resetFolded.run(id);
+    q.resetTail.run(id);
+    q.resetIndex.run(id);
     q.resetRollups.run(id);
     q.resetCount.run(id);
     q.touch.run(nowIso(), id);
