@@ -179,10 +179,13 @@ describe("anonymous calls, per client address", () => {
     }
   });
 
-  test("unknown /api paths are limited like the rest (404 with the fields)", async () => {
+  test("unknown /api paths are limited like the rest (404 with the fields), even one that starts like health", async () => {
     const r = await s.request("GET", "/api/no/such/route", from("198.51.100.6"));
     expect(r.status).toBe(404);
     expect(r.headers.get("ratelimit-remaining")).toBe(String(ANON_LIMIT - 1));
+    const near = await s.request("GET", "/api/healthz", from("198.51.100.6"));
+    expect(near.status).toBe(404);
+    expect(near.headers.get("ratelimit-remaining")).toBe(String(ANON_LIMIT - 2));
   });
 });
 

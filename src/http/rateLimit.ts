@@ -155,7 +155,7 @@ export const RATE_LIMIT_DESCRIPTION =
   `429 with code RATE_LIMITED and Retry-After, and the refused request changes nothing.`;
 
 // Monitoring polls health, and the redirect's API form is the redirect path: neither is throttled.
-export const UNLIMITED = /^\/api\/(health|links\/redirect\/)/;
+export const UNLIMITED = /^\/api\/(health\/?$|links\/redirect\/)/;
 
 const seconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
 
