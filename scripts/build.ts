@@ -5,13 +5,14 @@
 //    (src/http/spa.ts's WEB_BUILD_OPTIONS), into a staging folder next to .tmp/.
 // 2. Every text file of it, and the video engine, get gzip and brotli copies: compression
 //    happens here, once, not in the running server.
-// 3. A generated module lists those files as `with { type: "file" }` imports and stands in
+// 3. A generated module lists those files as `with { type: "file" }` imports (and, per lazy
+//    first screen, the chunks its HTML preloads: screenPreloads) and stands in
 //    for src/http/builtAssets.ts (and the plain video engine of src/vendor/embedded.js) in
 //    the compiled server, which serves them as they are.
 import { brotliCompressSync, constants } from "node:zlib";
 import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
-import { WEB_BUILD_OPTIONS, gzipIfSmaller } from "../src/http/spa";
+import { WEB_BUILD_OPTIONS, gzipIfSmaller, screenPreloads } from "../src/http/spa";
 import { VENDOR_FILES } from "../src/vendor/routes";
 
 const root = resolve(import.meta.dir, "..");
@@ -103,6 +104,7 @@ ${webList}
 vendor: {
 ${vendorList}
 },
+preloads: ${JSON.stringify(screenPreloads(web.metafile!))},
 };
 `;
 const generatedPath = join(staging, "builtAssets.ts");

@@ -110,7 +110,8 @@ try {
   };
 
   // --- 2. First-load weight ----------------------------------------------------------------
-  type Row = { url: string; type: string; wire: number; encoding: string };
+  // start/end: epoch ms, from Playwright's request timing.
+  type Row = { url: string; type: string; wire: number; raw: number; encoding: string; start: number; end: number };
   async function firstLoad(path: string, signedIn: boolean, ready: (p: Page) => Promise<unknown>) {
     const ctx = await newContext(signedIn);
     const page = await ctx.newPage();
@@ -121,7 +122,16 @@ try {
       if (!res) return;
       const sizes = await req.sizes();
       if (req.resourceType() === "document") acceptEncoding = (await req.allHeaders())["accept-encoding"] ?? "";
-      rows.push({ url: new URL(req.url()).pathname, type: req.resourceType(), wire: sizes.responseBodySize, encoding: (await res.allHeaders())["content-encoding"] ?? "none" });
+      const t = req.timing();
+      rows.push({
+        url: new URL(req.url()).pathname,
+        type: req.resourceType(),
+        wire: sizes.responseBodySize,
+        raw: (await res.body().catch(() => Buffer.alloc(0))).length,
+        encoding: (await res.allHeaders())["content-encoding"] ?? "none",
+        start: t.startTime,
+        end: t.startTime + t.responseEnd,
+      });
     });
     await page.goto(`${base}${path}`);
     await ready(page).catch(async (e) => {
@@ -140,7 +150,15 @@ try {
       const res = await fetch(`${base}${a.url}`, { headers: { "accept-encoding": "gzip" }, decompress: false } as RequestInit);
       gzip += (await res.arrayBuffer()).byteLength;
     }
-    return { rows, assets, bytes: assets.reduce((n, r) => n + r.wire, 0), gzip, acceptEncoding };
+    // Round trips before the screen's code is all in: the document is the first; a file is one
+    // more than the document or script that ended before it started (what could have named it:
+    // a waterfall of chunks counts each step; the stylesheets import nothing).
+    const chain = rows.filter((r) => r.type === "document" || r.type === "script" || r.type === "stylesheet").sort((a, b) => a.start - b.start);
+    const round = new Map<Row, number>();
+    for (const r of chain) round.set(r, 1 + Math.max(0, ...chain.filter((o) => o !== r && o.type !== "stylesheet" && o.end <= r.start).map((o) => round.get(o) ?? 0)));
+    const rounds = Math.max(0, ...round.values());
+    const raw = assets.reduce((n, r) => n + r.raw, 0);
+    return { rows, assets, bytes: assets.reduce((n, r) => n + r.wire, 0), raw, gzip, acceptEncoding, rounds };
   }
   const kb = (n: number) => `${(n / 1024).toFixed(1)} KB`;
   const dash = await firstLoad("/", true, (p) => p.waitForFunction(() => (window as any).__interactive !== undefined, null, { timeout: 15_000 }));
@@ -148,8 +166,10 @@ try {
 
   console.log(`Chromium sends Accept-Encoding: ${dash.acceptEncoding}`);
   for (const [name, r] of [["/ signed in", dash], ["/auth", auth]] as const) {
-    console.log(`\nFirst load of ${name}: JS + CSS ${kb(r.bytes)} on the wire (${kb(r.gzip)} as gzip), ${r.assets.length} files`);
-    for (const a of r.rows) console.log(`  ${a.type.padEnd(10)} ${kb(a.wire).padStart(9)}  ${a.encoding.padEnd(5)} ${a.url}`);
+    console.log(
+      `\nFirst load of ${name}: JS + CSS ${kb(r.bytes)} on the wire (${kb(r.gzip)} as gzip, ${kb(r.raw)} raw), ${r.assets.length} files, ${r.rounds} round trips (document included)`,
+    );
+    for (const a of r.rows) console.log(`  ${a.type.padEnd(10)} ${kb(a.wire).padStart(9)} ${kb(a.raw).padStart(9)} raw  ${a.encoding.padEnd(5)} ${a.url}`);
   }
 
   // --- 3. Dashboard interactive ------------------------------------------------------------

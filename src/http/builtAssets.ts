@@ -12,6 +12,8 @@ export type BuiltAssets = {
   web: Record<string, BuiltFile & { type: string; br: string | null }>;
   /** The video engine's files by name (as in src/vendor/routes.ts's VENDOR_FILES): compressed copies only. */
   vendor: Record<string, BuiltFile & { br: string | null }>;
+  /** Per app path, the chunks its first screen needs beyond the entry (src/http/spa.ts's screenPreloads). */
+  preloads: Record<string, string[]>;
 };
 
 export const builtAssets: BuiltAssets | null = null;

@@ -41,3 +41,23 @@ describe("the dashboard's first data is preloaded while its script downloads", (
     );
   });
 });
+
+describe("the sign-in page's chunks download beside the entry, not after it (issue 13)", () => {
+  test("GET /auth names the session check and its lazy chunks as module preloads, each served as a script", async () => {
+    const link = (await t.call("GET", "/auth")).headers.get("link") ?? "";
+    const [user, ...rest] = link.split(", ");
+    expect(user).toBe("</api/user>; rel=preload; as=fetch; crossorigin=use-credentials");
+    const chunks = rest.map((l) => /^<(\/chunk-[a-z0-9]+\.js)>; rel=modulepreload$/.exec(l)?.[1]);
+    expect(chunks.length).toBeGreaterThan(0);
+    let bodies = "";
+    for (const c of chunks) {
+      expect(c).toBeString();
+      const r = await t.call("GET", c!);
+      expect(r.status).toBe(200);
+      expect(r.headers.get("content-type")).toContain("javascript");
+      bodies += r.text;
+    }
+    // The sign-in page itself is among them (its heading is a string literal in its chunk).
+    expect(bodies).toContain("Welcome back");
+  });
+});

@@ -86,7 +86,39 @@ export const WEB_BUILD_OPTIONS = {
   // Hashed names, all at the root: short codes never contain "." and "chunk-" is reserved.
   naming: { entry: "[name].[ext]", chunk: "chunk-[hash].[ext]", asset: "asset-[hash].[ext]" },
   define: { "process.env.NODE_ENV": '"production"' },
+  // Which chunk holds which screen, for screenPreloads.
+  metafile: true,
 } as const;
+
+/**
+ * App paths whose first screen is a lazy chunk (web/routes.tsx) rather than the entry: the
+ * HTML for that path names the chunk and every chunk it imports in its Link header
+ * (rel=modulepreload), so they download beside the entry instead of one after another. The
+ * dashboard (`/`) is in the entry itself. A lazy screen that is often the first one can be
+ * added here.
+ */
+const FIRST_SCREENS: Record<string, string> = { "/auth": "web/auth/AuthPage.tsx" };
+
+/** Per path of FIRST_SCREENS, the URLs ("/chunk-….js") of its chunk and its static imports, the entry's excepted. */
+export function screenPreloads(meta: Bun.BuildMetafile): Record<string, string[]> {
+  const url = (p: string) => "/" + p.replace(/^\.?\//, "");
+  const scripts = Object.entries(meta.outputs).filter(([path]) => path.endsWith(".js"));
+  const entry = scripts.find(([, o]) => o.entryPoint?.endsWith("web/index.html"))?.[0];
+  const preloads: Record<string, string[]> = {};
+  for (const [route, source] of Object.entries(FIRST_SCREENS)) {
+    const start = scripts.find(([, o]) => o.entryPoint?.endsWith(source))?.[0];
+    if (!start) throw new Error(`screenPreloads: no chunk for ${source}`);
+    const seen = new Set<string>();
+    const visit = (path: string) => {
+      if (seen.has(url(path)) || (entry && url(path) === url(entry))) return;
+      seen.add(url(path));
+      for (const i of meta.outputs[path]?.imports ?? []) if (i.kind === "import-statement") visit(i.path);
+    };
+    visit(start);
+    preloads[route] = [...seen];
+  }
+  return preloads;
+}
 
 /** gzip at the highest level, kept only when it is smaller (tiny files can grow). */
 export function gzipIfSmaller(body: Bytes): Bytes | null {
@@ -96,7 +128,7 @@ export function gzipIfSmaller(body: Bytes): Bytes | null {
 
 // One bundle per process when running from source: every createApp (each test file makes
 // one) shares it instead of bundling the app again.
-let fromSource: Promise<{ path: string; body: Bytes; type: string }[]> | null = null;
+let fromSource: Promise<{ files: { path: string; body: Bytes; type: string }[]; preloads: Record<string, string[]> }> | null = null;
 
 /** Running from source: bundle the web app in memory, the same way the binary's build does. */
 function buildFromSource() {
@@ -108,14 +140,15 @@ function buildFromSource() {
       result.outputs.map(async (out) => ({ path: "/" + out.path.replace(/^\.?\//, ""), body: new Uint8Array(await out.arrayBuffer()), type: out.type })),
     );
     log.debug("web app built from source", { ms: Math.round(performance.now() - started) });
-    return files;
+    return { files, preloads: screenPreloads(result.metafile!) };
   })();
   return fromSource;
 }
 
 /** The web app: embedded pre-built and pre-compressed in the binary, or bundled at start from source. */
-async function loadWebApp(): Promise<{ html: Entry; assets: Map<string, Entry> }> {
+async function loadWebApp(): Promise<{ html: Entry; assets: Map<string, Entry>; preloads: Record<string, string[]> }> {
   const assets = new Map<string, Entry>();
+  let preloads: Record<string, string[]>;
   let html: Entry | null = null;
   const add = (path: string, body: Bytes, gz: Bytes | null, br: Bytes | null, type: string) => {
     if (path === "/index.html") html = entry(body, gz, br, { "content-type": type }, "no-cache");
@@ -128,9 +161,12 @@ async function loadWebApp(): Promise<{ html: Entry; assets: Map<string, Entry> }
       const br = f.br ? await Bun.file(f.br).bytes() : null;
       add(path, await Bun.file(f.file).bytes(), gz, br, f.type);
     }
+    preloads = builtAssets.preloads;
   } else {
     // gzip only: brotli at its best takes seconds, which the binary's build spends instead.
-    for (const f of await buildFromSource()) add(f.path, f.body, TEXT.test(f.type) ? gzipIfSmaller(f.body) : null, null, f.type);
+    const built = await buildFromSource();
+    for (const f of built.files) add(f.path, f.body, TEXT.test(f.type) ? gzipIfSmaller(f.body) : null, null, f.type);
+    preloads = built.preloads;
   }
   const page = html as Entry | null;
   if (!page) throw new Error("The web bundle has no index.html");
@@ -140,7 +176,7 @@ async function loadWebApp(): Promise<{ html: Entry; assets: Map<string, Entry> }
   const secure = securityHeadersFor(csp);
   Object.assign(page.headers, secure);
   for (const e of assets.values()) Object.assign(e.headers, secure);
-  return { html: page, assets };
+  return { html: page, assets, preloads };
 }
 
 export function send(e: Entry, request: Request, status = 200, extra?: Record<string, string>) {
@@ -165,6 +201,11 @@ function dashboardPreloads(request: Request): Record<string, string> {
   return { link: signedIn ? `${PRELOAD_USER}, ${PRELOAD_TOPICS}` : PRELOAD_USER };
 }
 
+/** A lazy first screen (FIRST_SCREENS): the session check, and its chunks as module preloads. */
+function screenLinks(chunks: string[]): Record<string, string> {
+  return { link: [PRELOAD_USER, ...chunks.map((c) => `<${c}>; rel=modulepreload`)].join(", ") };
+}
+
 /**
  * Serves the React app: hashed chunks with year-long caching and gzip, the HTML for every
  * other path (the client router shows its own 'Page Not Found').
@@ -172,9 +213,13 @@ function dashboardPreloads(request: Request): Record<string, string> {
 const PARTLESS = /^\/(share|invite)\/?$/;
 
 export async function spaPlugin() {
-  const { html, assets } = await loadWebApp();
+  const { html, assets, preloads } = await loadWebApp();
   const app = new Elysia({ name: "spa" });
   for (const [path, e] of assets) app.get(path, ({ request }) => send(e, request));
+  for (const [path, chunks] of Object.entries(preloads)) {
+    const links = screenLinks(chunks);
+    app.get(path, ({ request }) => send(html, request, 200, links));
+  }
   // /share/ and /invite/ without their part name no page: the app shows 'Page Not Found'
   // there, and the status says so too (issue 13).
   const page = ({ request }: { request: Request }) => send(html, request, PARTLESS.test(new URL(request.url).pathname) ? 404 : 200);
