@@ -171,6 +171,12 @@ export async function migrateData(config: Config, args: string[], say: (line: st
         for (const { table_name: t, column_name: c } of identities) {
           await tx.unsafe(`SELECT setval(pg_get_serial_sequence('${quote(t)}', '${c}'), (SELECT COALESCE(MAX(${quote(c)}), 0) + 1 FROM ${quote(t)}), false)`);
         }
+        // Click ids stay above the fold mark (0008) even when the newest clicks were deleted:
+        // readers take every id above the mark for the unfolded tail.
+        if (tables.some((t) => t.name === "click_fold")) {
+          await tx`SELECT setval(pg_get_serial_sequence('link_analytics', 'id'),
+            GREATEST((SELECT COALESCE(MAX(id), 0) FROM link_analytics), (SELECT COALESCE(MAX(folded), 0) FROM click_fold)) + 1, false)`;
+        }
         for (const t of tables) report.push({ table: t.name, sqlite: expected.get(t.name)!, postgres: await count(tx, t.name) });
         const wrong = report.filter((r) => r.sqlite !== r.postgres);
         if (wrong.length) throw new Error(`Counts differ after the copy (${wrong.map((r) => `${r.table}: ${r.sqlite} in SQLite, ${r.postgres} in PostgreSQL`).join("; ")}): nothing was kept.`);
