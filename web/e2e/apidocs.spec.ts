@@ -83,9 +83,11 @@ test("the reference page sends requests with a pasted key: create, edit and list
   expect(violations).toEqual([]);
 });
 
-test("the reference page with the page's own session", async ({ page }) => {
+test("the reference page with the page's own session, reached from Settings", async ({ page }) => {
   await registerViaApi(page.request);
-  await page.goto("/api/docs");
+  await page.goto("/settings");
+  await page.getByRole("link", { name: "the API reference" }).click();
+  await expect(page).toHaveURL(/\/api\/docs$/);
   const user = await openOperation(page, "The signed-in user");
   await user.getByRole("button", { name: "Send GET request" }).click();
   await expect(user.getByRole("status")).toContainText("200");

@@ -1,5 +1,6 @@
 import { useState, type FormEvent } from "react";
 import useSWR from "swr";
+import { Link } from "wouter";
 import { AppFooter, AppHeader } from "../shell/AppHeader";
 import { usePageTitle } from "../shell/usePageTitle";
 import { Button } from "../ui/Button";
@@ -111,7 +112,8 @@ export function SettingsPage() {
           <h2 id="api-keys-heading">API keys</h2>
           <p className="muted">
             Scripts send a key as <code>Authorization: Bearer tl_…</code> and act as you, within the key's scope. Keys never reach your account
-            settings. A key is shown once, when it is made.
+            settings. A key is shown once, when it is made. What each route takes and answers, with a console to try it:{" "}
+            <Link href="/api/docs">the API reference</Link>.
           </p>
           <form onSubmit={create} noValidate>
             <fieldset className="stack" disabled={busy}>
