@@ -3,7 +3,7 @@
 import { useEffect, useId, useRef, useState, type ChangeEvent } from "react";
 import useSWR from "swr";
 import * as v from "valibot";
-import { OriginalUrl } from "../../src/links/schema";
+import { OriginalUrl, type LinkView } from "../../src/links/schema";
 import { linkState } from "../links/format";
 // The browser build: jszip's "main" needs Node streams.
 import { AppFooter, AppHeader } from "../shell/AppHeader";
@@ -32,7 +32,8 @@ import "./qr.css";
 export type ExportType = "qr" | "video" | "both";
 type UrlSource = "custom" | "shortlink";
 /** The fields of GET /api/links this page uses. */
-export type ShortLink = { id: number; shortCode: string; title: string; originalUrl: string; shortUrl?: string; active?: boolean; expiresAt?: string | null };
+/** A Link Tracker link, as GET /api/links returns it. */
+type ShortLink = LinkView;
 
 const EXPORT_OPTIONS = [
   { value: "qr", label: "QR Code Only" },
