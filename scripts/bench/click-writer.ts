@@ -10,7 +10,7 @@
 // different link's index pages) are written through the real ClickWriter on a connection set up
 // as the click worker sets up its own, with a PASSIVE checkpoint every second as the worker runs.
 // Each new link's first click also writes its milestone notification, as in the redirect bench.
-// The clicks start as the recorder's lines (encodeClick), so decoding is paid as in the worker:
+// The clicks start as the recorder's batches (ClickLines), so decoding is paid as in the worker:
 // captured click lines in, committed rows, indexes and counts out. CPU time is this process's
 // (one thread does the work), so the figure holds while other work shares the machine.
 // Beside it: the HEAD-only rate that scripts/bench/redirect.ts measured last on this machine
@@ -22,7 +22,7 @@ import { openDbFile } from "../../src/db/open";
 import { migrate } from "../../src/db/migrate";
 import { existsSync, readFileSync } from "node:fs";
 import { ClickWriter } from "../../src/analytics/writer";
-import { decodeClicks, encodeClick } from "../../src/analytics/recorder";
+import { ClickLines, decodeClicks } from "../../src/analytics/recorder";
 
 const LINKS = Number(process.env.BENCH_LINKS ?? 100_000);
 const CLICKS = Number(process.env.BENCH_CLICKS ?? 300_000);
@@ -61,9 +61,9 @@ async function run(size: number) {
     await writer.geo.load();
     const lines: string[] = [];
     for (let done = 0; done < CLICKS; done += size) {
-      const batch: string[] = [];
+      const batch = new ClickLines();
       for (let i = 0; i < size; i++) {
-        batch.push(encodeClick({
+        batch.add({
           linkId: firstLink + Math.floor(Math.random() * LINKS),
           at: Date.now(),
           userAgent: UA,
@@ -74,9 +74,9 @@ async function run(size: number) {
           source: "direct",
           country: null,
           city: null,
-        }));
+        });
       }
-      lines.push(batch.join("\n"));
+      lines.push(batch.take());
     }
     const cpu = process.cpuUsage();
     const started = performance.now();

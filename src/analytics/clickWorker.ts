@@ -45,7 +45,7 @@ const IDLE_FOLD_MS = 2_000;
 let db: Db | null = null;
 let writer: ClickWriter | null = null;
 let ready: Promise<void> = Promise.resolve();
-// Batches as they came (JSON lines, see encodeClick): decoded only when written.
+// Batches as they came (ClickLines): decoded only when written.
 let pending: { data: string; n: number }[] = [];
 let pendingCount = 0;
 // Counts of clicks the recorder dropped past its bound, added to the links' counts in the next
@@ -70,7 +70,7 @@ function drain(): boolean {
     while (take < pending.length && (take === 0 || n + pending[take]!.n <= MAX_TX)) n += pending[take++]!.n;
     const batches = pending.slice(0, take);
     try {
-      const clicks = take === 0 ? [] : batches.length === 1 ? decodeClicks(batches[0]!.data) : decodeClicks(batches.map((b) => b.data).join("\n"));
+      const clicks = batches.length === 1 ? decodeClicks(batches[0]!.data) : batches.flatMap((b) => decodeClicks(b.data));
       writer.write(clicks, extraCounts);
       extraCounts = new Map();
     } catch (e) {

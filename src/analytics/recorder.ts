@@ -24,19 +24,49 @@ export type RawClick = {
 };
 
 /**
- * A click as one line of JSON: a batch travels to the worker as one string (a copy, not a
- * structured clone of thousands of objects) and waits there at a fraction of the memory.
+ * A batch of clicks as text: a batch travels to the worker as one string (a copy, not a
+ * structured clone of thousands of objects) and waits there at a fraction of the memory. The
+ * first line lists the batch's distinct user agents (JSON), then one JSON line per click names
+ * its agent by index: agents repeat heavily and were half of a click's bytes, so a backlog
+ * takes about half the memory (docs/performance.md).
  */
-export function encodeClick(c: RawClick): string {
-  return JSON.stringify([c.linkId, c.at, c.userAgent, c.referrer, c.ip, c.visitorId, c.newVisitor ? 1 : 0, c.source, c.country, c.city]);
+export class ClickLines {
+  private lines: string[] = [];
+  private agents = new Map<string, number>();
+
+  get length() {
+    return this.lines.length;
+  }
+
+  add(c: RawClick) {
+    let ua = -1;
+    if (c.userAgent !== null) {
+      ua = this.agents.get(c.userAgent) ?? -1;
+      if (ua < 0) this.agents.set(c.userAgent, (ua = this.agents.size));
+    }
+    this.lines.push(JSON.stringify([c.linkId, c.at, ua, c.referrer, c.ip, c.visitorId, c.newVisitor ? 1 : 0, c.source, c.country, c.city]));
+  }
+
+  /** The batch as one string (see decodeClicks), and an empty batch to go on with. */
+  take(): string {
+    const data = `${JSON.stringify([...this.agents.keys()])}\n${this.lines.join("\n")}`;
+    this.lines = [];
+    this.agents = new Map();
+    return data;
+  }
 }
 
-/** The worker's side of encodeClick: a batch of lines back into clicks. */
+/** The worker's side of ClickLines: one batch back into clicks. */
 export function decodeClicks(data: string): RawClick[] {
-  return data.split("\n").map((line) => {
-    const [linkId, at, userAgent, referrer, ip, visitorId, newVisitor, source, country, city] = JSON.parse(line);
-    return { linkId, at, userAgent, referrer, ip, visitorId, newVisitor: newVisitor === 1, source, country, city };
-  });
+  const nl = data.indexOf("\n");
+  const agents = JSON.parse(data.slice(0, nl)) as string[];
+  return data
+    .slice(nl + 1)
+    .split("\n")
+    .map((line) => {
+      const [linkId, at, ua, referrer, ip, visitorId, newVisitor, source, country, city] = JSON.parse(line);
+      return { linkId, at, userAgent: ua < 0 ? null : agents[ua]!, referrer, ip, visitorId, newVisitor: newVisitor === 1, source, country, city };
+    });
 }
 
 export const FLUSH_INTERVAL_MS = 100;
@@ -47,8 +77,8 @@ export const WRITE_WITHIN_MS = FLUSH_INTERVAL_MS + COALESCE_MS;
 /** Clicks posted to the worker in one message at most; a full batch goes at once. */
 export const BATCH = 512;
 /**
- * Clicks captured but not yet written (here plus in the worker's queue) kept at most: ~200
- * bytes each as JSON lines, so ~10 MB. A redirect never waits for the writer: past this bound
+ * Clicks captured but not yet written (here plus in the worker's queue) kept at most: ~100
+ * bytes each as ClickLines, so ~5 MB. A redirect never waits for the writer: past this bound
  * (a writer that truly cannot keep up: a slow, full or locked disk) a click's detail row is not
  * kept, but it is still counted, per link, and added to the link's count once the writer has
  * room again (docs/decisions.md, "Overload").
@@ -85,7 +115,7 @@ const WORKER_URL = import.meta.url.includes("$bunfs")
   : new URL("./clickWorker.ts", import.meta.url);
 
 export class ClickRecorder {
-  private buffer: string[] = [];
+  private buffer = new ClickLines();
   private timer: ReturnType<typeof setTimeout> | null = null;
   private worker: Worker | null = null;
   /** Clicks handed to the worker, and those it reported written: the difference is in flight. */
@@ -117,7 +147,7 @@ export class ClickRecorder {
       return;
     }
     if (backlog >= this.highWater) this.highWater = backlog + 1;
-    this.buffer.push(encodeClick(click));
+    this.buffer.add(click);
     if (this.buffer.length >= BATCH) this.post();
     // The timer exists only while clicks wait, so an idle app has none pending.
     else this.timer ??= setTimeout(() => this.post(), FLUSH_INTERVAL_MS);
@@ -168,8 +198,7 @@ export class ClickRecorder {
     if (this.buffer.length === 0) return;
     const w = this.worker ?? this.start();
     const n = this.buffer.length;
-    const data = this.buffer.join("\n");
-    this.buffer = [];
+    const data = this.buffer.take();
     this.posted += n;
     w.postMessage({ type: "batch", data, n } satisfies ToWorker);
   }
