@@ -205,7 +205,7 @@ function ResponseView({ status, response: listed, doc }: { status: string; respo
   return (
     <li className="stack" style={{ gap: "0.35rem" }}>
       <p style={{ margin: 0 }}>
-        <strong>{status}</strong> {response.description}
+        <strong>{status}</strong> {inline(response.description)}
         {type && !isError && <span className="muted"> · {type}</span>}
       </p>
       {media?.schema && !isError && type === "application/json" && <pre style={PRE}>{outline(media.schema, doc)}</pre>}
