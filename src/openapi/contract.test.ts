@@ -16,6 +16,7 @@ import { openApiPath } from "./document";
 const NOT_API: { pattern: RegExp; why: string }[] = [
   { pattern: /^GET \/$/, why: "the web app's page (or, on the brand domain, the root link's redirect)" },
   { pattern: /^GET \/\*$/, why: "the web app's pages" },
+  { pattern: /^GET \/auth$/, why: "the web app's sign-in page (its HTML names the page's chunks as preloads)" },
   { pattern: /^GET \/(chunk|asset)-[\w-]+\.\w+$/, why: "the web app's hashed files" },
   { pattern: /^GET \/[\w.-]+\.(ico|png|svg|webmanifest|txt)$/, why: "the web app's static files" },
   { pattern: /^GET \/vendor\//, why: "the video engine's files (vendor assets)" },
