@@ -14,7 +14,7 @@ async function openOperation(page: Page, summary: string) {
   return op;
 }
 
-test("the reference page sends requests with a pasted key: create, edit and list a link", async ({ page, baseURL }) => {
+test("the reference page sends requests with a pasted key: create, edit, list and import links", async ({ page, baseURL }) => {
   const outside = trackOutsideRequests(page);
   const violations: string[] = [];
   page.on("console", (m) => {
@@ -69,6 +69,15 @@ test("the reference page sends requests with a pasted key: create, edit and list
   await listForm.getByRole("button", { name: "Send GET request" }).click();
   await expect(listForm.getByRole("status")).toContainText("200");
   await expect(listForm.getByLabel("Response body")).toContainText("Edited in the docs");
+
+  // Import: the file's text goes in as the body, sent as text/csv.
+  const imp = await openOperation(page, "Import links from a CSV file");
+  const impForm = imp.getByRole("form", { name: "Try Import links from a CSV file" });
+  await impForm.getByLabel("Body (text/csv)", { exact: true }).fill("url,code,title\nhttps://example.com/imported-in-the-docs,,Imported in the docs\nnot a url,,Bad row\n");
+  await impForm.getByRole("button", { name: "Send POST request" }).click();
+  await expect(impForm.getByRole("status")).toContainText("200");
+  await expect(impForm.getByLabel("Response body")).toContainText('"imported": 1');
+  await expect(impForm.getByLabel("Response body")).toContainText('"skipped": 1');
 
   // The key's scope holds here too: topics are out of its reach.
   const topics = await openOperation(page, "List your topics");
