@@ -8,6 +8,7 @@ import addFormats from "ajv-formats";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { setup } from "../test/helpers";
 import { openApiPath } from "./document";
+import { OPERATIONS } from "./operations";
 
 /**
  * Routes of the app that are not part of the API, and why. Everything else the router knows
@@ -89,6 +90,27 @@ test("every request example in the document fits its own request schema", () => 
     }
   }
   expect(checked.length).toBeGreaterThan(10);
+});
+
+test("a documented request body (or query) is the schema its route validates with, not a copy", () => {
+  const byKey = new Map(OPERATIONS.map((op) => [`${op.method} ${openApiPath(op.path)}`, op]));
+  // jsonBody (src/http/bodyLimit.ts) wraps a schema by a shallow copy: its entries are the schema's own.
+  const same = (a: unknown, b: unknown) => a !== undefined && (a === b || (a as { entries?: unknown }).entries === (b as { entries?: unknown }).entries);
+  const checked: string[] = [];
+  for (const r of t.app.routes) {
+    const key = `${r.method} ${openApiPath(r.path)}`;
+    const op = byKey.get(key);
+    if (!op) continue;
+    const hooks = r.hooks as { body?: unknown; query?: unknown };
+    // A body is always the route's to validate; a query only where the route declares one (the
+    // analytics, list and import handlers read their query parameters themselves).
+    for (const part of ["body", "query"] as const) {
+      if (!hooks[part] && (part === "query" || !op[part])) continue;
+      expect(same(hooks[part], op[part]), `${key}: the documented ${part} is the route's own schema`).toBe(true);
+      checked.push(`${key} ${part}`);
+    }
+  }
+  expect(checked.length).toBeGreaterThanOrEqual(15);
 });
 
 test("every route of the app is documented, and every documented operation is a route", () => {
