@@ -29,6 +29,7 @@ const SharePage = lazyPage(() => import("./sharing/SharePage"), "SharePage");
 const InvitePage = lazyPage(() => import("./sharing/InvitePage"), "InvitePage");
 const NotificationsPage = lazyPage(() => import("./notifications/NotificationsPage"), "NotificationsPage");
 const LinkTrackerPage = lazyPage(() => import("./links/LinkTrackerPage"), "LinkTrackerPage");
+const ImportPage = lazyPage(() => import("./links/ImportPage"), "ImportPage");
 const BrandTrackerPage = lazyPage(() => import("./brand/BrandTrackerPage"), "BrandTrackerPage");
 const QrPage = lazyPage(() => import("./qr/QrPage"), "QrPage");
 const TopicPage = lazyPage(() => import("./titles/TopicPage"), "TopicPage");
@@ -62,6 +63,11 @@ export function AppRoutes() {
         <Route path="/qr">
           <Protected>
             <QrPage />
+          </Protected>
+        </Route>
+        <Route path="/link-tracker/import">
+          <Protected>
+            <ImportPage />
           </Protected>
         </Route>
         <Route path="/link-tracker">

@@ -4,7 +4,7 @@ import { describe, expect, test } from "bun:test";
 import * as v from "valibot";
 import { ORIGIN, setup } from "../test/helpers";
 import { CSV_BODY_BYTES } from "../http/bodyLimit";
-import { IMPORT_MSG } from "./importFormats";
+import { IMPORT_MSG } from "../shared/csvImport";
 import { IMPORT_BUSY_MESSAGE, TOO_MANY_ROWS_MESSAGE } from "./import";
 import { ExportJson, IMPORT_MAX_ROWS, ImportReport, MSG } from "./schema";
 

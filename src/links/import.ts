@@ -4,7 +4,7 @@
 // transaction never awaits, so the awaits are only ever between transactions).
 import { AppError, badRequest } from "../http/errors";
 import { checkItem, writeLinks } from "./bulk";
-import { IMPORT_MSG, detectLayout, decodeCsv, parseInBatches, recordProblem, recordToLink, type CsvRecord } from "./importFormats";
+import { IMPORT_MSG, detectLayout, decodeCsv, parseInBatches, recordProblem, recordToLink, type CsvRecord } from "../shared/csvImport";
 import { IMPORT_MAX_ROWS, type ImportReport, type ImportRowResult } from "./schema";
 import type { Links } from "./service";
 import type { NewLink } from "./store";

@@ -1,5 +1,6 @@
 import { lazy, Suspense, useEffect, useMemo, useState } from "react";
 import useSWR from "swr";
+import { Link } from "wouter";
 import { AppFooter, AppHeader } from "../shell/AppHeader";
 import { Button } from "../ui/Button";
 import { ConfirmDialog, Dialog } from "../ui/Dialog";
@@ -120,6 +121,15 @@ export function TrackerPage({ tracker }: { tracker: Tracker }) {
           <Button variant="secondary" onClick={refresh} busy={isValidating && !isLoading}>Refresh</Button>
           <Button onClick={() => setCreating(true)}>Create Link</Button>
         </div>
+
+        {!brand && (
+          // Downloads come straight from the API (Content-Disposition names the file).
+          <nav className="row links-bulk" aria-label="Import and export">
+            <Link href="/link-tracker/import" className="btn btn-secondary btn-sm">Import links</Link>
+            <a className="btn btn-secondary btn-sm" href="/api/links/export.csv" download>Export CSV</a>
+            <a className="btn btn-secondary btn-sm" href="/api/links/export.json" download>Export JSON</a>
+          </nav>
+        )}
 
         {brand && root && (
           <RootLinkCard

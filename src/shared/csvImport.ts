@@ -1,5 +1,6 @@
-// The CSV files an import understands, told apart by their header row. Isomorphic: the Import
-// page previews a file with these same functions before the server imports it.
+// The CSV files a Link Tracker import understands (src/links/import.ts), told apart by their
+// header row. In shared/ because it is isomorphic: the Import page previews and cuts a file with
+// these same functions, so what the page shows is what the server reads.
 //
 //   plain    url,code,title — also this app's own export (description and expiresAt are read
 //            too; its other columns are ignored), so an export imports back unchanged.
@@ -8,7 +9,7 @@
 //   yourls   YOURLS's yourls_url table as export plugins and phpMyAdmin write it:
 //            keyword,url,title,timestamp,ip,clicks.
 import Papa from "papaparse";
-import { TITLE_MAX, type ImportFormat } from "./schema";
+import { TITLE_MAX, type ImportFormat } from "../links/schema";
 
 export const IMPORT_MSG = {
   empty: "The file is empty",
@@ -93,6 +94,19 @@ export function previewRecords(text: string, n: number): CsvRecord[] {
     },
   });
   return out;
+}
+
+/** Where each record ends in `text` (header included): the Import page cuts a file into parts there. */
+export function recordEnds(text: string): number[] {
+  const ends: number[] = [];
+  Papa.parse<string[]>(text, {
+    delimiter: detectDelimiter(text),
+    skipEmptyLines: true,
+    step(r) {
+      ends.push(r.meta.cursor);
+    },
+  });
+  return ends;
 }
 
 /**

@@ -1,0 +1,93 @@
+// Import and export on the Link Tracker (issue 14): a CSV with a bad row imported through the
+// Import page (preview, detected format, progress, per-row report), then exported as CSV.
+import AxeBuilder from "@axe-core/playwright";
+import { expect, test } from "@playwright/test";
+import { expectNoHorizontalOverflow, registerViaApi, uniqueName } from "./helpers";
+
+test("import a CSV with a bad row through the Import page, read the report, then export the links as CSV", async ({ page }) => {
+  test.setTimeout(120_000);
+  await registerViaApi(page.request);
+  const tag = uniqueName("imp").toLowerCase().replace(/[^a-z0-9-]/g, "");
+  // 700 rows: the page sends them in two parts, so the progress moves before the end.
+  const rows = ["url,code,title"];
+  rows.push(`https://example.com/first,${tag}-first,"First, with a comma"`);
+  rows.push(`not a url,${tag}-bad,This row is refused`);
+  rows.push(`https://example.com/formula,${tag}-formula,=1+2`);
+  for (let i = 0; i < 697; i++) rows.push(`https://example.com/many/${i},,Row ${i}`);
+  const csv = `${rows.join("\r\n")}\r\n`;
+
+  await page.goto("/link-tracker");
+  await page.getByRole("navigation", { name: "Import and export" }).getByRole("link", { name: "Import links" }).click();
+  await expect(page.getByRole("heading", { name: "Import links", level: 1 })).toBeVisible();
+
+  await page.getByLabel("CSV file").setInputFiles({ name: "links.csv", mimeType: "text/csv", buffer: Buffer.from(csv) });
+  await expect(page.getByText("Detected format:")).toContainText("Plain CSV (url, code, title)");
+  const preview = page.getByRole("table").filter({ has: page.getByText("The first 5 rows of links.csv") });
+  await expect(preview.getByRole("columnheader", { name: "url" })).toBeVisible();
+  await expect(preview.getByRole("cell", { name: "First, with a comma" })).toBeVisible();
+
+  await page.getByRole("button", { name: "Import", exact: true }).click();
+  const bar = page.getByRole("progressbar", { name: "Import progress" });
+  await expect(bar).toBeVisible();
+  await expect(page.getByText("Done: 699 imported, 1 skipped.")).toBeVisible({ timeout: 30_000 });
+  await expect(bar).toHaveAttribute("value", "700");
+
+  // The report: every row, and the bad one with its row number and reason.
+  await page.getByLabel("Show rows").selectOption("skipped");
+  const report = page.getByRole("table").filter({ has: page.getByRole("columnheader", { name: "Result" }) });
+  const bad = report.getByRole("row").filter({ hasText: "Skipped" });
+  await expect(bad).toHaveCount(1);
+  await expect(bad.getByRole("cell").first()).toHaveText("3");
+  await expect(bad).toContainText("URL must not contain spaces or control characters");
+  await page.getByLabel("Show rows").selectOption("imported");
+  await expect(report.getByRole("row").filter({ hasText: `/${tag}-first` })).toContainText("Imported");
+
+  // The downloadable report holds every row.
+  const [reportFile] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Download report" }).click()]);
+  const reportText = await (await reportFile.createReadStream()).toArray().then((c) => Buffer.concat(c).toString("utf8"));
+  expect(reportText.trim().split("\r\n")).toHaveLength(701);
+
+  for (const scheme of ["light", "dark"] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    const axe = await new AxeBuilder({ page }).analyze();
+    expect(axe.violations, `${scheme}: ${axe.violations.map((v) => v.id).join(", ")}`).toEqual([]);
+  }
+  await page.setViewportSize({ width: 360, height: 740 });
+  await expectNoHorizontalOverflow(page);
+
+  // Back on the Link Tracker: the imported links are there, and the export is a CSV download.
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.getByRole("link", { name: "← Link Tracker" }).click();
+  await page.getByLabel("Search links").fill("First, with a comma");
+  await expect(page.getByRole("heading", { name: "First, with a comma" })).toBeVisible();
+  const [exported] = await Promise.all([page.waitForEvent("download"), page.getByRole("link", { name: "Export CSV" }).click()]);
+  expect(exported.suggestedFilename()).toMatch(/^links-[\w-]+-\d{4}-\d{2}-\d{2}\.csv$/);
+  const text = await (await exported.createReadStream()).toArray().then((c) => Buffer.concat(c).toString("utf8"));
+  const lines = text.replace(/^\ufeff/, "").trim().split("\r\n");
+  expect(lines[0]).toBe("code,url,title,description,expiresAt,clicks,shortUrl,active,createdAt,updatedAt");
+  expect(lines).toHaveLength(700);
+  expect(lines.find((l) => l.startsWith(`${tag}-first,`))).toContain('"First, with a comma"');
+  // A formula-looking title is neutralised in the file a spreadsheet opens.
+  expect(lines.find((l) => l.startsWith(`${tag}-formula,`))).toContain(",'=1+2,");
+});
+
+test("the Import page tells an unknown file at once and imports nothing; cancel stops between parts", async ({ page }) => {
+  await registerViaApi(page.request);
+  await page.goto("/link-tracker/import");
+  await page.getByLabel("CSV file").setInputFiles({ name: "people.csv", mimeType: "text/csv", buffer: Buffer.from("name,email\nAda,ada@example.com\n") });
+  await expect(page.getByText("The first row must name the columns")).toBeVisible();
+  await expect(page.getByRole("button", { name: "Import", exact: true })).toHaveCount(0);
+
+  const rows = ["url,title"];
+  for (let i = 0; i < 5000; i++) rows.push(`https://example.com/cancel/${i},Cancel ${i}`);
+  await page.getByLabel("CSV file").setInputFiles({ name: "big.csv", mimeType: "text/csv", buffer: Buffer.from(rows.join("\n")) });
+  await page.getByRole("button", { name: "Import", exact: true }).click();
+  await page.getByRole("button", { name: "Cancel import" }).click();
+  const status = page.getByText(/^Cancelled: /);
+  await expect(status).toBeVisible({ timeout: 30_000 });
+  const done = Number((await status.textContent())!.match(/^Cancelled: ([\d,]+) imported/)![1]!.replace(/,/g, ""));
+  expect(done).toBeLessThan(5000);
+  // The report and the server agree on what was imported.
+  const list = await page.request.get("/api/links");
+  expect((await list.json()).length).toBe(done);
+});

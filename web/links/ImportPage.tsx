@@ -1,0 +1,290 @@
+import Papa from "papaparse";
+import { useMemo, useRef, useState, type ChangeEvent } from "react";
+import { mutate } from "swr";
+import { Link } from "wouter";
+import { AppFooter, AppHeader } from "../shell/AppHeader";
+import { usePageTitle } from "../shell/usePageTitle";
+import { Button } from "../ui/Button";
+import { Select } from "../ui/Field";
+import { toast } from "../ui/Toast";
+import { decodeCsv, detectLayout, previewRecords, IMPORT_MSG, type Layout } from "../../src/shared/csvImport";
+import { IMPORT_MAX_ROWS, type ImportReport, type ImportRowResult } from "../../src/links/schema";
+import { splitIntoParts, type Part } from "./importParts";
+import "./links.css";
+
+const FORMAT_NAMES: Record<Layout["format"], string> = {
+  plain: "Plain CSV (url, code, title) or this app's export",
+  shlink: "Shlink export",
+  yourls: "YOURLS export",
+};
+/** The server's limits for one import (src/http/bodyLimit.ts, src/links/schema.ts), checked before sending. */
+const MAX_FILE_BYTES = 10 * 1024 * 1024;
+const PREVIEW_ROWS = 5;
+/** Report rows drawn at once; the full report is a download. */
+const SHOWN_ROWS = 200;
+
+type Picked = { name: string; text: string; layout: Layout | null; preview: string[][]; problem: string | null };
+type Phase = "idle" | "running" | "cancelling" | "done" | "cancelled" | "failed";
+type Filter = "all" | "skipped" | "imported";
+
+const TOO_LARGE_ROW = "This row is larger than the 10 MB the server takes in one request";
+
+async function sendPart(part: Extract<Part, { kind: "send" }>): Promise<ImportReport> {
+  const res = await fetch(`/api/links/import?rowOffset=${part.rowOffset}`, {
+    method: "POST",
+    credentials: "include",
+    headers: { "content-type": "text/csv; charset=utf-8", accept: "application/json", "x-requested-with": "XMLHttpRequest" },
+    body: part.text,
+  });
+  const body = await res.json().catch(() => null);
+  if (!res.ok) throw new Error(body?.error?.message ?? `${res.status}: ${res.statusText || "Import failed"}`);
+  return body as ImportReport;
+}
+
+function reportCsv(results: readonly ImportRowResult[]) {
+  const rows = results.map((r) => (r.status === "imported" ? [r.row, "imported", r.shortUrl, r.note ?? ""] : [r.row, "skipped", "", r.error.message]));
+  // Formula guard: a reason or address a spreadsheet would run as a formula gets a leading quote.
+  return Papa.unparse({ fields: ["row", "status", "shortUrl", "reason"], data: rows }, { escapeFormulae: true, newline: "\r\n" });
+}
+
+function download(name: string, text: string) {
+  const url = URL.createObjectURL(new Blob([`\ufeff${text}`], { type: "text/csv;charset=utf-8" }));
+  const a = document.createElement("a");
+  a.href = url;
+  a.download = name;
+  a.click();
+  setTimeout(() => URL.revokeObjectURL(url), 1000);
+}
+
+/** /link-tracker/import: a CSV file into the Link Tracker, with a preview, progress and a per-row report (issue 14). */
+export function ImportPage() {
+  usePageTitle("Import links");
+  const [picked, setPicked] = useState<Picked | null>(null);
+  const [phase, setPhase] = useState<Phase>("idle");
+  const [total, setTotal] = useState(0);
+  const [done, setDone] = useState(0);
+  const [results, setResults] = useState<ImportRowResult[]>([]);
+  const [failure, setFailure] = useState<string | null>(null);
+  const [filter, setFilter] = useState<Filter>("all");
+  const cancelled = useRef(false);
+
+  const running = phase === "running" || phase === "cancelling";
+  const imported = useMemo(() => results.filter((r) => r.status === "imported").length, [results]);
+  const shown = useMemo(() => results.filter((r) => filter === "all" || r.status === filter), [results, filter]);
+
+  async function choose(e: ChangeEvent<HTMLInputElement>) {
+    const file = e.target.files?.[0];
+    setResults([]);
+    setPhase("idle");
+    setFailure(null);
+    setDone(0);
+    if (!file) {
+      setPicked(null);
+      return;
+    }
+    if (file.size > MAX_FILE_BYTES) {
+      setPicked({ name: file.name, text: "", layout: null, preview: [], problem: "The file is too large. The limit is 10 MB: split it and import the parts one after another." });
+      return;
+    }
+    const text = decodeCsv(new Uint8Array(await file.arrayBuffer()));
+    const records = previewRecords(text, PREVIEW_ROWS + 1);
+    const header = records[0];
+    const layout = header && !header.error ? detectLayout(header.cells) : null;
+    const problem = !text.trim() ? IMPORT_MSG.empty : layout ? null : IMPORT_MSG.header;
+    setPicked({ name: file.name, text, layout, preview: records.map((r) => r.cells), problem });
+  }
+
+  async function start() {
+    if (!picked?.layout) return;
+    const { rows, parts } = splitIntoParts(picked.text);
+    if (rows > IMPORT_MAX_ROWS) {
+      setFailure(`The file has more than ${IMPORT_MAX_ROWS.toLocaleString("en")} rows: split it and import the parts one after another.`);
+      setPhase("failed");
+      return;
+    }
+    cancelled.current = false;
+    setTotal(rows);
+    setDone(0);
+    setResults([]);
+    setFailure(null);
+    setPhase("running");
+    let processed = 0;
+    for (const part of parts) {
+      // Cancel takes effect between parts, so the report says exactly what was imported.
+      if (cancelled.current) break;
+      let got: ImportRowResult[];
+      if (part.kind === "too-large") {
+        got = [{ row: part.rowOffset + 2, status: "skipped", error: { code: "BAD_REQUEST", message: TOO_LARGE_ROW } }];
+      } else {
+        try {
+          got = (await sendPart(part)).results;
+        } catch (e) {
+          setFailure(`${e instanceof Error ? e.message : String(e)} — rows from ${part.rowOffset + 2} on were not imported.`);
+          setPhase("failed");
+          void mutate("/api/links", undefined, { revalidate: false });
+          return;
+        }
+      }
+      processed += part.rows;
+      setResults((prev) => prev.concat(got));
+      setDone(processed);
+    }
+    // The Link Tracker's cached list is dropped (its screen does not refetch stale data), so it is read anew when opened next.
+    void mutate("/api/links", undefined, { revalidate: false });
+    const wasCancelled = cancelled.current;
+    setPhase(wasCancelled ? "cancelled" : "done");
+    toast({ title: wasCancelled ? "Import cancelled" : "Import finished" });
+  }
+
+  const skipped = results.length - imported;
+  const percent = total ? Math.round((done / total) * 100) : 0;
+
+  return (
+    <div className="page">
+      <AppHeader />
+      <main className="container links-page import-page">
+        <p className="import-back">
+          <Link href="/link-tracker">← Link Tracker</Link>
+        </p>
+        <h1>Import links</h1>
+        <p className="muted">
+          A CSV file whose first row names its columns: <code>url,code,title</code> (code and title may be empty; a link without a code gets one), an export
+          from this Link Tracker, from Shlink or from YOURLS. Up to 10 MB and {IMPORT_MAX_ROWS.toLocaleString("en")} rows. Every row is checked like a link
+          you create here; the rows that cannot be imported are listed with the reason.
+        </p>
+
+        <div className="card import-pick">
+          <label htmlFor="import-file" className="import-file-label">CSV file</label>
+          <input id="import-file" type="file" accept=".csv,text/csv,text/plain" onChange={choose} disabled={running} aria-describedby="import-file-status" />
+          <div id="import-file-status" role="status">
+            {picked?.problem && <p className="field-error">{picked.problem}</p>}
+            {picked?.layout && (
+              <p>
+                Detected format: <strong>{FORMAT_NAMES[picked.layout.format]}</strong>
+              </p>
+            )}
+          </div>
+        </div>
+
+        {picked?.layout && picked.preview.length > 0 && (
+          <section className="import-preview" aria-labelledby="import-preview-title">
+            <h2 id="import-preview-title">Preview</h2>
+            <div className="table-wrap">
+              <table>
+                <caption>The first {Math.min(PREVIEW_ROWS, picked.preview.length - 1)} rows of {picked.name}</caption>
+                <thead>
+                  <tr>
+                    {picked.preview[0]!.map((h, i) => (
+                      <th key={i} scope="col">{h}</th>
+                    ))}
+                  </tr>
+                </thead>
+                <tbody>
+                  {picked.preview.slice(1).map((cells, r) => (
+                    <tr key={r}>
+                      {cells.map((c, i) => (
+                        <td key={i} className="break">{c.length > 120 ? `${c.slice(0, 120)}…` : c}</td>
+                      ))}
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+            <div className="row import-actions">
+              <Button onClick={start} busy={phase === "running"} disabled={running}>Import</Button>
+              {running && (
+                <Button
+                  variant="secondary"
+                  onClick={() => {
+                    cancelled.current = true;
+                    setPhase("cancelling");
+                  }}
+                  disabled={phase === "cancelling"}
+                >
+                  {phase === "cancelling" ? "Cancelling…" : "Cancel import"}
+                </Button>
+              )}
+            </div>
+          </section>
+        )}
+
+        {phase !== "idle" && (
+          <section className="import-progress" aria-labelledby="import-progress-title">
+            <h2 id="import-progress-title">Progress</h2>
+            <progress id="import-progress-bar" max={Math.max(total, 1)} value={done} aria-label="Import progress" aria-valuetext={`${done} of ${total} rows`} />
+            <p role="status" aria-live="polite">
+              {phase === "running" && `${done.toLocaleString("en")} of ${total.toLocaleString("en")} rows (${percent}%)`}
+              {phase === "cancelling" && `Cancelling after the rows in progress… ${done.toLocaleString("en")} of ${total.toLocaleString("en")} rows`}
+              {phase === "done" && `Done: ${imported.toLocaleString("en")} imported, ${skipped.toLocaleString("en")} skipped.`}
+              {phase === "cancelled" &&
+                `Cancelled: ${imported.toLocaleString("en")} imported, ${skipped.toLocaleString("en")} skipped; rows after ${(done + 1).toLocaleString("en")} were not imported.`}
+              {phase === "failed" && `Stopped: ${imported.toLocaleString("en")} imported, ${skipped.toLocaleString("en")} skipped.`}
+            </p>
+            {failure && (
+              <p className="field-error" role="alert">
+                {failure}
+              </p>
+            )}
+          </section>
+        )}
+
+        {results.length > 0 && (
+          <section className="import-report" aria-labelledby="import-report-title">
+            <div className="row">
+              <h2 id="import-report-title">Report</h2>
+              <span className="spacer" />
+              <Select
+                label="Show rows"
+                value={filter}
+                onChange={(e) => setFilter(e.target.value as Filter)}
+                options={[
+                  { value: "all", label: `All (${results.length.toLocaleString("en")})` },
+                  { value: "skipped", label: `Skipped (${skipped.toLocaleString("en")})` },
+                  { value: "imported", label: `Imported (${imported.toLocaleString("en")})` },
+                ]}
+              />
+              <Button variant="secondary" onClick={() => download(`import-report-${picked?.name.replace(/\.\w+$/, "") ?? "links"}.csv`, reportCsv(results))}>
+                Download report
+              </Button>
+            </div>
+            <div className="table-wrap">
+              <table className="import-table">
+                <caption>
+                  {shown.length > SHOWN_ROWS ? `The first ${SHOWN_ROWS} of ${shown.length.toLocaleString("en")} rows (the download has them all)` : `${shown.length.toLocaleString("en")} rows`}
+                </caption>
+                <thead>
+                  <tr>
+                    <th scope="col">Row</th>
+                    <th scope="col">Result</th>
+                    <th scope="col">Details</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {shown.slice(0, SHOWN_ROWS).map((r) => (
+                    <tr key={r.row} className={`import-${r.status}`}>
+                      <td>{r.row}</td>
+                      <td>
+                        <span className={`badge ${r.status === "imported" ? "badge-primary" : "badge-ended"}`}>{r.status === "imported" ? "Imported" : "Skipped"}</span>
+                      </td>
+                      <td className="break">
+                        {r.status === "imported" ? (
+                          <>
+                            <code>{r.shortUrl}</code>
+                            {r.note && <span className="muted"> — {r.note}</span>}
+                          </>
+                        ) : (
+                          r.error.message
+                        )}
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          </section>
+        )}
+      </main>
+      <AppFooter />
+    </div>
+  );
+}
