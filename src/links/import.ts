@@ -9,8 +9,15 @@ import { IMPORT_MAX_ROWS, type ImportReport, type ImportRowResult } from "./sche
 import type { Links } from "./service";
 import type { NewLink } from "./store";
 
-/** Rows per transaction: a few milliseconds of work, so a redirect waits at most that long. */
-export const IMPORT_BATCH = 500;
+/**
+ * Rows checked and written per transaction. Each row costs ~20–100 µs here (the create's checks,
+ * the insert and its trigger), so 100 rows hold the event loop for a few milliseconds at most:
+ * a redirect arriving meanwhile waits that long (500 rows measured up to 90 ms stalls on this
+ * machine; docs/performance.md, "Import").
+ */
+const WRITE_BATCH = 100;
+/** Records parsed between two turns of the event loop (parsing is ~5 µs a record). */
+const PARSE_BATCH = 1000;
 
 export const TOO_MANY_ROWS_MESSAGE = `The file has more than ${IMPORT_MAX_ROWS.toLocaleString("en")} rows: split it and import the parts one after another.`;
 export const IMPORT_BUSY_MESSAGE = "An import into your account is already running. Wait for it to finish, then try again.";
@@ -57,7 +64,7 @@ export function linkImporter(links: Links) {
     // Parsed first, in batches, so that a file over the row limit is refused before anything is written.
     const records: CsvRecord[] = [];
     let tooMany = false;
-    await parseInBatches(text, IMPORT_BATCH, async (batch) => {
+    await parseInBatches(text, PARSE_BATCH, async (batch) => {
       for (const r of batch) records.push(r);
       if (records.length > IMPORT_MAX_ROWS + 1) tooMany = true;
       await nextTick();
@@ -71,10 +78,10 @@ export function linkImporter(links: Links) {
     const results: ImportRowResult[] = [];
     // Row 1 is the header, as a spreadsheet numbers the file.
     const firstRow = opts.rowOffset + 2;
-    for (let at = 1; at < records.length; at += IMPORT_BATCH) {
+    for (let at = 1; at < records.length; at += WRITE_BATCH) {
       // A client that went away (a cancelled import) stops the writing at the next batch.
       if (opts.signal?.aborted) break;
-      results.push(...importBatch(userId, records.slice(at, at + IMPORT_BATCH), firstRow + at - 1, layout));
+      results.push(...importBatch(userId, records.slice(at, at + WRITE_BATCH), firstRow + at - 1, layout));
       await nextTick();
     }
     const imported = results.filter((r) => r.status === "imported").length;
