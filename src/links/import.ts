@@ -3,26 +3,17 @@
 // free between batches: redirects keep answering while 100,000 rows go in (a SQLite
 // transaction never awaits, so the awaits are only ever between transactions).
 import { AppError, badRequest } from "../http/errors";
-import { checkItem, writeLinks } from "./bulk";
+import { WRITE_BATCH, checkItem, nextTurn, writeLinks } from "./bulk";
 import { IMPORT_MSG, detectLayout, decodeCsv, parseInBatches, recordProblem, recordToLink, type CsvRecord } from "../shared/csvImport";
 import { IMPORT_MAX_ROWS, type ImportReport, type ImportRowResult } from "./schema";
 import type { Links } from "./service";
 import type { NewLink } from "./store";
 
-/**
- * Rows checked and written per transaction. Each row costs ~20–100 µs here (the create's checks,
- * the insert and its trigger), so 100 rows hold the event loop for a few milliseconds at most:
- * a redirect arriving meanwhile waits that long (500 rows measured up to 90 ms stalls on this
- * machine; docs/performance.md, "Import").
- */
-const WRITE_BATCH = 100;
 /** Records parsed between two turns of the event loop (parsing is ~5 µs a record). */
 const PARSE_BATCH = 1000;
 
 export const TOO_MANY_ROWS_MESSAGE = `The file has more than ${IMPORT_MAX_ROWS.toLocaleString("en")} rows: split it and import the parts one after another.`;
 export const IMPORT_BUSY_MESSAGE = "An import into your account is already running. Wait for it to finish, then try again.";
-
-const nextTick = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
 
 export function linkImporter(links: Links) {
   // One import per account at a time: two would race for the same codes and double the work.
@@ -67,7 +58,7 @@ export function linkImporter(links: Links) {
     await parseInBatches(text, PARSE_BATCH, async (batch) => {
       for (const r of batch) records.push(r);
       if (records.length > IMPORT_MAX_ROWS + 1) tooMany = true;
-      await nextTick();
+      await nextTurn();
       return !tooMany && !opts.signal?.aborted;
     });
     if (tooMany) throw new AppError("PAYLOAD_TOO_LARGE", TOO_MANY_ROWS_MESSAGE);
@@ -82,7 +73,7 @@ export function linkImporter(links: Links) {
       // A client that went away (a cancelled import) stops the writing at the next batch.
       if (opts.signal?.aborted) break;
       results.push(...importBatch(userId, records.slice(at, at + WRITE_BATCH), firstRow + at - 1, layout));
-      await nextTick();
+      await nextTurn();
     }
     const imported = results.filter((r) => r.status === "imported").length;
     return { format: layout.format, rows: results.length, imported, skipped: results.length - imported, results };
