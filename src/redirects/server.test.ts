@@ -120,38 +120,55 @@ describe("location and address from proxy headers", () => {
   });
 });
 
+/**
+ * `threadlink serve` from source in its own process, healthy, with one user and a link `code`
+ * made through the API. `dir` is its data folder.
+ */
+async function servedProcess(code: string) {
+  const dir = mkdtempSync(join(tmpdir(), `threadlink-${code}-`));
+  const port = 20000 + Math.floor(Math.random() * 20000);
+  const base = `http://127.0.0.1:${port}`;
+  const proc = Bun.spawn([process.execPath, "src/main.ts", "serve"], {
+    env: { ...process.env, PORT: String(port), HOST: "127.0.0.1", DATA_DIR: dir, PUBLIC_URL: base, LOG_LEVEL: "error" },
+    stdout: "ignore",
+    stderr: "ignore",
+  });
+  const done = () => {
+    proc.kill();
+    rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    for (let i = 0; i < 100; i++) {
+      try {
+        if ((await fetch(`${base}/api/health`)).ok) break;
+      } catch {
+        /* not up yet */
+      }
+      await Bun.sleep(100);
+    }
+    const reg = await fetch(`${base}/api/register`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ username: `u${code}`, password: "correct horse battery", email: `${code}@example.test` }),
+    });
+    const cookie = (reg.headers.get("set-cookie") ?? "").split(";")[0]!;
+    const made = await fetch(`${base}/api/links`, {
+      method: "POST",
+      headers: { "content-type": "application/json", cookie },
+      body: JSON.stringify({ originalUrl: `https://example.com/${code}`, title: code, shortCode: code }),
+    });
+    expect(made.status).toBe(201);
+  } catch (e) {
+    done();
+    throw e;
+  }
+  return { dir, base, proc, done };
+}
+
 describe("graceful shutdown", () => {
   test("SIGTERM under load: every redirect that got its 302 is exactly one click row, and the count equals the rows", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "threadlink-sigterm-load-"));
-    const port = 20000 + Math.floor(Math.random() * 20000);
-    const base = `http://127.0.0.1:${port}`;
-    const proc = Bun.spawn([process.execPath, "src/main.ts", "serve"], {
-      env: { ...process.env, PORT: String(port), HOST: "127.0.0.1", DATA_DIR: dir, PUBLIC_URL: base, LOG_LEVEL: "error" },
-      stdout: "ignore",
-      stderr: "ignore",
-    });
+    const { dir, base, proc, done } = await servedProcess("load");
     try {
-      for (let i = 0; i < 100; i++) {
-        try {
-          if ((await fetch(`${base}/api/health`)).ok) break;
-        } catch {
-          /* not up yet */
-        }
-        await Bun.sleep(100);
-      }
-      const reg = await fetch(`${base}/api/register`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ username: "loaded", password: "correct horse battery", email: "l@example.test" }),
-      });
-      const cookie = (reg.headers.get("set-cookie") ?? "").split(";")[0]!;
-      const made = await fetch(`${base}/api/links`, {
-        method: "POST",
-        headers: { "content-type": "application/json", cookie },
-        body: JSON.stringify({ originalUrl: "https://example.com/load", title: "Load", shortCode: "load" }),
-      });
-      expect(made.status).toBe(201);
-
       // Sixteen clients redirect as fast as they can; SIGTERM lands in the middle of it.
       let ok = 0;
       let stopped = false;
@@ -185,20 +202,12 @@ describe("graceful shutdown", () => {
       expect(count).toBe(ok);
       expect(indexed).toBe(ok);
     } finally {
-      proc.kill();
-      rmSync(dir, { recursive: true, force: true });
+      done();
     }
   }, 60_000);
 
   test("kill -9: the click writer runs from start-up, so a click is on disk within the write window of the first redirect", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "threadlink-kill9-"));
-    const port = 20000 + Math.floor(Math.random() * 20000);
-    const base = `http://127.0.0.1:${port}`;
-    const proc = Bun.spawn([process.execPath, "src/main.ts", "serve"], {
-      env: { ...process.env, PORT: String(port), HOST: "127.0.0.1", DATA_DIR: dir, PUBLIC_URL: base, LOG_LEVEL: "error" },
-      stdout: "ignore",
-      stderr: "ignore",
-    });
+    const { dir, base, proc, done } = await servedProcess("kill9");
     // Bun names a Worker's thread "Worker" (Linux only; elsewhere the durability check below stands alone).
     const workerThreads = () => {
       try {
@@ -208,26 +217,6 @@ describe("graceful shutdown", () => {
       }
     };
     try {
-      for (let i = 0; i < 100; i++) {
-        try {
-          if ((await fetch(`${base}/api/health`)).ok) break;
-        } catch {
-          /* not up yet */
-        }
-        await Bun.sleep(100);
-      }
-      const reg = await fetch(`${base}/api/register`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ username: "killed", password: "correct horse battery", email: "k@example.test" }),
-      });
-      const cookie = (reg.headers.get("set-cookie") ?? "").split(";")[0]!;
-      const made = await fetch(`${base}/api/links`, {
-        method: "POST",
-        headers: { "content-type": "application/json", cookie },
-        body: JSON.stringify({ originalUrl: "https://example.com/kill", title: "Kill", shortCode: "kill9" }),
-      });
-      expect(made.status).toBe(201);
       // No redirect yet, and the writer's thread is already there.
       if (process.platform === "linux") expect(workerThreads()).toBe(1);
 
@@ -245,8 +234,7 @@ describe("graceful shutdown", () => {
       // The documented window, with room for a busy machine (a writer started by the click took ~0.5-0.7 s more).
       expect(took).toBeLessThan(WRITE_WITHIN_MS + 400);
     } finally {
-      proc.kill();
-      rmSync(dir, { recursive: true, force: true });
+      done();
     }
   }, 60_000);
 });
