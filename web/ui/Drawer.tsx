@@ -1,5 +1,5 @@
 import { useState, type ReactNode } from "react";
-import { prefetchPopups, usePopups } from "./lazyPopups";
+import { triggerProps, usePopups } from "./lazyPopups";
 
 type Props = {
   /** The accessible name of the drawer, and of its open and close buttons ("Open menu"). */
@@ -27,11 +27,7 @@ export function Drawer({ label, title, button, buttonClassName = "", children }:
         className={`btn btn-ghost btn-icon ${buttonClassName}`}
         aria-label={`Open ${label.toLowerCase()}`}
         aria-haspopup="dialog"
-        aria-expanded={open}
-        aria-busy={(open && !popups) || undefined}
-        onPointerEnter={prefetchPopups}
-        onPointerDown={prefetchPopups}
-        onFocus={prefetchPopups}
+        {...triggerProps(open, popups)}
         onClick={() => setOpen(true)}
       >
         {button}

@@ -1,5 +1,5 @@
 import { useRef, useState, type KeyboardEvent, type MouseEvent, type ReactNode } from "react";
-import { prefetchPopups, usePopups } from "./lazyPopups";
+import { triggerProps, usePopups } from "./lazyPopups";
 import type { MenuFocus, MenuItemSpec } from "./popups";
 
 /**
@@ -35,12 +35,7 @@ export function Menu({ label, button, items, className = "" }: { label: string; 
         className={`btn btn-ghost btn-md ${className}`}
         aria-label={label}
         aria-haspopup="menu"
-        aria-expanded={open}
-        // While the menu's code is still on its way after a click.
-        aria-busy={(open && !popups) || undefined}
-        onPointerEnter={prefetchPopups}
-        onPointerDown={prefetchPopups}
-        onFocus={prefetchPopups}
+        {...triggerProps(open, popups)}
         onClick={onClick}
         onKeyDown={onKeyDown}
       >

@@ -25,8 +25,22 @@ function loadPopups(): Promise<Popups> {
 }
 
 /** Starts the download early (pointer over, focus on or press of a trigger); errors surface on opening. */
-export function prefetchPopups() {
+function prefetchPopups() {
   loadPopups().catch(() => {});
+}
+
+/**
+ * What a popup's own trigger button carries: its state for assistive technology (busy while
+ * the code is still on its way after a click) and the early start of the download.
+ */
+export function triggerProps(open: boolean, popups: Popups | null) {
+  return {
+    "aria-expanded": open,
+    "aria-busy": (open && !popups) || undefined,
+    onPointerEnter: prefetchPopups,
+    onPointerDown: prefetchPopups,
+    onFocus: prefetchPopups,
+  };
 }
 
 /**
