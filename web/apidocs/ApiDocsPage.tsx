@@ -137,6 +137,15 @@ function AuthChooser({ auth, setAuth }: { auth: Auth; setAuth: (a: Auth) => void
           hint="Sent only as the Authorization header of the requests you make here; kept nowhere. Make one in Settings."
         />
       )}
+      {auth.mode === "key" && (
+        // The curl commands name the key by a variable, so a copied command never carries it.
+        <div className="stack" style={{ gap: "0.35rem" }}>
+          <p className="muted" style={{ margin: 0 }}>
+            The curl commands below read the key from <code>$THREADLINK_API_KEY</code>. Set it once in your shell, with your whole key in place of <code>tl_…</code>:
+          </p>
+          <pre style={PRE} aria-label="Set the key in your shell">export THREADLINK_API_KEY='tl_…'</pre>
+        </div>
+      )}
     </section>
   );
 }
@@ -191,7 +200,7 @@ function OperationView({ method, path, op, doc, auth, server }: { method: string
             <ResponseView key={status} status={status} response={r} doc={doc} />
           ))}
         </ul>
-        <TryIt method={method} path={path} params={params} example={body?.example} bodyType={bodyType} auth={auth} server={server} label={op.summary} />
+        <TryIt method={method} path={path} params={params} example={body?.example} bodyType={bodyType} auth={auth} server={server} label={op.summary} open={op.security?.length === 0} />
       </div>
     </details>
   );
@@ -215,8 +224,8 @@ function ResponseView({ status, response: listed, doc }: { status: string; respo
 
 type Result = { status: number; statusText: string; type: string; body: string } | { failed: string };
 
-function TryIt(props: { method: string; path: string; params: Parameter[]; example: unknown; bodyType?: string; auth: Auth; server: string; label: string }) {
-  const { method, path, params, example, bodyType, auth, server, label } = props;
+function TryIt(props: { method: string; path: string; params: Parameter[]; example: unknown; bodyType?: string; auth: Auth; server: string; label: string; open: boolean }) {
+  const { method, path, params, example, bodyType, auth, server, label, open } = props;
   const hasBody = bodyType !== undefined;
   const isJson = bodyType === "application/json";
   const [values, setValues] = useState<Record<string, string>>({});
@@ -228,7 +237,8 @@ function TryIt(props: { method: string; path: string; params: Parameter[]; examp
   const url = buildUrl(path, params, values);
   const curl = [
     `curl -i -X ${method} '${server}${url ?? path}'`,
-    auth.mode === "key" ? `  -H "Authorization: Bearer $THREADLINK_API_KEY"` : `  -b 'tl_session=…'`,
+    // An open route (health, sign-in, the redirect) takes neither a key nor a session.
+    ...(open ? [] : [auth.mode === "key" ? `  -H "Authorization: Bearer $THREADLINK_API_KEY"` : `  -b 'tl_session=…'`]),
     ...(hasBody
       ? isJson
         ? ["  -H 'Content-Type: application/json'", `  -d '${compactJson(body).replaceAll("'", "'\\''")}'`]
@@ -360,7 +370,8 @@ function Markdown({ text }: { text: string }) {
             </div>
           );
         }
-        return <p key={i}>{inline(block)}</p>;
+        // CELL's wrapping: a CSV header row (createdAt,domain,shortCode,…) is one long word.
+        return <p key={i} style={CELL}>{inline(block)}</p>;
       })}
     </>
   );

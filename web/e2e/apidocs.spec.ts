@@ -119,3 +119,26 @@ test("the reference page: no serious axe violation in light or dark, nothing wid
     expect(violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id}: ${v.help} ${v.nodes.map((n) => n.target.join(" ")).slice(0, 3).join(", ")}`)).toEqual([]);
   }
 });
+
+test("a shell user is told where the curl commands take the key from, and every operation, open and answered, fits a 360 px phone", async ({ page }) => {
+  await registerViaApi(page.request);
+  await page.setViewportSize({ width: 360, height: 740 });
+  await page.goto("/api/docs");
+  await expect(page.getByRole("heading", { name: "API reference", level: 1 })).toBeVisible();
+  // The curl commands read $THREADLINK_API_KEY: the page says how to set it (never with the key itself).
+  await page.getByRole("radio", { name: "An API key" }).check();
+  await expect(page.getByLabel("Set the key in your shell")).toHaveText("export THREADLINK_API_KEY='tl_…'");
+  // An open route needs no key, so its curl sends none.
+  const health = await openOperation(page, "Health check");
+  await expect(health.getByLabel("curl command for Health check")).not.toContainText("Authorization");
+  // Long comma-joined words in the descriptions (CSV headers) wrap instead of widening the page.
+  await page.getByRole("radio", { name: "This browser's session (sign in first)" }).check();
+  for (const summary of await page.locator("details > summary").all()) {
+    await summary.focus();
+    await page.keyboard.press("Enter");
+  }
+  const imp = page.getByRole("form", { name: "Try Import links from a CSV file" });
+  await imp.getByRole("button", { name: "Send POST request" }).click();
+  await expect(imp.getByRole("status")).toContainText("200");
+  await expectNoHorizontalOverflow(page);
+});
