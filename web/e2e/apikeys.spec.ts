@@ -84,3 +84,23 @@ test("the settings page: no serious axe violation in light or dark, and nothing 
     await page.screenshot({ path: `${test.info().outputDir}/settings-list-360-${colorScheme}.png`, fullPage: true });
   }
 });
+
+test("keys revoked by keyboard alone: focus moves to the next key's Revoke, then to the key name, never to the page's body", async ({ page }) => {
+  await registerViaApi(page.request);
+  for (const name of ["Older", "Newer"]) expect((await page.request.post("/api/api-keys", { data: { name, scope: "read" } })).status()).toBe(201);
+  await page.goto("/settings");
+  await page.getByRole("button", { name: "Revoke Newer" }).focus();
+  await page.keyboard.press("Enter");
+  const confirm = page.getByRole("alertdialog", { name: "Revoke API key" });
+  await expect(confirm.getByRole("button", { name: "Cancel" })).toBeFocused();
+  await page.keyboard.press("Tab");
+  await page.keyboard.press("Enter");
+  await expect(page.getByText("API key revoked")).toBeVisible();
+  await expect(page.getByRole("heading", { name: "Newer" })).toHaveCount(0);
+  await expect(page.getByRole("button", { name: "Revoke Older" })).toBeFocused();
+  await page.keyboard.press("Enter");
+  await page.keyboard.press("Tab");
+  await page.keyboard.press("Enter");
+  await expect(page.getByText("You have no API keys yet.")).toBeVisible();
+  await expect(page.getByLabel("Key name")).toBeFocused();
+});

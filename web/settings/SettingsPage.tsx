@@ -1,4 +1,4 @@
-import { useState, type FormEvent } from "react";
+import { useId, useState, type FormEvent } from "react";
 import useSWR from "swr";
 import { Link } from "wouter";
 import { AppFooter, AppHeader } from "../shell/AppHeader";
@@ -38,6 +38,7 @@ export function SettingsPage() {
   const [created, setCreated] = useState<CreatedApiKey | null>(null);
   const [revoking, setRevoking] = useState<ApiKeyView | null>(null);
   const [revokeBusy, setRevokeBusy] = useState(false);
+  const nameId = useId();
 
   const set = (k: keyof typeof form) => (e: { target: { value: string } }) => setForm((f) => ({ ...f, [k]: e.target.value }));
 
@@ -66,11 +67,20 @@ export function SettingsPage() {
   async function revoke() {
     if (!revoking) return;
     setRevokeBusy(true);
+    // The Revoke button that opened the dialog goes with its key, and focus would fall to the
+    // page's body: it moves to the next key's Revoke (the one before at the end), or to the form.
+    const keys = data ?? [];
+    const at = keys.findIndex((k) => k.id === revoking.id);
+    const next = keys[at + 1] ?? keys[at - 1];
     try {
       await api(`${KEYS}/${revoking.id}`, { method: "DELETE" });
       toast({ title: "API key revoked" });
       setRevoking(null);
       await mutate();
+      requestAnimationFrame(() => {
+        const target = next ? document.querySelector<HTMLElement>(`[data-revoke="${next.id}"]`) : document.getElementById(nameId);
+        target?.focus();
+      });
     } catch (err) {
       toastError(err, "Failed to revoke API key");
     } finally {
@@ -96,7 +106,7 @@ export function SettingsPage() {
               Created {formatDate(k.createdAt)} · {k.lastUsedAt ? `Last used ${formatDate(k.lastUsedAt)}` : "Never used"}
             </p>
             <div className="row">
-              <Button variant="danger" size="sm" onClick={() => setRevoking(k)} aria-label={`Revoke ${k.name}`}>Revoke</Button>
+              <Button variant="danger" size="sm" onClick={() => setRevoking(k)} aria-label={`Revoke ${k.name}`} data-revoke={k.id}>Revoke</Button>
             </div>
           </li>
         ))}
@@ -118,7 +128,7 @@ export function SettingsPage() {
           <form onSubmit={create} noValidate>
             <fieldset className="stack" disabled={busy}>
               <legend className="sr-only">Create an API key</legend>
-              <Field label="Key name" value={form.name} onChange={set("name")} error={errors.name} maxLength={KEY_NAME_MAX + 20} placeholder="Deploy script" required />
+              <Field id={nameId} label="Key name" value={form.name} onChange={set("name")} error={errors.name} maxLength={KEY_NAME_MAX + 20} placeholder="Deploy script" required />
               <div className="row">
                 <Select label="Access" value={form.scope} onChange={set("scope")} options={SCOPE_OPTIONS} />
                 <Select label="Reaches" value={form.only} onChange={set("only")} options={ONLY_OPTIONS} />
