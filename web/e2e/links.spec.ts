@@ -240,3 +240,24 @@ test("edit a Link Tracker link by keyboard: the code stays, and its short URL go
   await expect(visitor.getByRole("heading", { name: "Landing page" })).toBeVisible();
   await expect(visitor.locator("#path")).toHaveText("/after-edit");
 });
+
+test("links deleted by keyboard alone: focus moves to the next link's Delete, then to Create Link, never to the page's body", async ({ page }) => {
+  await registerViaApi(page.request);
+  for (const title of ["First made", "Second made"]) {
+    expect((await page.request.post("/api/links", { data: { originalUrl: `https://example.com/${title.split(" ")[0]}`, title } })).status()).toBe(201);
+  }
+  await page.goto("/link-tracker");
+  // Newest first: "Second made", then "First made".
+  await page.getByRole("button", { name: "Delete Second made" }).focus();
+  await page.keyboard.press("Enter");
+  await expect(page.getByRole("alertdialog", { name: "Delete link" }).getByRole("button", { name: "Cancel" })).toBeFocused();
+  await page.keyboard.press("Tab");
+  await page.keyboard.press("Enter");
+  await expect(page.getByRole("heading", { name: "Second made" })).toHaveCount(0);
+  await expect(page.getByRole("button", { name: "Delete First made" })).toBeFocused();
+  await page.keyboard.press("Enter");
+  await page.keyboard.press("Tab");
+  await page.keyboard.press("Enter");
+  await expect(page.getByRole("heading", { name: "First made" })).toHaveCount(0);
+  await expect(page.getByRole("button", { name: "Create Link" })).toBeFocused();
+});

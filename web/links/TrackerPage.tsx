@@ -1,4 +1,4 @@
-import { lazy, Suspense, useEffect, useMemo, useState } from "react";
+import { lazy, Suspense, useEffect, useMemo, useRef, useState } from "react";
 import useSWR from "swr";
 import { Link } from "wouter";
 import { AppFooter, AppHeader } from "../shell/AppHeader";
@@ -59,6 +59,7 @@ export function TrackerPage({ tracker }: { tracker: Tracker }) {
   const [qr, setQr] = useState<LinkView | null>(null);
   const [pending, setPending] = useState<Pending>(null);
   const [busy, setBusy] = useState(false);
+  const createButton = useRef<HTMLButtonElement>(null);
 
   useEffect(() => {
     if (error) toast({ title: "Error", description: brand ? "Failed to fetch short links" : "Failed to fetch links", variant: "destructive" });
@@ -91,6 +92,10 @@ export function TrackerPage({ tracker }: { tracker: Tracker }) {
     if (!pending) return;
     setBusy(true);
     const { kind, link } = pending;
+    // A deleted link's Delete button goes with it, and focus would fall to the page's body:
+    // it moves to the next link's Delete (the one before at the end), or to Create Link.
+    const at = shown.findIndex((l) => l.id === link.id);
+    const next = shown[at + 1] ?? shown[at - 1];
     try {
       if (kind === "delete") {
         await api(`${base}/${link.id}`, { method: "DELETE" });
@@ -101,6 +106,12 @@ export function TrackerPage({ tracker }: { tracker: Tracker }) {
       }
       setPending(null);
       await mutate();
+      if (kind === "delete") {
+        requestAnimationFrame(() => {
+          const target = next ? document.querySelector<HTMLElement>(`[data-delete="${next.id}"]`) : createButton.current;
+          target?.focus();
+        });
+      }
     } catch (e) {
       const fallback = kind === "delete" ? "Failed to delete short link" : "Failed to reset click count";
       // Spec §8: the brand tracker shows the server's text for a failed delete.
@@ -119,7 +130,7 @@ export function TrackerPage({ tracker }: { tracker: Tracker }) {
           <h1>{title}</h1>
           <span className="spacer" />
           <Button variant="secondary" onClick={refresh} busy={isValidating && !isLoading}>Refresh</Button>
-          <Button onClick={() => setCreating(true)}>Create Link</Button>
+          <Button ref={createButton} onClick={() => setCreating(true)}>Create Link</Button>
         </div>
 
         {!brand && (
@@ -196,7 +207,7 @@ export function TrackerPage({ tracker }: { tracker: Tracker }) {
                       <Button variant="secondary" size="sm" onClick={() => setPending({ kind: "reset", link: l })} aria-label={`Reset click count for ${l.title}`}>Reset</Button>
                     </>
                   )}
-                  <Button variant="danger" size="sm" onClick={() => setPending({ kind: "delete", link: l })} aria-label={`Delete ${l.title}`}>Delete</Button>
+                  <Button variant="danger" size="sm" onClick={() => setPending({ kind: "delete", link: l })} aria-label={`Delete ${l.title}`} data-delete={l.id}>Delete</Button>
                 </div>
               </li>
             ))}
