@@ -261,3 +261,28 @@ test("links deleted by keyboard alone: focus moves to the next link's Delete, th
   await expect(page.getByRole("heading", { name: "First made" })).toHaveCount(0);
   await expect(page.getByRole("button", { name: "Create Link" })).toBeFocused();
 });
+
+test("a Link Tracker holding thousands of imported links shows them 100 at a time, with Show more", async ({ page }) => {
+  await registerViaApi(page.request);
+  const links = Array.from({ length: 250 }, (_, i) => ({ originalUrl: `https://example.com/many/${i}`, title: `Many ${String(i).padStart(3, "0")}` }));
+  const made = await page.request.post("/api/links/bulk", { data: { links } });
+  expect((await made.json()).created).toBe(250);
+  await page.goto("/link-tracker");
+  const cards = page.getByRole("list", { name: "Links" }).getByRole("listitem");
+  await expect(cards).toHaveCount(100);
+  await expect(page.getByText("Showing 100 of 250 links")).toBeVisible();
+  // Keyboard: the button stays where it was and shows the next hundred.
+  await page.getByRole("button", { name: "Show more links" }).focus();
+  await page.keyboard.press("Enter");
+  await expect(cards).toHaveCount(200);
+  await expect(page.getByText("Showing 200 of 250 links")).toBeVisible();
+  await expect(page.getByRole("button", { name: "Show more links" })).toBeFocused();
+  await page.keyboard.press("Enter");
+  await expect(cards).toHaveCount(250);
+  await expect(page.getByRole("button", { name: "Show more links" })).toHaveCount(0);
+  // A search looks through all of them, not only the ones shown.
+  await page.getByPlaceholder("Search links...").fill("many 007");
+  await expect(cards).toHaveCount(1);
+  await page.getByPlaceholder("Search links...").fill("");
+  await expect(cards).toHaveCount(100);
+});

@@ -24,6 +24,8 @@ const AnalyticsDialog = lazy(async () => ({ default: (await import("./AnalyticsD
 export const DELETE_CONFIRM = "Are you sure you want to delete this link? This action cannot be undone.";
 export const RESET_CONFIRM = "Are you sure you want to reset the click count to zero? This cannot be undone.";
 
+/** Cards rendered at first and added by each Show more. */
+const CARDS_PER_PAGE = 100;
 type Sort = "newest" | "oldest" | "most" | "least";
 const SORTS: { value: Sort; label: string }[] = [
   { value: "newest", label: "Newest" },
@@ -60,6 +62,9 @@ export function TrackerPage({ tracker }: { tracker: Tracker }) {
   const [pending, setPending] = useState<Pending>(null);
   const [busy, setBusy] = useState(false);
   const createButton = useRef<HTMLButtonElement>(null);
+  // An import can bring thousands of links: rendering every card took 6.6 s for 10,000 and
+  // each keystroke of a search 0.6 s, so cards come a page at a time (the search sees them all).
+  const [limit, setLimit] = useState(CARDS_PER_PAGE);
 
   useEffect(() => {
     if (error) toast({ title: "Error", description: brand ? "Failed to fetch short links" : "Failed to fetch links", variant: "destructive" });
@@ -151,8 +156,28 @@ export function TrackerPage({ tracker }: { tracker: Tracker }) {
         )}
 
         <div className="row links-tools">
-          <Field label="Search links" hideLabel type="search" placeholder="Search links..." value={search} onChange={(e) => setSearch(e.target.value)} className="links-search" />
-          <Select label="Sort by" hideLabel value={sort} onChange={(e) => setSort(e.target.value as Sort)} options={SORTS} />
+          <Field
+            label="Search links"
+            hideLabel
+            type="search"
+            placeholder="Search links..."
+            value={search}
+            onChange={(e) => {
+              setSearch(e.target.value);
+              setLimit(CARDS_PER_PAGE);
+            }}
+            className="links-search"
+          />
+          <Select
+            label="Sort by"
+            hideLabel
+            value={sort}
+            onChange={(e) => {
+              setSort(e.target.value as Sort);
+              setLimit(CARDS_PER_PAGE);
+            }}
+            options={SORTS}
+          />
         </div>
 
         {isLoading ? (
@@ -170,48 +195,58 @@ export function TrackerPage({ tracker }: { tracker: Tracker }) {
         ) : shown.length === 0 ? (
           <p className="empty">No results found. Try a different search.</p>
         ) : (
-          <ul className="link-list" aria-label="Links">
-            {shown.map((l) => (
-              <li key={l.id} className={`card link-card link-${linkState(l)}`}>
-                <div className="link-main">
-                  <h2 className="link-title">{l.title}</h2>
-                  {/* A destination may be 2,048 characters: two lines until "Show more". */}
-                  <ClampedText className="muted break link-original" text={l.originalUrl} lines={2} />
-                  {l.hostWarning && (
-                    // The punycode name is what the browser really visits: shown beside the warning.
-                    <p className="field-error break" role="note">
-                      ⚠ {l.hostWarning.message} Real name: <code>{l.hostWarning.asciiHost}</code>
+          <>
+            <ul className="link-list" aria-label="Links">
+              {shown.slice(0, limit).map((l) => (
+                <li key={l.id} className={`card link-card link-${linkState(l)}`}>
+                  <div className="link-main">
+                    <h2 className="link-title">{l.title}</h2>
+                    {/* A destination may be 2,048 characters: two lines until "Show more". */}
+                    <ClampedText className="muted break link-original" text={l.originalUrl} lines={2} />
+                    {l.hostWarning && (
+                      // The punycode name is what the browser really visits: shown beside the warning.
+                      <p className="field-error break" role="note">
+                        ⚠ {l.hostWarning.message} Real name: <code>{l.hostWarning.asciiHost}</code>
+                      </p>
+                    )}
+                    {l.description && <ClampedText className="link-desc break" text={l.description} lines={3} />}
+                    <div className="row link-short">
+                      <code className="break">{l.shortUrl}</code>
+                      <Button variant="secondary" size="sm" onClick={() => copyLink(l.shortUrl)} aria-label={`Copy short URL for ${l.title}`}>Copy</Button>
+                    </div>
+                    <p className="row link-meta">
+                      {/* An expired or switched-off link no longer redirects (the server answers 410). */}
+                      {linkState(l) === "expired" && <span className="badge badge-ended">Expired</span>}
+                      {linkState(l) === "inactive" && <span className="badge badge-ended">Inactive</span>}
+                      <span className="badge badge-primary">{clicksLabel(l.clickCount)}</span>
+                      {l.expiresAt && <span className="muted">Expires: {formatDate(l.expiresAt)}</span>}
+                      <span className="muted">Created {formatDate(l.createdAt)}</span>
                     </p>
-                  )}
-                  {l.description && <ClampedText className="link-desc break" text={l.description} lines={3} />}
-                  <div className="row link-short">
-                    <code className="break">{l.shortUrl}</code>
-                    <Button variant="secondary" size="sm" onClick={() => copyLink(l.shortUrl)} aria-label={`Copy short URL for ${l.title}`}>Copy</Button>
                   </div>
-                  <p className="row link-meta">
-                    {/* An expired or switched-off link no longer redirects (the server answers 410). */}
-                    {linkState(l) === "expired" && <span className="badge badge-ended">Expired</span>}
-                    {linkState(l) === "inactive" && <span className="badge badge-ended">Inactive</span>}
-                    <span className="badge badge-primary">{clicksLabel(l.clickCount)}</span>
-                    {l.expiresAt && <span className="muted">Expires: {formatDate(l.expiresAt)}</span>}
-                    <span className="muted">Created {formatDate(l.createdAt)}</span>
-                  </p>
-                </div>
-                <div className="row link-actions">
-                  <a className="btn btn-secondary btn-sm" href={l.originalUrl} target="_blank" rel="noopener noreferrer" aria-label={`Open ${l.title}`}>Open</a>
-                  <Button variant="secondary" size="sm" onClick={() => setAnalytics(l)} aria-label={`Analytics for ${l.title}`}>Analytics</Button>
-                  <Button variant="secondary" size="sm" onClick={() => setEditing(l)} aria-label={`Edit ${l.title}`}>Edit</Button>
-                  {brand && (
-                    <>
-                      <Button variant="secondary" size="sm" onClick={() => setQr(l)} aria-label={`Generate QR code for ${l.title}`}>QR code</Button>
-                      <Button variant="secondary" size="sm" onClick={() => setPending({ kind: "reset", link: l })} aria-label={`Reset click count for ${l.title}`}>Reset</Button>
-                    </>
-                  )}
-                  <Button variant="danger" size="sm" onClick={() => setPending({ kind: "delete", link: l })} aria-label={`Delete ${l.title}`} data-delete={l.id}>Delete</Button>
-                </div>
-              </li>
-            ))}
-          </ul>
+                  <div className="row link-actions">
+                    <a className="btn btn-secondary btn-sm" href={l.originalUrl} target="_blank" rel="noopener noreferrer" aria-label={`Open ${l.title}`}>Open</a>
+                    <Button variant="secondary" size="sm" onClick={() => setAnalytics(l)} aria-label={`Analytics for ${l.title}`}>Analytics</Button>
+                    <Button variant="secondary" size="sm" onClick={() => setEditing(l)} aria-label={`Edit ${l.title}`}>Edit</Button>
+                    {brand && (
+                      <>
+                        <Button variant="secondary" size="sm" onClick={() => setQr(l)} aria-label={`Generate QR code for ${l.title}`}>QR code</Button>
+                        <Button variant="secondary" size="sm" onClick={() => setPending({ kind: "reset", link: l })} aria-label={`Reset click count for ${l.title}`}>Reset</Button>
+                      </>
+                    )}
+                    <Button variant="danger" size="sm" onClick={() => setPending({ kind: "delete", link: l })} aria-label={`Delete ${l.title}`} data-delete={l.id}>Delete</Button>
+                  </div>
+                </li>
+              ))}
+            </ul>
+            {shown.length > limit && (
+              <div className="row links-more">
+                <p className="muted">
+                  Showing {limit.toLocaleString("en")} of {shown.length.toLocaleString("en")} links
+                </p>
+                <Button variant="secondary" onClick={() => setLimit((n) => n + CARDS_PER_PAGE)} aria-label="Show more links">Show more</Button>
+              </div>
+            )}
+          </>
         )}
       </main>
       <AppFooter />
