@@ -37,12 +37,13 @@ export async function serve(config: Config) {
   const { applied } = migrate(db);
   if (applied.length) log.info("migrations applied", { applied });
   const { app, ctx, clicks } = await createApp({ db, config });
-  // The click writer is ready before the first redirect: with it started by the first click, a
-  // kill -9 in its first ~0.5 s (opening the database and location data) lost those clicks.
-  clicks.start();
   // Building the redirect map leaves its rows and parsed URLs behind: collected before serving.
   Bun.gc(true);
   app.listen({ port: config.port, hostname: config.host });
+  // The click writer starts now, not with the first click: started by a click, it spent its
+  // first ~0.5 s opening the database and the location data, and a kill -9 then lost more than
+  // the documented window. After listening, so its start-up runs beside the first requests'.
+  clicks.start();
   log.info("listening", { version: VERSION, url: `http://${config.host}:${config.port}`, publicUrl: config.publicUrl, dataDir: config.dataDir });
 
   // Every request leaves a little garbage, and JavaScriptCore sizes its heap by the machine's
