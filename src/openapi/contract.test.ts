@@ -92,6 +92,26 @@ test("every request example in the document fits its own request schema", () => 
   expect(checked.length).toBeGreaterThan(10);
 });
 
+test("the 413 and 415 texts hold for every kind of body the document takes (JSON, and the import's CSV file)", () => {
+  const full = doc as unknown as { info: { description: string }; components: { responses: Record<string, { description: string }> } };
+  const resolve = (r: { $ref: string } | { description?: string }) => ("$ref" in r ? full.components.responses[r.$ref.split("/").pop()!]! : r) as { description: string };
+  const types = new Set<string>();
+  for (const [path, ops] of Object.entries(doc.paths)) {
+    for (const [method, op] of Object.entries(ops)) {
+      const content = (op as { requestBody?: { content: Record<string, unknown> } }).requestBody?.content;
+      if (!content) continue;
+      for (const type of Object.keys(content)) {
+        types.add(type);
+        // A CSV upload refused for its Content-Type is not "not JSON".
+        if (type !== "application/json") expect(resolve(op.responses["415"]!).description, `${method} ${path}'s 415`).not.toMatch(/JSON/);
+      }
+    }
+  }
+  expect([...types].sort()).toEqual(["application/json", "text/csv"]);
+  // The error table on /api/docs names both media types and both size limits.
+  for (const text of ["`Content-Type: application/json`", "`text/csv`", "1 MB", "10 MB"]) expect(full.info.description).toContain(text);
+});
+
 test("a documented request body (or query) is the schema its route validates with, not a copy", () => {
   const byKey = new Map(OPERATIONS.map((op) => [`${op.method} ${openApiPath(op.path)}`, op]));
   // jsonBody (src/http/bodyLimit.ts) wraps a schema by a shallow copy: its entries are the schema's own.
