@@ -226,6 +226,14 @@ describe("using a key: Authorization: Bearer", () => {
     });
   }
 
+  test("the scheme's case and the spaces after it are free (RFC 9110: 1*SP), as curl or a proxy may send them", async () => {
+    const k = await newKey(alice.cookie, "read");
+    for (const header of [`Bearer ${k.key}`, `bearer ${k.key}`, `BEARER  ${k.key}`, `Bearer   ${k.key}`]) {
+      const r = await t.call("GET", "/api/links", { headers: { authorization: header } });
+      expect(r.status, header).toBe(200);
+    }
+  });
+
   test("a key in the query string is refused, even a valid one, even beside a session", async () => {
     const k = await newKey(alice.cookie, "read-write");
     for (const [path, cookie] of [

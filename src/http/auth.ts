@@ -117,7 +117,8 @@ export function currentUser(ctx: AppContext, request: Request, set: SetLike): (U
   return { ...user, sessionId: session_id };
 }
 
-const BEARER = /^Bearer ([^\s]+)$/i;
+// One or more spaces after the scheme (RFC 9110 §11.4: 1*SP), in any case.
+const BEARER = /^Bearer +([^\s]+)$/i;
 
 /**
  * The API key a request's `Authorization: Bearer` names: null when there is none, or it is
