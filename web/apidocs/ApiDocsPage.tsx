@@ -42,7 +42,14 @@ const PRE: CSSProperties = {
 const SUMMARY: CSSProperties = { cursor: "pointer", display: "flex", gap: "0.5rem", alignItems: "baseline", flexWrap: "wrap", minHeight: 40, padding: "0.25rem 0" };
 // Table cells may break long words (UNSUPPORTED_MEDIA_TYPE, paths), so a table fits a phone.
 const CELL: CSSProperties = { overflowWrap: "anywhere" };
+/**
+ * A cell of plain text breaks anywhere only when it holds a long word: `anywhere` also lets the
+ * table squeeze a column to one character, which stacked "status" and "400" letter by letter.
+ */
+const cellFor = (text: string): CSSProperties | undefined => (text.split(/\s+/).some((w) => w.length > 12) ? CELL : undefined);
 const PATH: CSSProperties = { fontWeight: 600, overflowWrap: "anywhere" };
+// A radio's label text wraps beside the dot, not under it (.row wraps its children).
+const RADIO_LABEL: CSSProperties = { flexWrap: "nowrap", alignItems: "baseline" };
 
 export function ApiDocsPage() {
   usePageTitle("API reference");
@@ -116,11 +123,11 @@ function AuthChooser({ auth, setAuth }: { auth: Auth; setAuth: (a: Auth) => void
       <h2 id="api-auth">Try it: how requests are sent</h2>
       <fieldset className="stack">
         <legend className="sr-only">Send requests with</legend>
-        <label className="row">
+        <label className="row" style={RADIO_LABEL}>
           <input type="radio" name={name} checked={auth.mode === "session"} onChange={() => setAuth({ ...auth, mode: "session" })} style={{ width: "auto", minHeight: 0 }} />
           This browser's session (sign in first)
         </label>
-        <label className="row">
+        <label className="row" style={RADIO_LABEL}>
           <input type="radio" name={name} checked={auth.mode === "key"} onChange={() => setAuth({ ...auth, mode: "key" })} style={{ width: "auto", minHeight: 0 }} />
           An API key
         </label>
@@ -171,16 +178,16 @@ function OperationView({ method, path, op, doc, auth, server }: { method: string
               <caption>Parameters</caption>
               <thead>
                 <tr>
-                  <th scope="col" style={CELL}>Name</th>
-                  <th scope="col" style={CELL}>In</th>
-                  <th scope="col" style={CELL}>About</th>
+                  <th scope="col">Name</th>
+                  <th scope="col">In</th>
+                  <th scope="col">About</th>
                 </tr>
               </thead>
               <tbody>
                 {params.map((p) => (
                   <tr key={`${p.in}-${p.name}`}>
-                    <td style={CELL}><code>{p.name}</code>{p.required ? "" : " (optional)"}</td>
-                    <td style={CELL}>{p.in}</td>
+                    <td style={cellFor(p.name)}><code>{p.name}</code>{p.required ? "" : " (optional)"}</td>
+                    <td>{p.in}</td>
                     <td style={CELL}>{p.description ?? p.schema?.description ?? outline(p.schema ?? {}, doc)}</td>
                   </tr>
                 ))}
@@ -359,11 +366,11 @@ function Markdown({ text }: { text: string }) {
             <div key={i} className="table-wrap">
               <table>
                 <thead>
-                  <tr>{head!.map((c, j) => <th key={j} scope="col" style={CELL}>{inline(c)}</th>)}</tr>
+                  <tr>{head!.map((c, j) => <th key={j} scope="col" style={cellFor(c)}>{inline(c)}</th>)}</tr>
                 </thead>
                 <tbody>
                   {rest.map((r, j) => (
-                    <tr key={j}>{r.map((c, k) => <td key={k} style={CELL}>{inline(c)}</td>)}</tr>
+                    <tr key={j}>{r.map((c, k) => <td key={k} style={cellFor(c)}>{inline(c)}</td>)}</tr>
                   ))}
                 </tbody>
               </table>

@@ -142,3 +142,30 @@ test("a shell user is told where the curl commands take the key from, and every 
   await expect(imp.getByRole("status")).toContainText("200");
   await expectNoHorizontalOverflow(page);
 });
+
+test("at 360 px the error table keeps short words whole (status, 400) and breaks only the long codes", async ({ page }) => {
+  await page.setViewportSize({ width: 360, height: 740 });
+  await page.goto("/api/docs");
+  const lines = (name: string, role: "columnheader" | "cell") =>
+    page.getByRole(role, { name, exact: true }).first().evaluate((el) => {
+      const range = document.createRange();
+      range.selectNodeContents(el);
+      return new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size;
+    });
+  expect(await lines("status", "columnheader")).toBe(1);
+  expect(await lines("400", "cell")).toBe(1);
+  expect(await lines("VALIDATION", "cell")).toBe(1);
+  // Each radio stays beside its label (the session one wrapped its text under the dot).
+  for (const name of ["This browser's session (sign in first)", "An API key"]) {
+    const radio = (await page.getByRole("radio", { name }).boundingBox())!;
+    const text = await page.locator("label", { hasText: name }).evaluate((el) => {
+      const range = document.createRange();
+      range.selectNodeContents([...el.childNodes].find((n) => n.nodeType === Node.TEXT_NODE)!);
+      const first = range.getClientRects()[0]!;
+      return { left: first.left, top: first.top, bottom: first.bottom };
+    });
+    expect(text.left, name).toBeGreaterThan(radio.x + radio.width);
+    expect(text.top, name).toBeLessThan(radio.y + radio.height);
+  }
+  await expectNoHorizontalOverflow(page);
+});
