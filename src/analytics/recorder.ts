@@ -26,8 +26,8 @@ export type RawClick = {
 /**
  * A batch of clicks as text: a batch travels to the worker as one string (a copy, not a
  * structured clone of thousands of objects) and waits there at a fraction of the memory. The
- * first line lists the batch's distinct user agents (JSON), then one JSON line per click names
- * its agent by index: agents repeat heavily and were half of a click's bytes, so a backlog
+ * first line lists the batch's distinct user agents (JSON), the second is a JSON array with one
+ * array per click, naming its agent by index: agents repeat heavily and were half of a click's bytes, so a backlog
  * takes about half the memory (docs/performance.md).
  */
 export class ClickLines {
@@ -49,7 +49,7 @@ export class ClickLines {
 
   /** The batch as one string (see decodeClicks), and an empty batch to go on with. */
   take(): string {
-    const data = `${JSON.stringify([...this.agents.keys()])}\n${this.lines.join("\n")}`;
+    const data = `${JSON.stringify([...this.agents.keys()])}\n[${this.lines.join(",")}]`;
     this.lines = [];
     this.agents = new Map();
     return data;
@@ -60,13 +60,20 @@ export class ClickLines {
 export function decodeClicks(data: string): RawClick[] {
   const nl = data.indexOf("\n");
   const agents = JSON.parse(data.slice(0, nl)) as string[];
-  return data
-    .slice(nl + 1)
-    .split("\n")
-    .map((line) => {
-      const [linkId, at, ua, referrer, ip, visitorId, newVisitor, source, country, city] = JSON.parse(line);
-      return { linkId, at, userAgent: ua < 0 ? null : agents[ua]!, referrer, ip, visitorId, newVisitor: newVisitor === 1, source, country, city };
-    });
+  // One parse for the whole batch: a parse per line cost a third more.
+  const rows = JSON.parse(data.slice(nl + 1)) as [number, number, number, string | null, string | null, string | null, number, string, string | null, string | null][];
+  return rows.map(([linkId, at, ua, referrer, ip, visitorId, newVisitor, source, country, city]) => ({
+    linkId,
+    at,
+    userAgent: ua < 0 ? null : agents[ua]!,
+    referrer,
+    ip,
+    visitorId,
+    newVisitor: newVisitor === 1,
+    source,
+    country,
+    city,
+  }));
 }
 
 export const FLUSH_INTERVAL_MS = 100;
