@@ -202,7 +202,13 @@ export const BULK_MSG = {
 } as const;
 
 export const BulkCreateBody = v.object({
-  links: v.pipe(v.array(v.unknown(), BULK_MSG.notList), v.minLength(1, BULK_MSG.empty), v.maxLength(BULK_MAX, BULK_MSG.tooMany)),
+  // Items are checked one by one (a bad one is refused alone), so the schema says in words what one is.
+  links: v.pipe(
+    v.array(v.unknown(), BULK_MSG.notList),
+    v.minLength(1, BULK_MSG.empty),
+    v.maxLength(BULK_MAX, BULK_MSG.tooMany),
+    v.description(`1 to ${BULK_MAX.toLocaleString("en")} links, each the body of POST /api/links: originalUrl, title, description?, expiresAt?, shortCode?`),
+  ),
 });
 
 /** Why one item or row was refused: the error shape's inner object (a stable `code`, the message, the field). */

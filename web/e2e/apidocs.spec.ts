@@ -169,3 +169,10 @@ test("at 360 px the error table keeps short words whole (status, 400) and breaks
   }
   await expectNoHorizontalOverflow(page);
 });
+
+test("the bulk create's body says what one item is (the body of Create a link), not just any[]", async ({ page }) => {
+  await page.goto("/api/docs");
+  const bulk = await openOperation(page, "Create up to 1,000 links");
+  const body = bulk.locator("h3", { hasText: "Request body" }).locator("xpath=following-sibling::pre[1]");
+  await expect(body).toContainText("links: any[]  // 1 to 1,000 links, each the body of POST /api/links: originalUrl, title");
+});
