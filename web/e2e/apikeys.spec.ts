@@ -104,3 +104,21 @@ test("keys revoked by keyboard alone: focus moves to the next key's Revoke, then
   await expect(page.getByText("You have no API keys yet.")).toBeVisible();
   await expect(page.getByLabel("Key name")).toBeFocused();
 });
+
+test("a key made by keyboard: the dialog starts on the key, selected, and Escape or Done brings focus back to the key name", async ({ page }) => {
+  await registerViaApi(page.request);
+  await page.goto("/settings");
+  for (const close of ["Escape", "Done"] as const) {
+    await page.getByLabel("Key name").focus();
+    await page.keyboard.type(`By keyboard ${close}`);
+    await page.keyboard.press("Enter");
+    const field = page.getByRole("dialog", { name: "API key created" }).getByLabel(`Key for By keyboard ${close}`);
+    await expect(field).toBeFocused();
+    // Selected whole, so Ctrl+C copies it at once.
+    expect(await field.evaluate((el: HTMLInputElement) => [el.selectionStart, el.selectionEnd])).toEqual([0, (await field.inputValue()).length]);
+    if (close === "Escape") await page.keyboard.press("Escape");
+    else await page.getByRole("dialog", { name: "API key created" }).getByRole("button", { name: "Done", exact: true }).press("Enter");
+    await expect(page.getByRole("dialog")).toHaveCount(0);
+    await expect(page.getByLabel("Key name")).toBeFocused();
+  }
+});

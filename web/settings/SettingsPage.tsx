@@ -64,6 +64,13 @@ export function SettingsPage() {
     }
   }
 
+  // The form was disabled while the key was made, so focus had left it for the page's body
+  // before the dialog opened: closing the dialog brings it back to the key name.
+  function closeCreated() {
+    setCreated(null);
+    requestAnimationFrame(() => document.getElementById(nameId)?.focus());
+  }
+
   async function revoke() {
     if (!revoking) return;
     setRevokeBusy(true);
@@ -145,13 +152,14 @@ export function SettingsPage() {
       </main>
       <AppFooter />
 
-      <Dialog open={created !== null} onClose={() => setCreated(null)} title="API key created" description="Copy it now: it will not be shown again.">
+      <Dialog open={created !== null} onClose={closeCreated} title="API key created" description="Copy it now: it will not be shown again.">
         {created && (
           <div className="stack">
-            <Field label={`Key for ${created.name}`} value={created.key} readOnly onFocus={(e) => e.currentTarget.select()} spellCheck={false} />
+            {/* Focus starts on the key, selected, so Ctrl+C copies it at once (ariakit looks for data-autofocus). */}
+            <Field label={`Key for ${created.name}`} value={created.key} readOnly data-autofocus="true" onFocus={(e) => e.currentTarget.select()} spellCheck={false} />
             <div className="dialog-actions">
               <Button variant="secondary" onClick={() => void copyLink(created.key, "API key copied to clipboard")}>Copy key</Button>
-              <Button onClick={() => setCreated(null)}>Done</Button>
+              <Button onClick={closeCreated}>Done</Button>
             </div>
           </div>
         )}
