@@ -91,3 +91,17 @@ test("the Import page tells an unknown file at once and imports nothing; cancel 
   const list = await page.request.get("/api/links");
   expect((await list.json()).length).toBe(done);
 });
+
+test("an import run by keyboard ends with focus on its report, not on the page's body", async ({ page }) => {
+  await registerViaApi(page.request);
+  await page.goto("/link-tracker/import");
+  const csv = `url,code,title\nhttps://example.com/kbd-import,${uniqueName("kbd")},By keyboard\nnot a url,,Bad\n`;
+  await page.getByLabel("CSV file").setInputFiles({ name: "keyboard.csv", mimeType: "text/csv", buffer: Buffer.from(csv) });
+  await page.getByRole("button", { name: "Import", exact: true }).focus();
+  await page.keyboard.press("Enter");
+  await expect(page.getByText("Done: 1 imported, 1 skipped.")).toBeVisible();
+  await expect(page.getByRole("heading", { name: "Report" })).toBeFocused();
+  // From there the report's own controls are next.
+  await page.keyboard.press("Tab");
+  await expect(page.getByLabel("Show rows")).toBeFocused();
+});

@@ -1,5 +1,5 @@
 import Papa from "papaparse";
-import { useMemo, useRef, useState, type ChangeEvent } from "react";
+import { useEffect, useMemo, useRef, useState, type ChangeEvent } from "react";
 import { mutate } from "swr";
 import { Link } from "wouter";
 import { AppFooter, AppHeader } from "../shell/AppHeader";
@@ -67,6 +67,17 @@ export function ImportPage() {
   const [failure, setFailure] = useState<string | null>(null);
   const [filter, setFilter] = useState<Filter>("all");
   const cancelled = useRef(false);
+  const reportHeading = useRef<HTMLHeadingElement>(null);
+  const progressHeading = useRef<HTMLHeadingElement>(null);
+
+  // Import and Cancel are disabled while the parts are sent, so a keyboard user's focus falls to
+  // the page's body: at the end it goes to the report (or to the progress when there is none),
+  // unless the user has moved it somewhere themselves meanwhile.
+  useEffect(() => {
+    if (phase !== "done" && phase !== "cancelled" && phase !== "failed") return;
+    if (document.activeElement && document.activeElement !== document.body) return;
+    (reportHeading.current ?? progressHeading.current)?.focus();
+  }, [phase]);
 
   const running = phase === "running" || phase === "cancelling";
   const imported = useMemo(() => results.filter((r) => r.status === "imported").length, [results]);
@@ -210,7 +221,7 @@ export function ImportPage() {
 
         {phase !== "idle" && (
           <section className="import-progress" aria-labelledby="import-progress-title">
-            <h2 id="import-progress-title">Progress</h2>
+            <h2 id="import-progress-title" ref={progressHeading} tabIndex={-1}>Progress</h2>
             <progress id="import-progress-bar" max={Math.max(total, 1)} value={done} aria-label="Import progress" aria-valuetext={`${done} of ${total} rows`} />
             <p role="status" aria-live="polite">
               {phase === "running" && `${done.toLocaleString("en")} of ${total.toLocaleString("en")} rows (${percent}%)`}
@@ -231,7 +242,7 @@ export function ImportPage() {
         {results.length > 0 && (
           <section className="import-report" aria-labelledby="import-report-title">
             <div className="row">
-              <h2 id="import-report-title">Report</h2>
+              <h2 id="import-report-title" ref={reportHeading} tabIndex={-1}>Report</h2>
               <span className="spacer" />
               <Select
                 label="Show rows"
