@@ -3,7 +3,7 @@
 // a pasted API key. A lazy screen of the web app: no library, no CDN, the app's CSP, and no
 // stylesheet of its own (the few styles here are set through the DOM, which CSP allows),
 // so the dashboard's first load carries none of it (docs/decisions.md, "API reference page").
-import { useId, useMemo, useState, type CSSProperties, type FormEvent, type ReactNode } from "react";
+import { useId, useMemo, useRef, useState, type CSSProperties, type FormEvent, type ReactNode } from "react";
 import useSWR from "swr";
 import { PublicShell } from "../pages/PublicShell";
 import { usePageTitle } from "../shell/usePageTitle";
@@ -240,6 +240,7 @@ function TryIt(props: { method: string; path: string; params: Parameter[]; examp
   const [busy, setBusy] = useState(false);
   const [result, setResult] = useState<Result | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
+  const sendButton = useRef<HTMLButtonElement>(null);
 
   const url = buildUrl(path, params, values);
   const curl = [
@@ -286,6 +287,10 @@ function TryIt(props: { method: string; path: string; params: Parameter[]; examp
       setResult({ failed: err instanceof Error ? err.message : String(err) });
     } finally {
       setBusy(false);
+      // Busy, the Send button was disabled and focus fell to the page's body: it comes back.
+      requestAnimationFrame(() => {
+        if (document.activeElement === document.body) sendButton.current?.focus();
+      });
     }
   }
 
@@ -305,7 +310,7 @@ function TryIt(props: { method: string; path: string; params: Parameter[]; examp
       {hasBody && <TextArea label={isJson ? "Body (JSON)" : `Body (${bodyType})`} value={body} onChange={(e) => setBody(e.target.value)} spellCheck={false} style={{ fontFamily: "monospace", minHeight: 140 }} />}
       {problem && <p className="field-error" role="alert">{problem}</p>}
       <div className="row">
-        <Button type="submit" busy={busy}>Send {method} request</Button>
+        <Button type="submit" busy={busy} ref={sendButton}>Send {method} request</Button>
       </div>
       <div className="stack" style={{ gap: "0.35rem" }}>
         <p className="muted" style={{ margin: 0 }}>The same request with curl:</p>

@@ -176,3 +176,15 @@ test("the bulk create's body says what one item is (the body of Create a link), 
   const body = bulk.locator("h3", { hasText: "Request body" }).locator("xpath=following-sibling::pre[1]");
   await expect(body).toContainText("links: any[]  // 1 to 1,000 links, each the body of POST /api/links: originalUrl, title");
 });
+
+test("a request sent from the keyboard keeps focus on its Send button (busy, it was disabled and focus fell to the body)", async ({ page }) => {
+  await page.goto("/api/docs");
+  const health = await openOperation(page, "Health check");
+  const send = health.getByRole("button", { name: "Send GET request" });
+  for (let i = 0; i < 2; i++) {
+    await send.focus();
+    await page.keyboard.press("Enter");
+    await expect(health.getByRole("status")).toContainText("200");
+    await expect(send).toBeFocused();
+  }
+});
