@@ -44,7 +44,6 @@ const IDLE_FOLD_MS = 2_000;
 
 let db: Db | null = null;
 let writer: ClickWriter | null = null;
-let ready: Promise<void> = Promise.resolve();
 // Batches as they came (ClickLines): decoded only when written.
 let pending: { data: string; n: number }[] = [];
 let pendingCount = 0;
@@ -125,7 +124,7 @@ function checkpoint() {
   }
 }
 
-self.onmessage = async (e: MessageEvent<ToWorker>) => {
+self.onmessage = (e: MessageEvent<ToWorker>) => {
   const m = e.data;
   if (m.type === "open") {
     try {
@@ -143,8 +142,7 @@ self.onmessage = async (e: MessageEvent<ToWorker>) => {
       // transactions of 512 (docs/performance.md).
       db.exec("PRAGMA temp_store = MEMORY");
       writer = new ClickWriter(db, { ipStorage: m.ipStorage, geoipDb: m.geoipDb, foldEvery: m.foldEvery });
-      // Clicks wait for the location databases rather than being stored without a place.
-      ready = writer.geo.load();
+      // The location databases open with the first click that needs a lookup (geo.ts).
       checkpoints = setInterval(checkpoint, m.checkpointMs);
       coalesceMs = m.coalesceMs;
       send({ type: "ready" });
@@ -153,7 +151,6 @@ self.onmessage = async (e: MessageEvent<ToWorker>) => {
     }
     return;
   }
-  await ready;
   if (m.type === "batch") {
     pending.push({ data: m.data, n: m.n });
     pendingCount += m.n;

