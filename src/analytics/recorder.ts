@@ -23,19 +23,24 @@ export type RawClick = {
   city: string | null;
 };
 
+/** Values per click in a batch: see ClickLines.add. */
+const FIELDS = 10;
+
 /**
  * A batch of clicks as text: a batch travels to the worker as one string (a copy, not a
  * structured clone of thousands of objects) and waits there at a fraction of the memory. The
- * first line lists the batch's distinct user agents (JSON), the second is a JSON array with one
- * array per click, naming its agent by index: agents repeat heavily and were half of a click's bytes, so a backlog
- * takes about half the memory (docs/performance.md).
+ * first line lists the batch's distinct user agents (JSON), the second is one flat JSON array,
+ * FIELDS values a click, naming its agent by index: agents repeat heavily and were half of a
+ * click's bytes, so a backlog takes about half the memory (docs/performance.md). A redirect only
+ * pushes its values; the text is made once a batch (a string a click cost the request thread an
+ * allocation and a copy more).
  */
 export class ClickLines {
-  private lines: string[] = [];
+  private values: (string | number | null)[] = [];
   private agents = new Map<string, number>();
 
   get length() {
-    return this.lines.length;
+    return this.values.length / FIELDS;
   }
 
   add(c: RawClick) {
@@ -44,13 +49,13 @@ export class ClickLines {
       ua = this.agents.get(c.userAgent) ?? -1;
       if (ua < 0) this.agents.set(c.userAgent, (ua = this.agents.size));
     }
-    this.lines.push(JSON.stringify([c.linkId, c.at, ua, c.referrer, c.ip, c.visitorId, c.newVisitor ? 1 : 0, c.source, c.country, c.city]));
+    this.values.push(c.linkId, c.at, ua, c.referrer, c.ip, c.visitorId, c.newVisitor ? 1 : 0, c.source, c.country, c.city);
   }
 
   /** The batch as one string (see decodeClicks), and an empty batch to go on with. */
   take(): string {
-    const data = `${JSON.stringify([...this.agents.keys()])}\n[${this.lines.join(",")}]`;
-    this.lines = [];
+    const data = `${JSON.stringify([...this.agents.keys()])}\n${JSON.stringify(this.values)}`;
+    this.values = [];
     this.agents = new Map();
     return data;
   }
@@ -61,19 +66,24 @@ export function decodeClicks(data: string): RawClick[] {
   const nl = data.indexOf("\n");
   const agents = JSON.parse(data.slice(0, nl)) as string[];
   // One parse for the whole batch: a parse per line cost a third more.
-  const rows = JSON.parse(data.slice(nl + 1)) as [number, number, number, string | null, string | null, string | null, number, string, string | null, string | null][];
-  return rows.map(([linkId, at, ua, referrer, ip, visitorId, newVisitor, source, country, city]) => ({
-    linkId,
-    at,
-    userAgent: ua < 0 ? null : agents[ua]!,
-    referrer,
-    ip,
-    visitorId,
-    newVisitor: newVisitor === 1,
-    source,
-    country,
-    city,
-  }));
+  const v = JSON.parse(data.slice(nl + 1)) as (string | number | null)[];
+  const clicks: RawClick[] = new Array(v.length / FIELDS);
+  for (let i = 0, k = 0; i < v.length; i += FIELDS, k++) {
+    const ua = v[i + 2] as number;
+    clicks[k] = {
+      linkId: v[i] as number,
+      at: v[i + 1] as number,
+      userAgent: ua < 0 ? null : agents[ua]!,
+      referrer: v[i + 3] as string | null,
+      ip: v[i + 4] as string | null,
+      visitorId: v[i + 5] as string | null,
+      newVisitor: v[i + 6] === 1,
+      source: v[i + 7] as string,
+      country: v[i + 8] as string | null,
+      city: v[i + 9] as string | null,
+    };
+  }
+  return clicks;
 }
 
 export const FLUSH_INTERVAL_MS = 100;

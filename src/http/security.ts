@@ -96,6 +96,8 @@ function isTrusted(t: ProxyTrust, ip: string) {
 export function clientAddress(ctx: AppContext, request: Request, server: ServerLike): { ip: string | null; viaTrustedProxy: boolean } {
   const peer = normaliseIp(server?.requestIP?.(request)?.address ?? "");
   if (peer === "") return { ip: null, viaTrustedProxy: false };
+  // No TRUSTED_PROXIES (the default): the peer is the client, nothing more to look at.
+  if (ctx.config.trustedProxies.length === 0) return { ip: peer, viaTrustedProxy: false };
   const trust = proxyTrust(ctx.config);
   if (!isTrusted(trust, peer)) return { ip: peer, viaTrustedProxy: false };
   const fwd = request.headers.get("x-forwarded-for");
