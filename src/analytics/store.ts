@@ -124,8 +124,12 @@ export function analyticsStore(db: Db) {
       "UPDATE link_click_counts SET clicks = clicks + j.value FROM json_each(?1) AS j WHERE link_click_counts.link_id = j.key RETURNING link_id, clicks",
     ),
     // The fold: the tail's (link_id, id) pairs sorted, so each page of link_clicks is written
-    // once per fold however many of its links got clicks.
-    fold: db.prepare("INSERT INTO link_clicks (link_id, click_id) SELECT link_id, id FROM link_analytics WHERE id > ?1 ORDER BY link_id, id"),
+    // once per fold however many of its links got clicks. OR IGNORE is for memory, not for
+    // duplicates (the fold mark moves in the same transaction, so no pair comes twice): a
+    // statement that cannot abort midway needs no statement journal, and with temp_store =
+    // MEMORY that journal held a copy of every page the fold changed (peak RSS grew with the
+    // clicks stored, 139 → 164 MB over five bench runs; flat at ~137 MB with it).
+    fold: db.prepare("INSERT OR IGNORE INTO link_clicks (link_id, click_id) SELECT link_id, id FROM link_analytics WHERE id > ?1 ORDER BY link_id, id"),
     setFolded: db.prepare("UPDATE click_fold SET folded = ?1"),
     link: db.prepare("SELECT user_id, title, short_code, tracker FROM short_links WHERE id = ?"),
     add: db.prepare(
