@@ -3,7 +3,7 @@
 // a pasted API key. A lazy screen of the web app: no library, no CDN, the app's CSP, and no
 // stylesheet of its own (the few styles here are set through the DOM, which CSP allows),
 // so the dashboard's first load carries none of it (docs/decisions.md, "API reference page").
-import { useId, useMemo, useRef, useState, type CSSProperties, type FormEvent, type ReactNode } from "react";
+import { useEffect, useId, useMemo, useRef, useState, type CSSProperties, type FormEvent, type ReactNode } from "react";
 import useSWR from "swr";
 import { PublicShell } from "../pages/PublicShell";
 import { usePageTitle } from "../shell/usePageTitle";
@@ -287,12 +287,17 @@ function TryIt(props: { method: string; path: string; params: Parameter[]; examp
       setResult({ failed: err instanceof Error ? err.message : String(err) });
     } finally {
       setBusy(false);
-      // Busy, the Send button was disabled and focus fell to the page's body: it comes back.
-      requestAnimationFrame(() => {
-        if (document.activeElement === document.body) sendButton.current?.focus();
-      });
     }
   }
+
+  // Busy, the Send button was disabled and focus fell to the page's body: it comes back once the
+  // button is enabled again, i.e. after the commit that ends the request (an animation frame
+  // could run before that render, while the button was still disabled, and focus() did nothing).
+  const wasBusy = useRef(false);
+  useEffect(() => {
+    if (wasBusy.current && !busy && document.activeElement === document.body) sendButton.current?.focus();
+    wasBusy.current = busy;
+  }, [busy]);
 
   return (
     <form className="stack card" onSubmit={send} noValidate aria-label={`Try ${label}`} style={{ background: "var(--bg)" }}>
