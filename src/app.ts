@@ -1,6 +1,6 @@
 import { Elysia } from "elysia";
 import type { Config } from "./config";
-import type { Db } from "./db/open";
+import type { Database } from "./db/database";
 import { createContext, type AppContext } from "./context";
 import { errorHandler, notFound } from "./http/errors";
 import { malformedPaths, originGuard, securityHeaders } from "./http/security";
@@ -32,7 +32,7 @@ const apiNotFound = () => {
  * Builds the whole HTTP app: /api features first, redirects next, the web app last.
  * `maxClickBacklog`: the click recorder's bound (tests lower it to reach overload quickly).
  */
-export async function createApp({ db, config, maxClickBacklog }: { db: Db; config: Config; maxClickBacklog?: number }) {
+export async function createApp({ db, config, maxClickBacklog }: { db: Database; config: Config; maxClickBacklog?: number }) {
   const ctx: AppContext = createContext(db, config);
   const bearer = bearerKeys(ctx);
   const auth = authPlugin(ctx, bearer);

@@ -1,9 +1,9 @@
 import type { Config } from "./config";
-import type { Db } from "./db/open";
+import type { Database } from "./db/database";
 import { accountsStore } from "./accounts/store";
 
 /** Everything a feature needs, built once per app and passed down (no globals). */
-export function createContext(db: Db, config: Config) {
+export function createContext(db: Database, config: Config) {
   return {
     db,
     config,

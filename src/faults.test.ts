@@ -66,8 +66,8 @@ describe("a busy database (another writer holds the lock past busy_timeout)", as
       const r = await s.call(w.method, w.path, { body: w.body, cookie: w.cookie });
       expect({ name: w.name, status: r.status }).toEqual({ name: w.name, status: 201 });
     }
-    expect(s.count("users")).toBe(2);
-    expect(s.count("topics")).toBe(2);
+    expect(await s.count("users")).toBe(2);
+    expect(await s.count("topics")).toBe(2);
   });
 });
 
@@ -92,22 +92,22 @@ describe("a full disk (PRAGMA max_page_count pinned to the current size)", async
       expect(failed).toEqual({ status: 503, json: { error: { code: "UNAVAILABLE", message: FULL_MESSAGE } } });
       expect(FULL_MESSAGE).toContain("storage is full");
       // The failed create left no topic and no slug row behind; every acknowledged one is listed.
-      expect(s.count("topics")).toBe(names.length);
-      expect(s.count("topic_slugs")).toBe(names.length);
+      expect(await s.count("topics")).toBe(names.length);
+      expect(await s.count("topic_slugs")).toBe(names.length);
       const listed = (await s.call("GET", "/api/topics", { cookie: carol.cookie })).json.map((t: { name: string }) => t.name);
       expect(listed.sort()).toEqual([...names].sort());
 
       // Sign-ups fill their own pages the same way; none may leave an account without its session.
       let refused: { status: number; json: unknown } | null = null;
-      let accounts = s.count("users");
+      let accounts = await s.count("users");
       for (let i = 0; i < 200 && !refused; i++) {
         const r = await s.call("POST", "/api/register", { body: { username: `user${i}`, password: PASSWORD, email: `${"d".repeat(120)}${i}@example.test` } });
         if (r.status === 201) accounts++;
         else refused = { status: r.status, json: r.json };
       }
       expect(refused).toEqual({ status: 503, json: { error: { code: "UNAVAILABLE", message: FULL_MESSAGE } } });
-      expect(s.count("users")).toBe(accounts);
-      expect(s.count("sessions")).toBe(accounts);
+      expect(await s.count("users")).toBe(accounts);
+      expect(await s.count("sessions")).toBe(accounts);
       expect(integrity(s.db)).toBe("ok");
     } finally {
       limit(1_073_741_823);
@@ -117,7 +117,7 @@ describe("a full disk (PRAGMA max_page_count pinned to the current size)", async
   test("after space is freed writes work again", async () => {
     const r = await s.call("POST", "/api/topics", { body: { name: "After the disk was freed" }, cookie: carol.cookie });
     expect(r.status).toBe(201);
-    expect(s.count("topics")).toBe(names.length + 1);
+    expect(await s.count("topics")).toBe(names.length + 1);
   });
 });
 

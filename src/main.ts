@@ -69,7 +69,7 @@ async function main(argv: string[]) {
     case "user":
       return console.log(await userCommand(config, rest));
     case "api-key":
-      return console.log(apiKeyCommand(config, rest));
+      return console.log(await apiKeyCommand(config, rest));
     case "healthcheck": {
       // The container image has no curl: the binary checks itself.
       const res = await fetch(`http://127.0.0.1:${config.port}/api/health`).catch(() => null);

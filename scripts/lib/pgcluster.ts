@@ -15,8 +15,11 @@ const APP_ROLE = "threadlink";
 export type PgCluster = {
   /** The loopback port the server listens on. */
   port: number;
-  /** A new empty database owned by a non-superuser role; its postgres:// URL. */
-  createDatabase(name?: string): Promise<string>;
+  /**
+   * A new database owned by a non-superuser role; its postgres:// URL. Empty, or a copy of
+   * `template` (a database with no open connections: tests copy one migrated database).
+   */
+  createDatabase(name?: string, opts?: { template?: string }): Promise<string>;
   /** A superuser connection URL to a database (for checks a test makes behind the app's back). */
   adminUrl(database?: string): string;
   /** Stops the server and removes its folder. Safe to call more than once. */
@@ -153,11 +156,11 @@ export async function startCluster(opts: { port?: number; durable?: boolean } = 
     return {
       port,
       adminUrl,
-      async createDatabase(name = `t${++made}_${Math.random().toString(36).slice(2, 8)}`) {
-        if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`Not a plain database name: ${name}`);
+      async createDatabase(name = `t${++made}_${Math.random().toString(36).slice(2, 8)}`, { template }: { template?: string } = {}) {
+        for (const n of [name, template ?? name]) if (!/^[a-z_][a-z0-9_]*$/.test(n)) throw new Error(`Not a plain database name: ${n}`);
         const sql = new SQL({ url: adminUrl(), max: 1 });
         try {
-          await sql.unsafe(`CREATE DATABASE ${name} OWNER ${APP_ROLE}`);
+          await sql.unsafe(`CREATE DATABASE ${name} OWNER ${APP_ROLE}${template ? ` TEMPLATE ${template}` : ""}`);
         } finally {
           await sql.close();
         }

@@ -62,10 +62,10 @@ describe("POST /api/register", () => {
   ];
   for (const s of invalid) {
     test(`refuses ${s.name} and adds no user`, async () => {
-      const before = t.count("users");
+      const before = await t.count("users");
       const r = await t.call("POST", "/api/register", { body: s.body as never, raw: s.raw, headers: s.headers });
       expectError(r, s);
-      expect(t.count("users")).toBe(before);
+      expect(await t.count("users")).toBe(before);
       expect(r.headers.get("set-cookie")).toBeNull();
     });
   }
@@ -82,7 +82,7 @@ describe("POST /api/register", () => {
     const r = await closed.call("POST", "/api/register", { body: { username: "dave", password: PASSWORD, email: "d@example.test" } });
     expect(r.status).toBe(403);
     expect(r.json.error.message).toBe("Registration is closed on this server. Ask the administrator for an account.");
-    expect(closed.count("users")).toBe(0);
+    expect(await closed.count("users")).toBe(0);
   });
 });
 
@@ -114,10 +114,10 @@ describe("POST /api/login", () => {
   ];
   for (const s of invalid) {
     test(`refuses ${s.name}`, async () => {
-      const sessions = t.count("sessions");
+      const sessions = await t.count("sessions");
       const r = await t.call("POST", "/api/login", { body: s.body as never, raw: s.raw });
       expectError(r, s);
-      expect(t.count("sessions")).toBe(sessions);
+      expect(await t.count("sessions")).toBe(sessions);
     });
   }
 
@@ -225,13 +225,13 @@ describe("Origin checks on state-changing requests", () => {
   }
 
   test("DNS rebinding (Origin and Host both a foreign name) is refused", async () => {
-    const before = t.count("users");
+    const before = await t.count("users");
     const r = await t.call("POST", "/api/register", {
       body: { username: "rebind", password: PASSWORD, email: "rebind@example.test" },
       headers: { origin: "http://evil.example", host: "evil.example" },
     });
     expect(r.status).toBe(403);
-    expect(t.count("users")).toBe(before);
+    expect(await t.count("users")).toBe(before);
   });
 
   test("loopback access with a matching Origin is allowed (local use)", async () => {
@@ -243,13 +243,13 @@ describe("Origin checks on state-changing requests", () => {
   });
 
   test("a cross-site register adds nobody", async () => {
-    const before = t.count("users");
+    const before = await t.count("users");
     const r = await t.call("POST", "/api/register", {
       body: { username: "csrf_user", password: PASSWORD, email: "csrf@example.test" },
       headers: { origin: "https://evil.example" },
     });
     expect(r.status).toBe(403);
-    expect(t.count("users")).toBe(before);
+    expect(await t.count("users")).toBe(before);
   });
 
   test("a cross-site logout keeps the session", async () => {

@@ -157,7 +157,7 @@ describe("sign-up and invite acceptance are limited per address", () => {
     const limited = rs.find((r) => r.status === 429)!;
     expect((await limited.json()).error.message).toBe("Too many sign-ups from this network. Please try again in 60 minutes.");
     expect(Number(limited.headers.get("retry-after"))).toBeGreaterThan(3000);
-    expect(s.t.count("users")).toBe(LIMITS.signupPerAddress.max);
+    expect(await s.t.count("users")).toBe(LIMITS.signupPerAddress.max);
     const other = await s.post("/api/register", { username: "elsewhere", password: PASSWORD, email: "elsewhere@example.test" }, from("198.51.100.10"));
     expect(other.status).toBe(201);
     s.stop();

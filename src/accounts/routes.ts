@@ -48,9 +48,9 @@ export function accountRoutes(ctx: AppContext, auth: AuthPlugin) {
   let staleDevicesSweptAt = 0;
 
   /** Stores a new session and returns its token (the cookie is set once the write is done). */
-  const newSession = (userId: number) => {
+  const newSession = async (userId: number) => {
     const token = newToken();
-    ctx.accounts.createSession(hashToken(token), userId, isoIn(SESSION_TTL_MS));
+    await ctx.accounts.createSession(hashToken(token), userId, isoIn(SESSION_TTL_MS));
     return token;
   };
 
@@ -64,10 +64,10 @@ export function accountRoutes(ctx: AppContext, auth: AuthPlugin) {
    * sign-in (its accounts move to the new one), so a token planted in the browser beforehand,
    * or copied from it, is worth nothing once the owner has signed in.
    */
-  const rememberDevice = (request: Request, set: { headers: Record<string, unknown> }, userId: number) => {
+  const rememberDevice = async (request: Request, set: { headers: Record<string, unknown> }, userId: number) => {
     const old = deviceToken(request);
     const token = newToken();
-    ctx.accounts.rememberDevice(hashToken(token), old === null ? null : hashToken(old), userId, DEVICES_PER_ACCOUNT);
+    await ctx.accounts.rememberDevice(hashToken(token), old === null ? null : hashToken(old), userId, DEVICES_PER_ACCOUNT);
     setCookie(set, DEVICE_COOKIE, token, {
       httpOnly: true,
       sameSite: "strict",
@@ -78,7 +78,7 @@ export function accountRoutes(ctx: AppContext, auth: AuthPlugin) {
     const now = Date.now();
     if (now - staleDevicesSweptAt > DAY_MS) {
       staleDevicesSweptAt = now;
-      ctx.accounts.deleteStaleDevices(isoIn(-DEVICE_TTL_MS));
+      await ctx.accounts.deleteStaleDevices(isoIn(-DEVICE_TTL_MS));
     }
   };
 
@@ -95,20 +95,18 @@ export function accountRoutes(ctx: AppContext, auth: AuthPlugin) {
         const address = clientIp(ctx, request, server);
         const slot = takeAll(address === null ? [] : [[signups, address]]);
         if ("waitMs" in slot) throw tooManyAttempts("Too many sign-ups from this network.", slot.waitMs);
-        const clash = ctx.accounts.takenConflict(body.username, body.email);
+        const clash = await ctx.accounts.takenConflict(body.username, body.email);
         if (clash) throw clash;
         const hash = await hashPassword(body.password);
         // Account and session commit together: a failed session write must not leave an
         // account the user cannot sign up for again. A sign-up that raced this one to the
         // name gets its CONFLICT from the store.
-        const [user, token] = ctx.db.transaction(() => {
-          const u = ctx.accounts.createUser(body.username, hash, body.email);
-          return [u, newSession(u.id)] as const;
-        }).immediate();
+        const token = newToken();
+        const user = await ctx.accounts.createUserWithSession(body.username, hash, body.email, hashToken(token), isoIn(SESSION_TTL_MS));
         setSessionCookie(ctx, set, token);
-        rememberDevice(request, set, user.id);
+        await rememberDevice(request, set, user.id);
         set.status = 201;
-        return { ok: true, message: "Account created", user: toPublicUser(ctx, user) };
+        return { ok: true, message: "Account created", user: await toPublicUser(ctx, user) };
       },
       { body: jsonBody(RegisterBody) },
     )
@@ -116,10 +114,10 @@ export function accountRoutes(ctx: AppContext, auth: AuthPlugin) {
       "/login",
       async ({ body, set, request, server }) => {
         const address = clientIp(ctx, request, server);
-        const user = ctx.accounts.findByUsername(body.username);
+        const user = await ctx.accounts.findByUsername(body.username);
         const device = deviceToken(request);
         const deviceHash = device ? hashToken(device) : null;
-        const knownDevice = !!user && deviceHash !== null && ctx.accounts.isKnownDevice(deviceHash, user.id, isoIn(-DEVICE_TTL_MS));
+        const knownDevice = !!user && deviceHash !== null && (await ctx.accounts.isKnownDevice(deviceHash, user.id, isoIn(-DEVICE_TTL_MS)));
         // Every attempt takes its slots BEFORE the slow hash, in one synchronous step, so
         // parallel guesses cannot all pass the check before any is counted. Keys use the
         // submitted name whether or not it exists, so the answers reveal nothing.
@@ -139,17 +137,17 @@ export function accountRoutes(ctx: AppContext, auth: AuthPlugin) {
         if (!user || !ok) throw new AppError("UNAUTHORIZED", LOGIN_FAILED);
         // A success costs nothing, and the earlier misses from this browser were typos.
         refundAll(slots.tickets);
-        if (needsRehash(user.password_hash)) ctx.accounts.setPasswordHash(user.id, await hashPassword(body.password));
+        if (needsRehash(user.password_hash)) await ctx.accounts.setPasswordHash(user.id, await hashPassword(body.password));
         if (address !== null) perAccountAddress.clear(`${body.username}|${address}`);
-        setSessionCookie(ctx, set, newSession(user.id));
-        rememberDevice(request, set, user.id);
-        return { ok: true, message: "Logged in", user: toPublicUser(ctx, user) };
+        setSessionCookie(ctx, set, await newSession(user.id));
+        await rememberDevice(request, set, user.id);
+        return { ok: true, message: "Logged in", user: await toPublicUser(ctx, user) };
       },
       { body: jsonBody(LoginBody) },
     )
-    .post("/logout", ({ request, set }) => {
+    .post("/logout", async ({ request, set }) => {
       const token = readCookie(request, SESSION_COOKIE);
-      if (token) ctx.accounts.deleteSession(hashToken(token));
+      if (token) await ctx.accounts.deleteSession(hashToken(token));
       clearSessionCookie(ctx, set);
       return { ok: true };
     })

@@ -63,20 +63,20 @@ describe("managing keys with a session", () => {
   ];
   for (const s of bad) {
     test(`create refuses ${s.name}: 400, no key made`, async () => {
-      const before = t.count("api_keys");
+      const before = await t.count("api_keys");
       const r = await t.call("POST", KEYS, { body: s.body as Record<string, unknown>, cookie: alice.cookie });
       expect(r.status).toBe(400);
       expect(r.json.error.message).toMatch(s.message);
-      expect(t.count("api_keys")).toBe(before);
+      expect(await t.count("api_keys")).toBe(before);
     });
   }
 
   test("hostile names are kept as text; malformed JSON is 400", async () => {
     const k = await newKey(alice.cookie, "read", null, `${HOSTILE.script}🧵`.slice(0, 40));
     expect(keyRow(k.id)!.name).toBe(`${HOSTILE.script}🧵`.slice(0, 40));
-    const before = t.count("api_keys");
+    const before = await t.count("api_keys");
     expect((await t.call("POST", KEYS, { raw: "{nope", cookie: alice.cookie })).status).toBe(400);
-    expect(t.count("api_keys")).toBe(before);
+    expect(await t.count("api_keys")).toBe(before);
   });
 
   test("revoke: the very next request with the key is 401; another user's key is 404 and stays", async () => {
@@ -94,13 +94,13 @@ describe("managing keys with a session", () => {
 
   test("revoking a junk or missing id is 404 and revokes nothing", async () => {
     await newKey(alice.cookie, "read");
-    const before = t.count("api_keys");
+    const before = await t.count("api_keys");
     for (const id of ["abc", "0", "-1", "1e3", "999999", encodeURIComponent(HOSTILE.sql), "9".repeat(40)]) {
       const r = await t.call("DELETE", `${KEYS}/${id}`, { cookie: alice.cookie });
       expect(r.status).toBe(404);
       expect(r.json.error.code).toBe("NOT_FOUND");
     }
-    expect(t.count("api_keys")).toBe(before);
+    expect(await t.count("api_keys")).toBe(before);
   });
 
   test("without a session the keys routes are 401", async () => {
@@ -218,11 +218,11 @@ describe("using a key: Authorization: Bearer", () => {
   ];
   for (const u of unauthorised) {
     test(`401 for ${u.name}, nothing changed`, async () => {
-      const before = t.count("short_links");
+      const before = await t.count("short_links");
       const r = await t.call("POST", "/api/links", { body: linkBody("never"), headers: { authorization: u.header } });
       expect(r.status).toBe(401);
       expect(r.json.error).toMatchObject({ code: "UNAUTHORIZED", message: u.message });
-      expect(t.count("short_links")).toBe(before);
+      expect(await t.count("short_links")).toBe(before);
     });
   }
 

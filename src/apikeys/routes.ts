@@ -17,12 +17,12 @@ export function apiKeyRoutes(ctx: AppContext, auth: AuthPlugin) {
   const keys = apiKeysStore(ctx.db);
   return new Elysia({ prefix: "/api/api-keys" })
     .use(auth)
-    .get("/", ({ user }) => keys.list(user.id).map(toView), { auth: true })
+    .get("/", async ({ user }) => (await keys.list(user.id)).map(toView), { auth: true })
     .post(
       "/",
-      ({ body, user, set }): CreatedApiKey => {
+      async ({ body, user, set }): Promise<CreatedApiKey> => {
         const { key, prefix } = newApiKey();
-        const row = keys.create(user.id, { name: body.name, prefix, hash: hashToken(key), scope: body.scope, only: body.only });
+        const row = await keys.create(user.id, { name: body.name, prefix, hash: hashToken(key), scope: body.scope, only: body.only });
         set.status = 201;
         set.headers["cache-control"] = "no-store";
         return { ...toView(row), key };
@@ -31,8 +31,8 @@ export function apiKeyRoutes(ctx: AppContext, auth: AuthPlugin) {
     )
     .delete(
       "/:id",
-      ({ params, user }) => {
-        if (!keys.revoke(parseId(params.id), user.id)) throw notFound("API key not found");
+      async ({ params, user }) => {
+        if (!(await keys.revoke(parseId(params.id), user.id))) throw notFound("API key not found");
         return { ok: true };
       },
       { auth: true },

@@ -34,9 +34,9 @@ describe("threadlink api-key", () => {
   ];
   for (const r of refused) {
     test(`refuses ${r.name}, and makes no key`, () => {
-      const before = t.count("api_keys");
+      const before = await t.count("api_keys");
       expect(() => apiKeyCommand(t.config, r.args)).toThrow(r.message);
-      expect(t.count("api_keys")).toBe(before);
+      expect(await t.count("api_keys")).toBe(before);
     });
   }
 });

@@ -1,7 +1,6 @@
 import * as v from "valibot";
 import type { Config } from "../config";
-import { openDb } from "../db/open";
-import { migrate } from "../db/migrate";
+import { openDatabase } from "../db/connect";
 import { accountsStore } from "../accounts/store";
 import { hashToken } from "../http/auth";
 import { apiKeysStore } from "../apikeys/store";
@@ -27,17 +26,16 @@ function flags(args: string[]) {
  * threadlink api-key create|revoke … — keys for scripts on a server without a browser at hand.
  * The created key is the command's only output line but one, so `| tail -1` captures it.
  */
-export function apiKeyCommand(config: Config, args: string[]) {
+export async function apiKeyCommand(config: Config, args: string[]) {
   const [sub, ...rest] = args;
-  const db = openDb(config.dataDir);
-  migrate(db);
+  const { db } = await openDatabase(config);
   const accounts = accountsStore(db);
   const keys = apiKeysStore(db);
   try {
     const { positional, named } = flags(rest);
     const [username, arg] = positional;
     if (!username || !arg || positional.length > 2) throw new Error(USAGE);
-    const u = accounts.findByUsername(username.toLowerCase());
+    const u = await accounts.findByUsername(username.toLowerCase());
     if (!u) throw new Error(`No user named ${username}`);
     switch (sub) {
       case "create": {
@@ -45,22 +43,22 @@ export function apiKeyCommand(config: Config, args: string[]) {
         const r = v.safeParse(CreateApiKeyBody, { name: arg, scope: named.scope ?? "", only: named.only ?? "" });
         if (!r.success) throw new Error(r.issues[0].message);
         const { key, prefix } = newApiKey();
-        keys.create(u.id, { name: r.output.name, prefix, hash: hashToken(key), scope: r.output.scope, only: r.output.only });
+        await keys.create(u.id, { name: r.output.name, prefix, hash: hashToken(key), scope: r.output.scope, only: r.output.only });
         const limit = r.output.only ? `, only ${r.output.only}` : "";
         return `Created API key ${prefix}… "${r.output.name}" for ${u.username} (${r.output.scope}${limit}). It is shown once:\n${key}`;
       }
       case "revoke": {
-        const found = keys.byPrefix(u.id, arg);
+        const found = await keys.byPrefix(u.id, arg);
         if (found.length === 0) throw new Error(`${u.username} has no API key with the prefix ${arg}`);
         // Two keys sharing 8 random characters is a 1-in-2^48 event, but never revoke a guess.
         if (found.length > 1) throw new Error(`More than one key of ${u.username} starts with ${arg}; revoke it in the web app`);
-        keys.revoke(found[0]!.id, u.id);
+        await keys.revoke(found[0]!.id, u.id);
         return `Revoked API key ${arg} "${found[0]!.name}" of ${u.username}`;
       }
       default:
         throw new Error(USAGE);
     }
   } finally {
-    db.close();
+    await db.close();
   }
 }

@@ -1,7 +1,6 @@
 import { edenGC } from "bun:jsc";
 import type { Config } from "../config";
-import { openDb } from "../db/open";
-import { migrate } from "../db/migrate";
+import { openDatabase } from "../db/connect";
 import { createApp } from "../app";
 import { log } from "../http/log";
 import { VERSION } from "../version";
@@ -33,8 +32,7 @@ export async function stopServing(server: { stop(closeActive?: boolean): Promise
 }
 
 export async function serve(config: Config) {
-  const db = openDb(config.dataDir);
-  const { applied } = migrate(db);
+  const { db, applied } = await openDatabase(config);
   if (applied.length) log.info("migrations applied", { applied });
   const { app, ctx, clicks } = await createApp({ db, config });
   // Building the redirect map leaves its rows and parsed URLs behind: collected before serving.
@@ -62,7 +60,7 @@ export async function serve(config: Config) {
     clearInterval(young);
     await stopServing(app.server);
     for (const hook of ctx.shutdownHooks) await hook();
-    db.close();
+    await db.close();
     log.info("stopped");
     process.exit(0);
   };

@@ -1,6 +1,5 @@
 import type { Config } from "../config";
-import { openDb } from "../db/open";
-import { migrate } from "../db/migrate";
+import { openDatabase } from "../db/connect";
 import { accountsStore } from "../accounts/store";
 import { hashPassword } from "../accounts/password";
 import * as v from "valibot";
@@ -23,8 +22,7 @@ function check<T>(schema: v.GenericSchema<unknown, T>, value: unknown): T {
 /** threadlink user create|set-plan|reset-password … — for closed-registration instances and support. */
 export async function userCommand(config: Config, args: string[]) {
   const [sub, ...rest] = args;
-  const db = openDb(config.dataDir);
-  migrate(db);
+  const { db } = await openDatabase(config);
   const accounts = accountsStore(db);
   try {
     switch (sub) {
@@ -32,36 +30,36 @@ export async function userCommand(config: Config, args: string[]) {
         const [name, mail] = rest;
         const username = check(Username, name ?? "");
         const email = check(Email, mail ?? "");
-        const clash = accounts.takenConflict(username, email);
+        const clash = await accounts.takenConflict(username, email);
         if (clash) throw new Error(clash.message);
         const password = check(Password, await readPassword());
         const hash = await hashPassword(password);
-        const u = accounts.createUser(username, hash, email);
+        const u = await accounts.createUser(username, hash, email);
         return `Created user ${u.username} (id ${u.id})`;
       }
       case "set-plan": {
         const [name, plan, daysArg] = rest;
-        const u = accounts.findByUsername((name ?? "").toLowerCase());
+        const u = await accounts.findByUsername((name ?? "").toLowerCase());
         if (!u) throw new Error(`No user named ${name}`);
         if (plan !== "free" && plan !== "premium") throw new Error("Plan must be free or premium");
         const days = daysArg === undefined ? null : Number(daysArg);
         if (days !== null && (!Number.isInteger(days) || days < 1)) throw new Error("Days must be a whole number of at least 1");
         const expires = plan === "premium" && days ? new Date(Date.now() + days * DAY_MS).toISOString() : null;
-        accounts.setPlan(u.id, plan, expires);
+        await accounts.setPlan(u.id, plan, expires);
         return `${u.username} is now on the ${plan} plan${expires ? ` until ${expires}` : ""}`;
       }
       case "reset-password": {
         const [name] = rest;
-        const u = accounts.findByUsername((name ?? "").toLowerCase());
+        const u = await accounts.findByUsername((name ?? "").toLowerCase());
         if (!u) throw new Error(`No user named ${name}`);
         const password = check(Password, await readPassword());
-        accounts.setPassword(u.id, await hashPassword(password));
+        await accounts.setPassword(u.id, await hashPassword(password));
         return `Password changed for ${u.username}; their sessions were signed out`;
       }
       default:
         throw new Error("Usage: threadlink user create USERNAME EMAIL | set-plan USERNAME free|premium [DAYS] | reset-password USERNAME");
     }
   } finally {
-    db.close();
+    await db.close();
   }
 }

@@ -55,23 +55,23 @@ describe("stores answer a clash with CONFLICT and the field at fault", async () 
   test("links: creating or renaming onto a taken code (the route's check raced) changes nothing", () => {
     const first = links.create(alice.user.id, "main", { ...link, shortCode: "raced-code" });
     const other = links.create(alice.user.id, "brand", { ...link, shortCode: "other-code" });
-    const before = t.count("short_links");
+    const before = await t.count("short_links");
     const again = failure(() => links.create(alice.user.id, "brand", { ...link, shortCode: "raced-code" }));
     expect(again).toMatchObject({ code: "CONFLICT", message: "That short code is already taken", fields: { shortCode: "That short code is already taken" } });
     const rename = failure(() => links.update(other.id, alice.user.id, "brand", { ...link, shortCode: first.short_code }));
     expect(rename).toMatchObject({ code: "CONFLICT", fields: { shortCode: "That short code is already taken" } });
-    expect(t.count("short_links")).toBe(before);
+    expect(await t.count("short_links")).toBe(before);
     expect(links.get(other.id, alice.user.id, "brand")!.short_code).toBe("other-code");
   });
 
   test("accounts: two sign-ups racing for one username: one account, the other a CONFLICT on username", async () => {
-    const before = t.count("users");
+    const before = await t.count("users");
     const body = (email: string) => ({ body: { username: "racer", password: PASSWORD, email } });
     const rs = await Promise.all([t.call("POST", "/api/register", body("r1@example.test")), t.call("POST", "/api/register", body("r2@example.test"))]);
     expect(rs.map((r) => r.status).sort()).toEqual([201, 409]);
     const lost = rs.find((r) => r.status === 409)!;
     expect(lost.json).toEqual({ error: { code: "CONFLICT", message: "That username is already taken", fields: { username: "That username is already taken" } } });
-    expect(t.count("users")).toBe(before + 1);
+    expect(await t.count("users")).toBe(before + 1);
   });
 
   test("accounts: two sign-ups racing for one email: the loser's CONFLICT names the email", async () => {

@@ -1,4 +1,5 @@
 import { Elysia } from "elysia";
+import { legacy } from "../db/legacy";
 import type { AppContext } from "../context";
 import { VERSION } from "../version";
 import { Health, PublicConfig } from "./schema";
@@ -27,7 +28,7 @@ function publicConfigOf(ctx: AppContext): PublicConfig {
 }
 
 export function healthRoutes(ctx: AppContext, recorder: Pick<ClickRecorder, "stats">) {
-  const store = healthStore(ctx.db);
+  const store = healthStore(legacy(ctx.db));
   const publicConfig = publicConfigOf(ctx);
 
   return new Elysia({ prefix: "/api" })

@@ -37,12 +37,12 @@ export function effectivePlan(u: Pick<UserRow, "subscription_type" | "subscripti
   return "premium" as const;
 }
 
-export function ownerId(ctx: AppContext) {
-  if (ctx.config.ownerUsername) return ctx.accounts.findByUsername(ctx.config.ownerUsername)?.id ?? null;
+export async function ownerId(ctx: AppContext) {
+  if (ctx.config.ownerUsername) return (await ctx.accounts.findByUsername(ctx.config.ownerUsername))?.id ?? null;
   return ctx.accounts.firstUserId();
 }
 
-export function toPublicUser(ctx: AppContext, u: UserRow): PublicUser {
+export async function toPublicUser(ctx: AppContext, u: UserRow): Promise<PublicUser> {
   const plan = effectivePlan(u);
   return {
     id: u.id,
@@ -50,7 +50,7 @@ export function toPublicUser(ctx: AppContext, u: UserRow): PublicUser {
     email: u.email,
     subscriptionType: plan,
     subscriptionExpiresAt: plan === "premium" ? u.subscription_expires_at : null,
-    isOwner: ownerId(ctx) === u.id,
+    isOwner: (await ownerId(ctx)) === u.id,
     createdAt: u.created_at,
     updatedAt: u.updated_at,
   };
@@ -92,25 +92,25 @@ function sessionToken(request: Request) {
 }
 
 // The rate limit (before the route) and the auth macro both need the session: read once.
-const sessionRows = new WeakMap<Request, SessionUser | null>();
+const sessionRows = new WeakMap<Request, Promise<SessionUser | null>>();
 
 /** The live session the request's cookie names, with its user; null when there is none. */
-export function sessionRow(ctx: AppContext, request: Request): SessionUser | null {
+export function sessionRow(ctx: AppContext, request: Request): Promise<SessionUser | null> {
   let row = sessionRows.get(request);
   if (row !== undefined) return row;
   const token = sessionToken(request);
-  row = token === null ? null : ctx.accounts.sessionUser(hashToken(token));
+  row = token === null ? Promise.resolve(null) : ctx.accounts.sessionUser(hashToken(token));
   sessionRows.set(request, row);
   return row;
 }
 
 /** Reads the session cookie; extends a rolling session; null when signed out. */
-export function currentUser(ctx: AppContext, request: Request, set: SetLike): (UserRow & { sessionId: string }) | null {
-  const row = sessionRow(ctx, request);
+export async function currentUser(ctx: AppContext, request: Request, set: SetLike): Promise<(UserRow & { sessionId: string }) | null> {
+  const row = await sessionRow(ctx, request);
   const token = sessionToken(request);
   if (!row || token === null) return null;
   if (Date.parse(row.session_expires_at) - Date.now() < SESSION_TTL_MS - EXTEND_AFTER_MS) {
-    ctx.accounts.extendSession(row.session_id, isoIn(SESSION_TTL_MS));
+    await ctx.accounts.extendSession(row.session_id, isoIn(SESSION_TTL_MS));
     setSessionCookie(ctx, set, token);
   }
   const { session_id, session_expires_at: _, ...user } = row;
@@ -127,12 +127,12 @@ const BEARER = /^Bearer +([^\s]+)$/i;
  */
 export function bearerKeys(ctx: AppContext) {
   const keys = apiKeysStore(ctx.db);
-  const seen = new WeakMap<Request, ApiKeyRow | null>();
-  return (request: Request): ApiKeyRow | null => {
+  const seen = new WeakMap<Request, Promise<ApiKeyRow | null>>();
+  return (request: Request): Promise<ApiKeyRow | null> => {
     let key = seen.get(request);
     if (key !== undefined) return key;
     const m = BEARER.exec((request.headers.get("authorization") ?? "").trim());
-    key = m && isKeyShaped(m[1]!) ? keys.byHash(hashToken(m[1]!)) : null;
+    key = m && isKeyShaped(m[1]!) ? keys.byHash(hashToken(m[1]!)) : Promise.resolve(null);
     seen.set(request, key);
     return key;
   };
@@ -151,30 +151,30 @@ export function bearerKeys(ctx: AppContext) {
  * sent beside it is not looked at. `sessionId` is empty for a key: it has no session.
  */
 export function authPlugin(ctx: AppContext, bearerKey: ReturnType<typeof bearerKeys>) {
-  const signedIn = new WeakMap<Request, NonNullable<ReturnType<typeof currentUser>>>();
+  const signedIn = new WeakMap<Request, NonNullable<Awaited<ReturnType<typeof currentUser>>>>();
   const keys = apiKeysStore(ctx.db);
 
-  function keyUser(request: Request, header: string) {
+  async function keyUser(request: Request, header: string) {
     const m = BEARER.exec(header.trim());
     if (!m || !isKeyShaped(m[1]!)) throw new AppError("UNAUTHORIZED", KEY_MSG.malformed);
-    const key = bearerKey(request);
-    const user = key && ctx.accounts.findById(key.user_id);
+    const key = await bearerKey(request);
+    const user = key && (await ctx.accounts.findById(key.user_id));
     if (!key || !user) throw new AppError("UNAUTHORIZED", KEY_MSG.unknown);
     const refusal = keyRefusal(key, request.method, new URL(request.url).pathname);
     if (refusal) throw forbidden(refusal);
     // Written at most once a minute per key: a script's burst is not a burst of writes.
     const now = Date.now();
-    if (!key.last_used_at || now - Date.parse(key.last_used_at) >= LAST_USED_EVERY_MS) keys.touch(key.id, new Date(now).toISOString());
+    if (!key.last_used_at || now - Date.parse(key.last_used_at) >= LAST_USED_EVERY_MS) await keys.touch(key.id, new Date(now).toISOString());
     return { ...user, sessionId: "" };
   }
 
   return new Elysia({ name: "auth", seed: ctx.instanceId }).macro({
     auth: {
-      transform({ request, set }) {
+      async transform({ request, set }) {
         // Refused even with a valid session: an address with a key in it is already in logs.
         if (keyInQuery(new URL(request.url))) throw new AppError("UNAUTHORIZED", KEY_MSG.inQuery);
         const header = request.headers.get("authorization");
-        const user = header !== null ? keyUser(request, header) : currentUser(ctx, request, set);
+        const user = header !== null ? await keyUser(request, header) : await currentUser(ctx, request, set);
         if (!user) throw new AppError("UNAUTHORIZED", "Please sign in to continue");
         signedIn.set(request, user);
       },

@@ -69,7 +69,7 @@ describe("per API key", () => {
     }
     // The refused request would have created a link and touched the key's last use.
     s.t.db.run("UPDATE api_keys SET last_used_at = '2000-01-01T00:00:00.000Z'");
-    const links = s.t.count("short_links");
+    const links = await s.t.count("short_links");
     const refused = await s.request("POST", "/api/links", bearer(keyA), { originalUrl: "https://example.com/x", title: "never" });
     expect(refused.status).toBe(429);
     expect(await refused.json()).toEqual({
@@ -79,7 +79,7 @@ describe("per API key", () => {
     expect(retry).toBeGreaterThan(0);
     expect(retry).toBeLessThanOrEqual(API_RATE_WINDOW_S);
     expect(limitHeaders(refused)).toMatchObject({ limit: "4", remaining: "0", reset: retry });
-    expect(s.t.count("short_links")).toBe(links);
+    expect(await s.t.count("short_links")).toBe(links);
     expect(s.t.db.query("SELECT DISTINCT last_used_at AS at FROM api_keys").all()).toEqual([{ at: "2000-01-01T00:00:00.000Z" }]);
     // Still refused: a refusal does not count, and does not move the reset later.
     const again = await s.request("GET", "/api/links", bearer(keyA));
@@ -139,11 +139,11 @@ describe("anonymous calls, per client address", () => {
   });
 
   test("a refused sign-up creates nothing", async () => {
-    const users = s.t.count("users");
+    const users = await s.t.count("users");
     for (let i = 0; i < ANON_LIMIT; i++) await s.request("GET", "/api/user", from("198.51.100.3"));
     const r = await s.request("POST", "/api/register", from("198.51.100.3"), { username: "toolate", password: "correct horse battery", email: "late@example.test" });
     expect(r.status).toBe(429);
-    expect(s.t.count("users")).toBe(users);
+    expect(await s.t.count("users")).toBe(users);
   });
 
   test("junk cookies and made-up keys do not escape the address's count", async () => {

@@ -203,16 +203,16 @@ export function apiRequestLimits(config: Pick<AppContext["config"], "apiRateLimi
  * plugin's own look-up, so the key is read once per request. The redirect fast lane never
  * reaches this, and the redirect's other paths leave at the first test.
  */
-export function apiRateLimit(ctx: AppContext, bearerKey: (request: Request) => { id: number } | null) {
+export function apiRateLimit(ctx: AppContext, bearerKey: (request: Request) => Promise<{ id: number } | null>) {
   const { perKey, perAddress } = apiRequestLimits(ctx.config);
   const plugin = new Elysia({ name: "api-rate-limit", seed: ctx.instanceId });
   // Both limits off: no hook at all, so no request pays even the path test.
   if (!perKey && !perAddress) return plugin;
-  return plugin.onTransform({ as: "global" }, ({ request, path, server, set }) => {
+  return plugin.onTransform({ as: "global" }, async ({ request, path, server, set }) => {
     if (!path.startsWith("/api/") || UNLIMITED.test(path)) return;
     const withKey = request.headers.has("authorization");
     if (withKey) {
-      const key = bearerKey(request);
+      const key = await bearerKey(request);
       if (key) {
         if (perKey) Object.assign(set.headers, perKey.check(String(key.id)));
         return;
@@ -221,7 +221,7 @@ export function apiRateLimit(ctx: AppContext, bearerKey: (request: Request) => {
       // next): made-up keys must not each get a fresh count.
     }
     // A live session is the web app (not limited); a junk cookie does not escape the count.
-    if (!perAddress || (!withKey && sessionRow(ctx, request) !== null)) return;
+    if (!perAddress || (!withKey && (await sessionRow(ctx, request)) !== null)) return;
     // Null for an in-process request (tests, the CLI): no network client to limit.
     const ip = clientIp(ctx, request, server);
     if (ip !== null) Object.assign(set.headers, perAddress.check(ip));

@@ -107,12 +107,12 @@ describe("request body limit", () => {
   const big = (bytes: number) => JSON.stringify({ username: "x".repeat(bytes), password: "p", email: "e@example.test" });
 
   test("a body over 1 MB is refused with 413 in the one error shape, and nothing is written", async () => {
-    const users = count("users");
+    const users = await count("users");
     const raw = big(MAX_BODY_BYTES + 10);
     const r = await call("POST", "/api/register", { raw, headers: { "content-length": String(raw.length) } });
     expect(r.status).toBe(413);
     expect(r.json).toEqual({ error: { code: "PAYLOAD_TOO_LARGE", message: TOO_LARGE_MESSAGE } });
-    expect(count("users")).toBe(users);
+    expect(await count("users")).toBe(users);
   });
 
   test("a body just under the limit reaches validation as usual", async () => {
@@ -124,11 +124,11 @@ describe("request body limit", () => {
 
   test("a signed-in route refuses a large body before it does anything", async () => {
     const { cookie } = await signUp("bodylimit");
-    const topics = count("topics");
+    const topics = await count("topics");
     const raw = JSON.stringify({ name: "x".repeat(2 * MAX_BODY_BYTES) });
     const r = await call("POST", "/api/topics", { raw, cookie, headers: { "content-length": String(raw.length) } });
     expect(r.status).toBe(413);
-    expect(count("topics")).toBe(topics);
+    expect(await count("topics")).toBe(topics);
   });
 
   test("the listening server applies the limits: 413 JSON above 1 MB, Bun's own 413 above its ceiling", async () => {

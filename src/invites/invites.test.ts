@@ -36,19 +36,19 @@ describe("POST /api/invites", () => {
   test("at most 50 open invites per user (429, nothing added); used ones do not count", async () => {
     const u = await t.signUp("spammer");
     for (let i = 0; i < 50; i++) await newInvite(u.cookie);
-    const before = t.count("invites");
+    const before = await t.count("invites");
     const r = await t.call("POST", "/api/invites", { cookie: u.cookie });
     expect(r.status).toBe(429);
     expect(r.json.error.message).toBe("You have 50 unused invite links. Wait until some are used or expire before creating more.");
-    expect(t.count("invites")).toBe(before);
+    expect(await t.count("invites")).toBe(before);
     t.db.run("UPDATE invites SET expires_at = ? WHERE rowid = (SELECT rowid FROM invites WHERE user_id = ? LIMIT 1)", [new Date(Date.now() - 1).toISOString(), u.user.id]);
     expect((await t.call("POST", "/api/invites", { cookie: u.cookie })).status).toBe(201);
   });
 
   test("signed out is 401", async () => {
-    const before = t.count("invites");
+    const before = await t.count("invites");
     expect((await t.call("POST", "/api/invites")).status).toBe(401);
-    expect(t.count("invites")).toBe(before);
+    expect(await t.count("invites")).toBe(before);
   });
 });
 

@@ -1,4 +1,5 @@
 import { Elysia } from "elysia";
+import { legacy } from "../db/legacy";
 import type { AppContext } from "../context";
 import type { AuthPlugin } from "../http/auth";
 import { AppError, badRequest, conflict, notFound } from "../http/errors";
@@ -13,8 +14,8 @@ import { defineOperations } from "../openapi/registry";
 const UNKNOWN = "This invite link is not valid. Check the code and try again.";
 
 export function inviteRoutes(ctx: AppContext, auth: AuthPlugin) {
-  const store = invitesStore(ctx.db);
-  const notifications = notificationsStore(ctx.db);
+  const store = invitesStore(legacy(ctx.db));
+  const notifications = notificationsStore(legacy(ctx.db));
   const accepts = AttemptLimiter.of(LIMITS.inviteAcceptPerAddress);
 
   return new Elysia({ prefix: "/api" })

@@ -10,7 +10,7 @@ const alice = await t.signUp("alice");
 const bob = await t.signUp("bob");
 const BULK = "/api/links/bulk";
 
-const links = () => t.count("short_links");
+const links = () => (await t.count("short_links"));
 const location = async (code: string) => (await t.call("GET", `/${code}`)).headers.get("location");
 const inOneHour = () => new Date(Date.now() + 3_600_000).toISOString();
 const bulk = (items: unknown, cookie = alice.cookie) => t.call("POST", BULK, { body: { links: items } as never, cookie });
@@ -140,6 +140,6 @@ describe("POST /api/links/bulk", () => {
     expect(r.json.created).toBe(2);
     expect(r.json.results[0].link).toMatchObject({ title: HOSTILE.script, description: HOSTILE.sql });
     expect(r.json.results[1].link.title).toBe(HOSTILE.emoji);
-    expect(t.count("users")).toBe(2);
+    expect(await t.count("users")).toBe(2);
   });
 });

@@ -119,7 +119,7 @@ describe("PUT /api/links/{id}", () => {
     const r = await t.call("PUT", `${API}/${l.id}`, { body, cookie: bob.cookie });
     expect(r.status).toBe(200);
     expect(row(l.id)).toMatchObject({ title: HOSTILE.script, description: `${HOSTILE.sql} ${HOSTILE.emoji}`, original_url: body.originalUrl });
-    expect(t.count("users")).toBeGreaterThanOrEqual(2);
+    expect(await t.count("users")).toBeGreaterThanOrEqual(2);
   });
 
   test("malformed JSON, a non-object body and a wrong content type: 4xx, nothing changed", async () => {

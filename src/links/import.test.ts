@@ -24,7 +24,7 @@ async function send(app: Setup, body: string | Uint8Array, cookie: string | unde
 }
 const importCsv = (body: string | Uint8Array, cookie: string | undefined = alice.cookie, opts: { type?: string; query?: string } = {}) => send(t, body, cookie, opts);
 
-const links = () => t.count("short_links");
+const links = () => (await t.count("short_links"));
 const location = async (code: string) => (await t.call("GET", `/${code}`)).headers.get("location");
 const link = (code: string) => t.db.query("SELECT user_id, original_url, title, description, expires_at FROM short_links WHERE short_code = ?").get(code) as Record<string, unknown> | null;
 const imported = (row: number, shortCode: string, note?: string) => ({ row, status: "imported", shortCode, shortUrl: `http://go.example/${shortCode}`, ...(note ? { note } : {}) });

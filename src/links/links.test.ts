@@ -54,21 +54,21 @@ describe("POST /api/links", () => {
   ];
   for (const s of invalid) {
     test(`refuses: ${s.name}`, async () => {
-      const before = t.count("short_links");
+      const before = await t.count("short_links");
       const r = await create(s.body);
       expect(r.status).toBe(s.status ?? 400);
       expect(r.json.error.message).toMatch(s.message);
       if (s.field) expect(Object.keys(r.json.error.fields ?? {})).toContain(s.field);
-      expect(t.count("short_links")).toBe(before);
+      expect(await t.count("short_links")).toBe(before);
     });
   }
 
   test("malformed JSON is a clear 400 and nothing changes", async () => {
-    const before = t.count("short_links");
+    const before = await t.count("short_links");
     const r = await t.call("POST", "/api/links", { raw: '{"originalUrl": "https://x', cookie: alice.cookie });
     expect(r.status).toBe(400);
     expect(r.json.error.message).toBe("The request body is not valid JSON");
-    expect(t.count("short_links")).toBe(before);
+    expect(await t.count("short_links")).toBe(before);
   });
 
   test("signed out: 401", async () => {
@@ -83,7 +83,7 @@ describe("POST /api/links", () => {
       expect(r.json.title).toBe(title.trim());
       expect(r.json.description).toBe(HOSTILE.script);
     }
-    expect(t.count("users")).toBe(2);
+    expect(await t.count("users")).toBe(2);
   });
 });
 
@@ -135,11 +135,11 @@ describe("destinations", () => {
   test(`there are at least 30 hostile destinations (${hostile.length})`, () => expect(hostile.length).toBeGreaterThanOrEqual(30));
   for (const [name, url, message] of hostile) {
     test(`refuses ${name}`, async () => {
-      const before = t.count("short_links");
+      const before = await t.count("short_links");
       const r = await create({ originalUrl: url, title: "Hostile" });
       expect(r.status).toBe(400);
       expect(r.json.error.message).toMatch(message);
-      expect(t.count("short_links")).toBe(before);
+      expect(await t.count("short_links")).toBe(before);
     });
   }
 

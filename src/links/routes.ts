@@ -1,6 +1,7 @@
 // /api/links (the Link Tracker) and /api/pic-drift-links (the brand tracker): one factory,
 // parameterised by tracker; the brand tracker adds edit, reset and the root link.
 import { Elysia } from "elysia";
+import { legacy } from "../db/legacy";
 import type { AppContext } from "../context";
 import { ownerId, type AuthPlugin } from "../http/auth";
 import { badRequest, conflict, forbidden, notFound } from "../http/errors";
@@ -29,12 +30,12 @@ const parseId = (raw: string) => (/^\d{1,15}$/.test(raw) ? Number(raw) : 0);
 
 export function linkRoutes(ctx: AppContext, auth: AuthPlugin, links: Links, tracker: Tracker) {
   const prefix = tracker === "main" ? "/api/links" : "/api/pic-drift-links";
-  const reports = analyticsReports(ctx.db);
-  const isOwner = (userId: number) => tracker === "brand" && ownerId(ctx) === userId;
+  const reports = analyticsReports(legacy(ctx.db));
+  const isOwner = async (userId: number) => tracker === "brand" && (await ownerId(ctx)) === userId;
 
   /** The user's link in this tracker, or the root link for the instance owner; else 404. */
-  const find = (rawId: string, userId: number): LinkRow => {
-    const row = links.store.get(parseId(rawId), userId, tracker, isOwner(userId));
+  const find = async (rawId: string, userId: number): Promise<LinkRow> => {
+    const row = links.store.get(parseId(rawId), userId, tracker, await isOwner(userId));
     if (!row) throw notFound("Link not found");
     return row;
   };
@@ -51,8 +52,8 @@ export function linkRoutes(ctx: AppContext, auth: AuthPlugin, links: Links, trac
 
   const editMain = new Elysia().use(auth).put(
     "/:id",
-    ({ params, body, user }) => {
-      const row = find(params.id, user.id);
+    async ({ params, body, user }) => {
+      const row = await find(params.id, user.id);
       // The code is printed and shared by now: sent back unchanged is fine, a new one is refused
       // rather than silently ignored, so a client never believes it renamed a link.
       if (body.shortCode != null && body.shortCode !== row.short_code) throw badRequest(MSG.codeFixed, { shortCode: MSG.codeFixed });
@@ -69,8 +70,8 @@ export function linkRoutes(ctx: AppContext, auth: AuthPlugin, links: Links, trac
 
   const editBrand = new Elysia().use(auth).put(
     "/:id",
-    ({ params, body, user }) => {
-      const row = find(params.id, user.id);
+    async ({ params, body, user }) => {
+      const row = await find(params.id, user.id);
       if (row.is_system) throw forbidden("The root link cannot be edited");
       checkDestination(body.originalUrl);
       if (links.store.codeTaken(body.shortCode, row.id)) throw codeConflict();
@@ -85,7 +86,7 @@ export function linkRoutes(ctx: AppContext, auth: AuthPlugin, links: Links, trac
   const resetClicks = new Elysia().use(auth).post(
     "/:id/reset-clicks",
     async ({ params, user, query }) => {
-      const row = find(params.id, user.id);
+      const row = await find(params.id, user.id);
       // isRoot=true is how the page addresses the root link (spec §7); it must match the row.
       if ((query.isRoot === "true") !== (row.is_system === 1)) throw notFound("Link not found");
       await links.recorder.flush();
@@ -104,7 +105,7 @@ export function linkRoutes(ctx: AppContext, auth: AuthPlugin, links: Links, trac
         await links.recorder.flush();
         const rows = links.store.list(user.id, tracker);
         const out = rows.map((r) => links.view(r));
-        if (tracker === "brand" && query.includeRoot === "true" && isOwner(user.id)) {
+        if (tracker === "brand" && query.includeRoot === "true" && (await isOwner(user.id))) {
           const root = links.store.root();
           if (root) out.unshift(links.view(root));
         }
@@ -136,7 +137,7 @@ export function linkRoutes(ctx: AppContext, auth: AuthPlugin, links: Links, trac
     .delete(
       "/:id",
       async ({ params, user }) => {
-        const row = find(params.id, user.id);
+        const row = await find(params.id, user.id);
         if (row.is_system) throw forbidden("The root link cannot be deleted");
         // Buffered clicks for this link are written first, so none is left pointing at nothing.
         await links.recorder.flush();
@@ -151,7 +152,7 @@ export function linkRoutes(ctx: AppContext, auth: AuthPlugin, links: Links, trac
       "/:id/analytics",
       async ({ params, user, query }) => {
         await links.recorder.flush();
-        const row = find(params.id, user.id);
+        const row = await find(params.id, user.id);
         return reports.report(row, links.shortUrl(row), query);
       },
       { auth: true },
@@ -160,7 +161,7 @@ export function linkRoutes(ctx: AppContext, auth: AuthPlugin, links: Links, trac
       "/:id/clicks.csv",
       async ({ params, user }) => {
         await links.recorder.flush();
-        const row = find(params.id, user.id);
+        const row = await find(params.id, user.id);
         return new Response(reports.csv(row), {
           headers: {
             "content-type": "text/csv; charset=utf-8",

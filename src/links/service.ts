@@ -2,6 +2,7 @@
 // map the redirects read, and the click recorder. Every write goes through here so the map
 // stays exact (a changed destination is used by the very next redirect).
 import type { AppContext } from "../context";
+import { legacy } from "../db/legacy";
 import { ClickRecorder } from "../analytics/recorder";
 import { linksStore, type LinkRow, type RedirectRow } from "./store";
 import type { LinkView } from "./schema";
@@ -26,11 +27,11 @@ function toCached(r: Pick<RedirectRow, "id" | "original_url" | "active" | "expir
 }
 
 export function createLinks(ctx: AppContext, opts: { maxClickBacklog?: number | undefined } = {}) {
-  const store = linksStore(ctx.db);
+  const store = linksStore(legacy(ctx.db));
   store.syncRootUrl(ctx.config.rootRedirectUrl);
 
   // Clicks are written (and the WAL checkpointed) by a worker with its own connection.
-  const recorder = new ClickRecorder(ctx.db, { ipStorage: ctx.config.ipStorage, geoipDb: ctx.config.geoipDb, maxBacklog: opts.maxClickBacklog });
+  const recorder = new ClickRecorder(legacy(ctx.db), { ipStorage: ctx.config.ipStorage, geoipDb: ctx.config.geoipDb, maxBacklog: opts.maxClickBacklog });
   // Every captured click is written and the worker closed before (in serve) the database closes.
   ctx.shutdownHooks.push(() => recorder.stop());
 

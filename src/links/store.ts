@@ -2,7 +2,7 @@
 // "missing" are the same null → 404.
 import type { Db } from "../db/open";
 import { conflict } from "../http/errors";
-import { uniqueOr } from "../db/constraints";
+import { uniqueOrSync as uniqueOr } from "../db/legacy";
 import { nowIso } from "../shared/time";
 import { MSG, type Tracker } from "./schema";
 

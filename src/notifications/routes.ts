@@ -1,4 +1,5 @@
 import { Elysia } from "elysia";
+import { legacy } from "../db/legacy";
 import type { AppContext } from "../context";
 import { effectivePlan, type AuthPlugin } from "../http/auth";
 import { notFound } from "../http/errors";
@@ -11,7 +12,7 @@ import { defineOperations } from "../openapi/registry";
 const PREMIUM_WARNING_MS = 3 * DAY_MS;
 
 export function notificationRoutes(ctx: AppContext, auth: AuthPlugin) {
-  const store = notificationsStore(ctx.db);
+  const store = notificationsStore(legacy(ctx.db));
 
   return new Elysia({ prefix: "/api" })
     .use(auth)

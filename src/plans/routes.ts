@@ -9,12 +9,12 @@ import { defineOperations } from "../openapi/registry";
 export function planRoutes(ctx: AppContext, auth: AuthPlugin) {
   return new Elysia({ prefix: "/api" }).use(auth).post(
     "/subscription/upgrade",
-    ({ user }) => {
+    async ({ user }) => {
       // With no payment processor in a self-hosted box, the operator decides whether users
       // may upgrade themselves (ALLOW_SELF_UPGRADE) or plans are set from the CLI.
       if (!ctx.config.allowSelfUpgrade) throw forbidden(UPGRADE_DISABLED_MESSAGE);
-      const updated = ctx.accounts.setPlan(user.id, "premium", upgradedExpiry(user))!;
-      return { ok: true, user: toPublicUser(ctx, updated) };
+      const updated = (await ctx.accounts.setPlan(user.id, "premium", upgradedExpiry(user)))!;
+      return { ok: true, user: await toPublicUser(ctx, updated) };
     },
     { auth: true },
   );

@@ -1,12 +1,42 @@
-// Server test helper: a real SQLite file in a temp dir, every migration applied, the real app.
+// Server test helper: the real app on a real database with every migration applied — a SQLite
+// file in a temp dir, or with TEST_BACKEND=postgres a fresh database in a throwaway PostgreSQL
+// cluster (scripts/lib/pgcluster.ts), copied from one migrated template per test process.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll } from "bun:test";
 import { loadConfig } from "../config";
-import { openDb, type Db } from "../db/open";
-import { migrate } from "../db/migrate";
+import type { Db } from "../db/open";
+import { openDatabase } from "../db/connect";
+import { migratePg, openPg } from "../db/pg";
 import { createApp } from "../app";
+import { type PgCluster, startCluster } from "../../scripts/lib/pgcluster";
+
+/** Which backend this test process runs on (scripts/test.sh runs the suite once per backend). */
+export const onPostgres = process.env.TEST_BACKEND === "postgres";
+
+const TEMPLATE = "tl_template";
+let cluster: Promise<PgCluster> | null = null;
+
+/** The cluster of this test process, started at first use with a migrated template database. */
+export function testCluster(): Promise<PgCluster> {
+  cluster ??= (async () => {
+    const c = await startCluster();
+    const pool = openPg(await c.createDatabase(TEMPLATE), { max: 1 });
+    try {
+      await migratePg(pool);
+    } finally {
+      await pool.close();
+    }
+    return c;
+  })();
+  return cluster;
+}
+
+/** A new migrated PostgreSQL database of this process's cluster; its URL. */
+export async function testDatabaseUrl() {
+  return (await testCluster()).createDatabase(undefined, { template: TEMPLATE });
+}
 
 export const ORIGIN = "http://localhost:3000";
 export const PASSWORD = "correct horse battery";
@@ -15,12 +45,15 @@ type Json = Record<string, unknown> | unknown[] | string | number | boolean | nu
 
 export async function setup(env: Record<string, string> = {}) {
   const dir = mkdtempSync(join(tmpdir(), "threadlink-test-"));
-  const config = loadConfig({ DATA_DIR: dir, PUBLIC_URL: ORIGIN, ...env });
-  const db: Db = openDb(config.dataDir);
-  migrate(db);
-  const { app, ctx } = await createApp({ db, config });
-  afterAll(() => {
-    db.close();
+  const backend = onPostgres ? { DATABASE_URL: await testDatabaseUrl() } : {};
+  const config = loadConfig({ DATA_DIR: dir, PUBLIC_URL: ORIGIN, ...backend, ...env });
+  const { db: database } = await openDatabase(config);
+  /** The bun:sqlite handle, for SQLite-only tests (null on PostgreSQL: use `database`). */
+  const db = database.sqlite as Db;
+  const { app, ctx } = await createApp({ db: database, config });
+  afterAll(async () => {
+    for (const hook of ctx.shutdownHooks) await hook();
+    await database.close();
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -63,9 +96,9 @@ export async function setup(env: Record<string, string> = {}) {
   }
 
   /** Row count of a table, for "nothing changed" assertions. */
-  const count = (table: string) => (db.query(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n;
+  const count = async (table: string) => (await database.get<{ n: number }>(`SELECT COUNT(*) AS n FROM ${table}`))!.n;
 
-  return { app, ctx, db, config, call, signUp, count, dir };
+  return { app, ctx, db, database, config, call, signUp, count, dir };
 }
 
 /** Hostile strings every text field must survive as plain data. */

@@ -1,4 +1,5 @@
 import { Elysia } from "elysia";
+import { legacy } from "../db/legacy";
 import type { AppContext } from "../context";
 import type { AuthPlugin } from "../http/auth";
 import { forbidden, notFound } from "../http/errors";
@@ -27,9 +28,9 @@ function titleId(raw: string) {
  * is 404, so its existence is not revealed.
  */
 export function titleRoutes(ctx: AppContext, auth: AuthPlugin) {
-  const store = titlesStore(ctx.db);
-  const topics = topicsStore(ctx.db);
-  const notifications = notificationsStore(ctx.db);
+  const store = titlesStore(legacy(ctx.db));
+  const topics = topicsStore(legacy(ctx.db));
+  const notifications = notificationsStore(legacy(ctx.db));
 
   function access(userId: number, username: string, slug: string, need: "read" | "write" | "delete") {
     const found = topics.findVisible(userId, username, slug);

@@ -1,7 +1,7 @@
 // The only SQL for titles (message versions). Every statement is scoped by topic_id, and the
 // routes only pass a topic the caller may see, so another topic's title is simply not found.
 import type { Db } from "../db/open";
-import { uniqueOr } from "../db/constraints";
+import { uniqueOrSync as uniqueOr } from "../db/legacy";
 import { conflict, forbidden } from "../http/errors";
 import { nowIso } from "../shared/time";
 import { titleSlug, type CreateTitleInput, type Title, type UpdateTitleInput } from "./schema";

@@ -190,11 +190,11 @@ describe("validation (POST)", () => {
   ];
   for (const [name, body, message] of cases) {
     test(`${name} → 400 '${message}', nothing stored`, async () => {
-      const before = t.count("titles");
+      const before = await t.count("titles");
       const r = typeof body === "string" ? await t.call("POST", P, { raw: body, cookie: owner.cookie }) : await t.call("POST", P, { body, cookie: owner.cookie });
       expect(r.status).toBe(400);
       expect(r.json.error.message).toBe(message);
-      expect(t.count("titles")).toBe(before);
+      expect(await t.count("titles")).toBe(before);
     });
   }
 
@@ -309,11 +309,11 @@ describe("access: owner, member, viewer, stranger, signed out", () => {
   });
 
   test("a member's new title notifies the owner once; the owner's own titles do not", async () => {
-    const before = t.count("notifications");
+    const before = await t.count("notifications");
     await add(P, { name: "From Mia", version: 1 }, member.cookie);
     await add(P, { name: "From Mia", version: 2 }, member.cookie);
     await add(P, { name: "From Tom", version: 1 }, owner.cookie);
-    expect(t.count("notifications")).toBe(before + 1);
+    expect(await t.count("notifications")).toBe(before + 1);
     const n = t.db.query(`SELECT * FROM notifications ORDER BY id DESC LIMIT 1`).get() as Row;
     expect(n).toMatchObject({ user_id: owner.user.id, kind: "title_added", link: "/tom/daily-notes/from-mia" });
   });
@@ -344,7 +344,7 @@ describe("hostile input is stored as plain text", () => {
   test("an SQL-looking name is only a name", async () => {
     const made = await add(P, { name: HOSTILE.sql, version: 1 });
     expect(made.slug).toBe("drop-table-users");
-    expect(t.count("users")).toBeGreaterThan(0);
+    expect(await t.count("users")).toBeGreaterThan(0);
   });
 
   const wrong: [string, unknown][] = [
@@ -354,11 +354,11 @@ describe("hostile input is stored as plain text", () => {
   ];
   for (const [name, body] of wrong) {
     test(`${name} → 4xx, nothing stored`, async () => {
-      const before = t.count("titles");
+      const before = await t.count("titles");
       const r = await t.call("POST", P, { body: body as never, cookie: owner.cookie });
       expect(r.status).toBeGreaterThanOrEqual(400);
       expect(r.status).toBeLessThan(500);
-      expect(t.count("titles")).toBe(before);
+      expect(await t.count("titles")).toBe(before);
     });
   }
 });

@@ -1,4 +1,5 @@
 import { Elysia } from "elysia";
+import { legacy } from "../db/legacy";
 import type { AppContext } from "../context";
 import type { AuthPlugin } from "../http/auth";
 import { badRequest, notFound } from "../http/errors";
@@ -25,7 +26,7 @@ function nameAndEmoji(name: string, emoji: string | null | undefined) {
 }
 
 export function topicRoutes(ctx: AppContext, auth: AuthPlugin) {
-  const store = topicsStore(ctx.db);
+  const store = topicsStore(legacy(ctx.db));
   const phone = () => randomPhone(ctx.config.phonePrefix);
   const linkOf = (t: Topic) => `${ctx.config.publicUrl}/${t.username}/${t.linkSlug}`;
 
@@ -119,8 +120,8 @@ export function topicRoutes(ctx: AppContext, auth: AuthPlugin) {
     // /share/{username}: what the viewer may see of that user's topics.
     .get(
       "/share/:username",
-      ({ params, user }) => {
-        const owner = ctx.accounts.findByUsername(params.username.toLowerCase());
+      async ({ params, user }) => {
+        const owner = await ctx.accounts.findByUsername(params.username.toLowerCase());
         if (!owner) throw notFound("No user with that name");
         const isMember = owner.id !== user.id && store.sharingUsers(user.id).some((u) => u.id === owner.id);
         return { username: owner.username, isOwner: owner.id === user.id, isMember, topics: store.listForShare(user.id, owner.username) };

@@ -1,0 +1,188 @@
+// One async way for the stores to run SQL, on embedded SQLite (bun:sqlite, the default) or on
+// PostgreSQL (Bun's built-in client, when DATABASE_URL is set). A store writes its statements
+// once, with `?` (or `?1`) or `$name` placeholders in the SQL both dialects share, and picks a
+// dialect's own text only where they differ (`db.dialect`); docs/decisions.md lists where.
+import { Database as SqliteHandle, type SQLQueryBindings } from "bun:sqlite";
+import type { SQL } from "bun";
+
+export type Dialect = "sqlite" | "postgres";
+export type Param = string | number | bigint | boolean | null | undefined | Uint8Array;
+/** Positional values, or one object of `$name` values. */
+export type Params = Param[] | [Record<string, Param>];
+
+/** What a store can run: outside a transaction, or inside one through its handle. */
+export interface Queries {
+  readonly dialect: Dialect;
+  /** Every row. */
+  all<T = Record<string, unknown>>(text: string, ...params: Params): Promise<T[]>;
+  /** The first row, or null. */
+  get<T = Record<string, unknown>>(text: string, ...params: Params): Promise<T | null>;
+  /** Runs a write; the number of rows it changed. */
+  run(text: string, ...params: Params): Promise<number>;
+}
+
+export interface Database extends Queries {
+  /**
+   * Runs `fn` in one transaction (SQLite: BEGIN IMMEDIATE, as the click writer is another
+   * connection). Every statement of it goes through `q`, never through the database itself:
+   * on SQLite that would wait for this very transaction to end.
+   */
+  tx<T>(fn: (q: Queries) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+  /** The bun:sqlite handle (SQLite only): the click worker's path, backup, migrations. */
+  readonly sqlite: SqliteHandle | null;
+  /** Bun's PostgreSQL pool (PostgreSQL only): LISTEN, COPY, advisory locks. */
+  readonly pg: SQL | null;
+}
+
+const bindable = (v: Param) => (v === undefined ? null : typeof v === "boolean" ? (v ? 1 : 0) : v);
+
+function sqliteArgs(params: Params): SQLQueryBindings[] | [Record<string, SQLQueryBindings>] {
+  const [first] = params;
+  if (params.length === 1 && first !== null && typeof first === "object" && !(first instanceof Uint8Array)) {
+    const named: Record<string, SQLQueryBindings> = {};
+    for (const [k, v] of Object.entries(first)) named[k] = bindable(v) as SQLQueryBindings;
+    return [named];
+  }
+  return (params as Param[]).map((v) => bindable(v) as SQLQueryBindings);
+}
+
+/**
+ * The SQLite database behind the async interface. Its statements run synchronously, so a
+ * transaction's body still awaits between them: while one is open, statements from other
+ * requests wait for it to end (a queue of microtasks, not a sleep) instead of running inside it.
+ */
+export function sqliteDatabase(handle: SqliteHandle): Database {
+  let open: Promise<void> | null = null;
+  const exec = {
+    all: (text: string, params: Params) => handle.query(text).all(...(sqliteArgs(params) as SQLQueryBindings[])),
+    get: (text: string, params: Params) => handle.query(text).get(...(sqliteArgs(params) as SQLQueryBindings[])),
+    run: (text: string, params: Params) => handle.query(text).run(...(sqliteArgs(params) as SQLQueryBindings[])).changes,
+  };
+  const inTx: Queries = {
+    dialect: "sqlite",
+    all: async <T>(text: string, ...params: Params) => exec.all(text, params) as T[],
+    get: async <T>(text: string, ...params: Params) => (exec.get(text, params) as T | null) ?? null,
+    run: async (text: string, ...params: Params) => exec.run(text, params),
+  };
+  const free = async () => {
+    while (open) await open;
+  };
+  return {
+    dialect: "sqlite",
+    sqlite: handle,
+    pg: null,
+    async all<T>(text: string, ...params: Params) {
+      if (open) await free();
+      return exec.all(text, params) as T[];
+    },
+    async get<T>(text: string, ...params: Params) {
+      if (open) await free();
+      return (exec.get(text, params) as T | null) ?? null;
+    },
+    async run(text: string, ...params: Params) {
+      if (open) await free();
+      return exec.run(text, params);
+    },
+    async tx<T>(fn: (q: Queries) => Promise<T>) {
+      await free();
+      let done!: () => void;
+      open = new Promise((resolve) => (done = resolve));
+      try {
+        handle.exec("BEGIN IMMEDIATE");
+        try {
+          const result = await fn(inTx);
+          handle.exec("COMMIT");
+          return result;
+        } catch (e) {
+          if (handle.inTransaction) handle.exec("ROLLBACK");
+          throw e;
+        }
+      } finally {
+        open = null;
+        done();
+      }
+    },
+    async close() {
+      await free();
+      handle.close();
+    },
+  };
+}
+
+/**
+ * `?`, `?N` and `$name` placeholders as PostgreSQL's `$N`, outside quoted text. Named values
+ * are numbered in order of first use; the function that binds them reads the same order.
+ */
+export function toPostgres(text: string): { text: string; names: string[] | null } {
+  let out = "";
+  let next = 1;
+  const names: string[] = [];
+  let named = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (c === "'" || c === '"') {
+      const end = text.indexOf(c, i + 1);
+      const stop = end === -1 ? text.length : end + 1;
+      out += text.slice(i, stop);
+      i = stop - 1;
+    } else if (c === "?") {
+      const m = /^\d+/.exec(text.slice(i + 1));
+      if (m) {
+        out += `$${m[0]}`;
+        i += m[0].length;
+      } else out += `$${next++}`;
+    } else if (c === "$" && /[A-Za-z_]/.test(text[i + 1] ?? "")) {
+      const m = /^[A-Za-z_]\w*/.exec(text.slice(i + 1))!;
+      named = true;
+      let k = names.indexOf(m[0]);
+      if (k === -1) k = names.push(m[0]) - 1;
+      out += `$${k + 1}`;
+      i += m[0].length;
+    } else out += c;
+  }
+  return { text: out, names: named ? names : null };
+}
+
+/**
+ * Rows as bun:sqlite gives them: plain objects, 64-bit integers (click ids and counts, COUNT(*))
+ * as numbers — exact up to 2^53 — rather than BigInt, which JSON cannot carry.
+ */
+function plainRows(rows: Record<string, unknown>[]) {
+  const out = new Array(rows.length);
+  for (let i = 0; i < rows.length; i++) {
+    const row = rows[i]!;
+    for (const k in row) if (typeof row[k] === "bigint") row[k] = Number(row[k]);
+    out[i] = row;
+  }
+  return out;
+}
+
+/** Each statement's text is translated once per process. */
+const translated = new Map<string, ReturnType<typeof toPostgres>>();
+
+function pgQueries(conn: SQL): Queries {
+  const prepare = (text: string, params: Params) => {
+    let p = translated.get(text);
+    if (!p) translated.set(text, (p = toPostgres(text)));
+    const values = p.names ? p.names.map((n) => bindable((params[0] as Record<string, Param>)[n])) : (params as Param[]).map(bindable);
+    return conn.unsafe(p.text, values as unknown[]);
+  };
+  return {
+    dialect: "postgres",
+    all: async <T>(text: string, ...params: Params) => plainRows(await prepare(text, params)) as T[],
+    get: async <T>(text: string, ...params: Params) => (plainRows(await prepare(text, params))[0] as T | undefined) ?? null,
+    run: async (text: string, ...params: Params) => (await prepare(text, params)).count ?? 0,
+  };
+}
+
+/** PostgreSQL behind the same interface; a transaction runs on one connection in `sql.begin`. */
+export function pgDatabase(pool: SQL): Database {
+  return {
+    ...pgQueries(pool),
+    sqlite: null,
+    pg: pool,
+    tx: <T>(fn: (q: Queries) => Promise<T>) => pool.begin((tx) => fn(pgQueries(tx as unknown as SQL))) as Promise<T>,
+    close: () => pool.close(),
+  };
+}
