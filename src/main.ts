@@ -9,7 +9,7 @@ import { apiKeyCommand } from "./cli/apikey";
 import { openDb } from "./db/open";
 import { migrate } from "./db/migrate";
 import { migratePg, openPg } from "./db/pg";
-import { migrateData } from "./cli/migrateData";
+import { migrateData, where } from "./cli/migrateData";
 
 const HELP = `Threadlink ${VERSION} — short links, analytics, QR codes and message topics
 
@@ -38,15 +38,7 @@ async function main(argv: string[]) {
   if (cmd === "--version" || cmd === "-v") return console.log(VERSION);
   const config = loadConfig();
   setLogLevel(config.logLevel);
-  // Honest about what is built: the app's stores are SQLite's only, so commands that use them
-  // must not quietly serve or change the SQLite database while DATABASE_URL names another.
-  if (config.databaseUrl && (cmd === "serve" || cmd === "user" || cmd === "api-key")) {
-    console.error(
-      `DATABASE_URL is set, but serving from PostgreSQL is not finished yet: this version of Threadlink runs on SQLite (DATA_DIR) only. ` +
-        `Unset DATABASE_URL to run \`threadlink ${cmd}\` on SQLite. Until then DATABASE_URL is used by \`threadlink migrate\` and \`threadlink migrate-data\`.`,
-    );
-    process.exit(1);
-  }
+  if (config.databaseUrl) database = where(config.databaseUrl);
   switch (cmd) {
     case "serve":
       return serve(config);
@@ -82,7 +74,12 @@ async function main(argv: string[]) {
   }
 }
 
+/** Where DATABASE_URL points (host:port/database, never the password), once the config is read. */
+let database: string | null = null;
+
 main(process.argv.slice(2)).catch((e) => {
-  console.error(e instanceof ConfigError ? e.message : `Error: ${e instanceof Error ? e.message : String(e)}`);
+  // Bun's PostgreSQL errors say "Failed to connect" and no more: name the server they concern.
+  const server = database && e instanceof Error && e.name === "PostgresError" ? `PostgreSQL at ${database} (DATABASE_URL): ` : "";
+  console.error(e instanceof ConfigError ? e.message : `Error: ${server}${e instanceof Error ? e.message : String(e)}`);
   process.exit(1);
 });

@@ -1,4 +1,5 @@
-// threadlink api-key create|revoke, against the same database file the app serves.
+// threadlink api-key create|revoke, against the same database the app serves (SQLite, or PostgreSQL
+// with TEST_BACKEND=postgres: the command opens it from DATABASE_URL as the binary does).
 import { describe, expect, test } from "bun:test";
 import { setup } from "../test/helpers";
 import { apiKeyCommand } from "./apikey";
@@ -9,15 +10,15 @@ const use = (key: string, method = "GET", body?: Record<string, unknown>) => t.c
 
 describe("threadlink api-key", () => {
   test("create prints the key once (last line); it works with its scope; revoke by prefix stops it", async () => {
-    const out = apiKeyCommand(t.config, ["create", "Dana", "deploy bot", "--scope", "read", "--only", "links"]);
+    const out = await apiKeyCommand(t.config, ["create", "Dana", "deploy bot", "--scope", "read", "--only", "links"]);
     const key = out.split("\n").at(-1)!;
     expect(key).toMatch(/^tl_[A-Za-z0-9_-]{43}$/);
     expect(out).toContain(`Created API key ${key.slice(0, 11)}… "deploy bot" for dana (read, only links)`);
-    const row = t.db.query("SELECT * FROM api_keys WHERE user_id = ?").get(dana.user.id) as Record<string, unknown>;
+    const row = await t.database.get("SELECT * FROM api_keys WHERE user_id = ?", dana.user.id);
     expect(row).toMatchObject({ name: "deploy bot", scope: "read", only_area: "links", prefix: key.slice(0, 11) });
     expect((await use(key)).status).toBe(200);
     expect((await use(key, "POST", { originalUrl: "https://example.com/", title: "x" })).status).toBe(403);
-    expect(apiKeyCommand(t.config, ["revoke", "dana", key.slice(0, 11)])).toBe(`Revoked API key ${key.slice(0, 11)} "deploy bot" of dana`);
+    expect(await apiKeyCommand(t.config, ["revoke", "dana", key.slice(0, 11)])).toBe(`Revoked API key ${key.slice(0, 11)} "deploy bot" of dana`);
     expect((await use(key)).status).toBe(401);
   });
 
@@ -33,9 +34,9 @@ describe("threadlink api-key", () => {
     { name: "an unknown subcommand", args: ["rotate", "dana", "x"], message: /Usage/ },
   ];
   for (const r of refused) {
-    test(`refuses ${r.name}, and makes no key`, () => {
+    test(`refuses ${r.name}, and makes no key`, async () => {
       const before = await t.count("api_keys");
-      expect(() => apiKeyCommand(t.config, r.args)).toThrow(r.message);
+      await expect(apiKeyCommand(t.config, r.args)).rejects.toThrow(r.message);
       expect(await t.count("api_keys")).toBe(before);
     });
   }

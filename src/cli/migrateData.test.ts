@@ -1,6 +1,6 @@
-// With DATABASE_URL set, before PostgreSQL serving exists: the commands that use the app's
-// stores refuse instead of quietly using SQLite, and backup points at pg_dump. No server needed
-// (migrate-data itself: migrateData.pg.test.ts).
+// With DATABASE_URL set, the commands that use the app's stores run on PostgreSQL, never quietly
+// on SQLite, and backup points at pg_dump. No server needed (migrate-data itself:
+// migrateData.pg.test.ts; user and api-key on a real PostgreSQL: user.test.ts, apikey.test.ts).
 import { expect, test } from "bun:test";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -21,16 +21,15 @@ const run = (...args: string[]) => {
   return { code: r.exitCode, out: r.stdout.toString(), err: r.stderr.toString(), made };
 };
 
-const refused: string[][] = [["serve"], ["user", "create", "ann", "ann@example.test"], ["api-key", "revoke", "ann", "tl_abcdefgh"]];
-for (const args of refused) {
-  test(`\`threadlink ${args[0]}\` refuses to run on SQLite while DATABASE_URL is set, touching nothing`, () => {
+// An unreachable PostgreSQL: each command says which server it could not reach (never the
+// password) and falls back to nothing — no SQLite database appears in DATA_DIR.
+const onPostgresOnly: string[][] = [["serve"], ["user", "create", "ann", "ann@example.test"], ["api-key", "revoke", "ann", "tl_abcdefgh"]];
+for (const args of onPostgresOnly) {
+  test(`\`threadlink ${args[0]}\` uses PostgreSQL when DATABASE_URL is set: unreachable, it exits 1 naming the server, touching no SQLite`, () => {
     const r = run(...args);
     expect(r.code).toBe(1);
     expect(r.out).toBe("");
-    expect(r.err).toBe(
-      `DATABASE_URL is set, but serving from PostgreSQL is not finished yet: this version of Threadlink runs on SQLite (DATA_DIR) only. ` +
-        `Unset DATABASE_URL to run \`threadlink ${args[0]}\` on SQLite. Until then DATABASE_URL is used by \`threadlink migrate\` and \`threadlink migrate-data\`.\n`,
-    );
+    expect(r.err).toBe("Error: PostgreSQL at 127.0.0.1:1/threadlink (DATABASE_URL): Failed to connect\n");
     expect(r.made).toBe(false);
   });
 }

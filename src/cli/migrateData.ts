@@ -23,7 +23,7 @@ const SEEDED: Record<string, string> = {
 const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;
 
 /** host:port/database of a URL: what the report names, never the password. */
-function where(url: string) {
+export function where(url: string) {
   const u = new URL(url);
   return `${u.hostname || u.searchParams.get("host")}:${u.port || 5432}${u.pathname}`;
 }
@@ -192,7 +192,7 @@ export async function migrateData(config: Config, args: string[], say: (line: st
       line("table", "SQLite", "PostgreSQL"),
       ...report.map((r) => line(r.table, String(r.sqlite), String(r.postgres))),
       line("total", total("sqlite"), total("postgres")),
-      `Copied ${report.length} tables; every count matches. Point DATABASE_URL at ${where(url)} once PostgreSQL serving is available.`,
+      `Copied ${report.length} tables; every count matches. Point DATABASE_URL at ${where(url)} and start Threadlink: it serves from PostgreSQL.`,
     ].join("\n");
   } finally {
     await sql.close();
