@@ -8,7 +8,7 @@ import { migratePg, openPg } from "./pg";
 
 export async function openDatabase(config: Pick<Config, "dataDir" | "databaseUrl">): Promise<{ db: Database; applied: string[] }> {
   if (config.databaseUrl) {
-    const pool = openPg(config.databaseUrl);
+    const pool = openPg(config.databaseUrl, { bigint: true });
     try {
       const { applied } = await migratePg(pool);
       return { db: pgDatabase(pool), applied };

@@ -65,27 +65,26 @@ export function sqliteDatabase(handle: SqliteHandle): Database {
     get: async <T>(text: string, ...params: Params) => (exec.get(text, params) as T | null) ?? null,
     run: async (text: string, ...params: Params) => exec.run(text, params),
   };
-  const free = async () => {
-    while (open) await open;
-  };
   return {
     dialect: "sqlite",
     sqlite: handle,
     pg: null,
+    // Each statement waits out an open transaction, then checks and runs in one synchronous
+    // step (the loop is inline, not a helper to await: nothing can begin in between).
     async all<T>(text: string, ...params: Params) {
-      if (open) await free();
+      while (open) await open;
       return exec.all(text, params) as T[];
     },
     async get<T>(text: string, ...params: Params) {
-      if (open) await free();
+      while (open) await open;
       return (exec.get(text, params) as T | null) ?? null;
     },
     async run(text: string, ...params: Params) {
-      if (open) await free();
+      while (open) await open;
       return exec.run(text, params);
     },
     async tx<T>(fn: (q: Queries) => Promise<T>) {
-      await free();
+      while (open) await open;
       let done!: () => void;
       open = new Promise((resolve) => (done = resolve));
       try {
@@ -104,7 +103,7 @@ export function sqliteDatabase(handle: SqliteHandle): Database {
       }
     },
     async close() {
-      await free();
+      while (open) await open;
       handle.close();
     },
   };
@@ -176,7 +175,10 @@ function pgQueries(conn: SQL): Queries {
   };
 }
 
-/** PostgreSQL behind the same interface; a transaction runs on one connection in `sql.begin`. */
+/**
+ * PostgreSQL behind the same interface; a transaction runs on one connection in `sql.begin`.
+ * The pool is opened with `bigint: true` (openPg), so 64-bit values arrive exact for plainRows.
+ */
 export function pgDatabase(pool: SQL): Database {
   return {
     ...pgQueries(pool),

@@ -13,9 +13,13 @@ import { type Applied, checkApplied, checksumOf, type Migration } from "./migrat
  */
 export const MIGRATION_LOCK = 0x746c6d696772;
 
-/** A pool on DATABASE_URL. Bun reads PG* variables only for parts the URL leaves out. */
-export function openPg(url: string, opts: { max?: number } = {}) {
-  return new SQL({ url, max: opts.max ?? 10 });
+/**
+ * A pool on DATABASE_URL. Bun reads PG* variables only for parts the URL leaves out.
+ * `bigint`: int8 values as BigInt rather than text — the app's pool (pgDatabase turns them into
+ * numbers); tools that copy values as they are (migrate-data) keep the default.
+ */
+export function openPg(url: string, opts: { max?: number; bigint?: boolean } = {}) {
+  return new SQL({ url, max: opts.max ?? 10, bigint: opts.bigint ?? false });
 }
 
 /**
