@@ -8,6 +8,7 @@ import m0005 from "./0005_login_devices_topic_opens.sql" with { type: "text" };
 import m0006 from "./0006_title_slugs.sql" with { type: "text" };
 import m0007 from "./0007_api_keys.sql" with { type: "text" };
 import m0008 from "./0008_click_fold.sql" with { type: "text" };
+import m0009 from "./0009_link_notify.sql" with { type: "text" };
 
 export const migrations: { version: number; name: string; sql: string }[] = [
   { version: 1, name: "0001_init", sql: m0001 },
@@ -18,6 +19,7 @@ export const migrations: { version: number; name: string; sql: string }[] = [
   { version: 6, name: "0006_title_slugs", sql: m0006 },
   { version: 7, name: "0007_api_keys", sql: m0007 },
   { version: 8, name: "0008_click_fold", sql: m0008 },
+  { version: 9, name: "0009_link_notify", sql: m0009 },
 ];
 
 /**
@@ -36,4 +38,5 @@ export const frozenChecksums: Record<string, string> = {
   "0006_title_slugs": "324b84a1d72f8f485407670f31895d4595f7b77528fdcc9e97726e3bf5f9f8bb",
   "0007_api_keys": "d2420a2ad49b20b5f59a01343c92c942bd589408c67f9b0bb419fc5eb062f171",
   "0008_click_fold": "4228e1c7ac4a516d7310b5e8d8220fbccc1f97904b4f6f7a032c603bda783180",
+  "0009_link_notify": "64ad4a373b7c1561740ba018ee49b6ab25678bc00993ccf94bfb9cb6b8e81b80",
 };

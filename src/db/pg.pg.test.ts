@@ -84,7 +84,11 @@ describe("a fresh database", () => {
     expect(sorted(unique.map((r) => r.u))).toEqual(sorted(want.unique));
     expect(sorted(foreign.map((r) => r.f))).toEqual(sorted(want.foreign));
     expect(sorted(indexes.map((r) => r.name))).toEqual(sorted(want.indexes));
-    expect(sorted(triggers.map((r) => r.name))).toEqual(sorted(want.triggers));
+    // short_links_notify (migrations/pg/0009) is PostgreSQL's alone: it tells the other
+    // instances of a link write, and SQLite serves one instance (its twin makes nothing).
+    const pgOnly = ["short_links_notify"];
+    expect(sorted(triggers.map((r) => r.name).filter((n) => !pgOnly.includes(n)))).toEqual(sorted(want.triggers));
+    expect(triggers.map((r) => r.name)).toContain("short_links_notify");
   });
 
   test("keeps SQLite's rules: a link's count row from birth, ISO timestamps only, e-mail unique ignoring case, flags 0 or 1", async () => {
