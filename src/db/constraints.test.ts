@@ -34,13 +34,14 @@ describe("isUniqueViolation", () => {
     expect(isUniqueViolation(null)).toBe(false);
   });
 
-  test("uniqueOr returns the write's value, maps the clash and rethrows anything else untouched", () => {
+  test("uniqueOr returns the write's value, maps the clash and rethrows anything else untouched", async () => {
     const clash = () => new AppError("CONFLICT", "taken", { a: "taken" });
-    expect(uniqueOr(() => db.run("INSERT INTO t (id, a, b) VALUES (4, 'w', 'y')").changes, clash)).toBe(1);
-    const mapped = failure(() => uniqueOr(() => db.run("INSERT INTO t (id, a, b) VALUES (5, 'w', 'y')"), clash));
+    const write = (sql: string) => async () => db.run(sql).changes;
+    expect(await uniqueOr(write("INSERT INTO t (id, a, b) VALUES (4, 'w', 'y')"), clash)).toBe(1);
+    const mapped = await uniqueOr(write("INSERT INTO t (id, a, b) VALUES (5, 'w', 'y')"), clash).catch((e) => e);
     expect(mapped).toBeInstanceOf(AppError);
     expect(mapped).toMatchObject({ code: "CONFLICT", status: 409, fields: { a: "taken" } });
-    const other = failure(() => uniqueOr(() => db.run("INSERT INTO t (id, a) VALUES (6, 'v')"), clash));
+    const other = await uniqueOr(write("INSERT INTO t (id, a) VALUES (6, 'v')"), clash).catch((e) => e);
     expect(other).not.toBeInstanceOf(AppError);
     expect((other as { code: string }).code).toBe("SQLITE_CONSTRAINT_NOTNULL");
   });
@@ -52,7 +53,7 @@ describe("stores answer a clash with CONFLICT and the field at fault", async () 
   const links = linksStore(t.db);
   const link = { originalUrl: "https://example.com/a", title: "A", description: "", expiresAt: null };
 
-  test("links: creating or renaming onto a taken code (the route's check raced) changes nothing", () => {
+  test("links: creating or renaming onto a taken code (the route's check raced) changes nothing", async () => {
     const first = links.create(alice.user.id, "main", { ...link, shortCode: "raced-code" });
     const other = links.create(alice.user.id, "brand", { ...link, shortCode: "other-code" });
     const before = await t.count("short_links");
