@@ -11,6 +11,12 @@ export const baseURL = `http://127.0.0.1:${port}`;
 // passed down through the environment instead of made anew each time. Empty counts as unset
 // (scripts/test.sh clears it to get a fresh one): the server would read "" as its ./data.
 const dataDir = (process.env.E2E_DATA_DIR ||= mkdtempSync(join(tmpdir(), "threadlink-e2e-")));
+const binary = process.env.E2E_BINARY ?? "./dist/threadlink";
+// E2E_BACKEND=postgres: the main flows (tests tagged @main-flow) against the same binary with
+// DATABASE_URL on a throwaway PostgreSQL cluster (scripts/e2e-postgres.ts starts and removes it).
+const backend = process.env.E2E_BACKEND || "sqlite";
+if (backend !== "sqlite" && backend !== "postgres") throw new Error(`E2E_BACKEND must be sqlite or postgres, not ${backend}`);
+const onPostgres = backend === "postgres";
 
 export default defineConfig({
   testDir: "web/e2e",
@@ -25,6 +31,7 @@ export default defineConfig({
   // Baselines are committed, in one folder, with no platform suffix: CI runs on this same
   // Debian Chromium, and under CI=true Playwright fails on a missing baseline instead of writing it.
   snapshotPathTemplate: "{testDir}/__screenshots__/{testFilePath}/{arg}{ext}",
+  grep: onPostgres ? /@main-flow/ : undefined,
   fullyParallel: false,
   workers: 1,
   retries: 0,
@@ -41,10 +48,14 @@ export default defineConfig({
     screenshot: "only-on-failure",
   },
   webServer: {
-    command: `${process.env.E2E_BINARY ?? "./dist/threadlink"} serve`,
+    command: onPostgres ? `node_modules/.bin/bun run scripts/e2e-postgres.ts ${binary}` : `${binary} serve`,
     url: `${baseURL}/api/health`,
     reuseExistingServer: false,
-    timeout: 30_000,
+    // initdb and the cluster's start come first on PostgreSQL.
+    timeout: onPostgres ? 90_000 : 30_000,
+    // SIGTERM so the launcher outlives the binary's own shutdown and then removes the cluster
+    // (without it Playwright kills the process group at once; pgcluster's watcher still cleans up).
+    gracefulShutdown: onPostgres ? { signal: "SIGTERM", timeout: 20_000 } : undefined,
     stdout: "ignore",
     stderr: "pipe",
     env: {

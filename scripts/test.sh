@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test suite: the linter, server (bun test, on SQLite and then the PostgreSQL tests), the compiled binary's smoke test, and the browser
-# tests (Playwright + Debian's Chromium against the binary). Ends with one line
+# tests (Playwright + Debian's Chromium against the binary; then the main flows again with the
+# binary on PostgreSQL). Ends with one line
 # "N passed, N failed" totalling all suites, and exits non-zero if anything failed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -72,6 +73,28 @@ fi
 # A run that failed without a failing test (the web server could not start, a global error)
 # still counts as one failure, so the closing line never reads "0 failed" for a failed run.
 [ $e2e -ne 0 ] && [ "$f" -eq 0 ] && f=1
+passed=$((passed + p)); failed=$((failed + f))
+
+echo "== Browser tests on PostgreSQL (the @main-flow tests; the binary with DATABASE_URL on a throwaway cluster)"
+# scripts/e2e-postgres.ts starts the cluster, runs the binary on it and removes the cluster after.
+# Its own results file and output folder, so the run above keeps its report and screenshots.
+rm -f .tmp/e2e-pg-results.json
+if bash scripts/ensure-postgres.sh; then
+  E2E_BACKEND=postgres E2E_DATA_DIR="" E2E_RESULTS=.tmp/e2e-pg-results.json E2E_OUTPUT_DIR=test-results/postgres npx --no-install playwright test
+  e2e=$?
+else
+  echo "PostgreSQL could not be installed (scripts/ensure-postgres.sh)"
+  e2e=1
+fi
+[ $e2e -eq 0 ] || status=1
+if [ -f .tmp/e2e-pg-results.json ]; then
+  read -r p f < <(node -e 'const s=require("./.tmp/e2e-pg-results.json").stats; console.log(s.expected + s.flaky, s.unexpected)')
+else
+  p=0; f=0
+fi
+[ $e2e -ne 0 ] && [ "$f" -eq 0 ] && f=1
+# Nothing selected (the tags gone) passes nothing: a failure, not a quiet "0 passed".
+[ "$p" -eq 0 ] && [ "$f" -eq 0 ] && { f=1; status=1; }
 passed=$((passed + p)); failed=$((failed + f))
 
 [ "$failed" -eq 0 ] || status=1

@@ -1,7 +1,7 @@
 import { expect, test } from "@playwright/test";
 import { PASSWORD, registerViaApi, signInViaUi, trackOutsideRequests, uniqueName } from "./helpers";
 
-test("sign up, stay signed in across reload, sign out, then sign in (wrong then right password)", async ({ page }) => {
+test("sign up, stay signed in across reload, sign out, then sign in (wrong then right password)", { tag: "@main-flow" }, async ({ page }) => {
   const outside = trackOutsideRequests(page);
   const username = uniqueName("signup");
   await page.goto("/");

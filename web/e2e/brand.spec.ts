@@ -33,7 +33,7 @@ async function signInOwner(request: APIRequestContext) {
 
 const card = (page: Page, title: string) => page.getByRole("listitem").filter({ has: page.getByRole("heading", { name: title, exact: true }) });
 
-test("create, edit code and destination, follow, reset, and download the QR code", async ({ page, context }) => {
+test("create, edit code and destination, follow, reset, and download the QR code", { tag: "@main-flow" }, async ({ page, context }) => {
   const outside = trackOutsideRequests(page);
   await registerViaApi(page.request);
   await page.goto("/pic-drift-link-tracker");
@@ -119,7 +119,7 @@ test("create, edit code and destination, follow, reset, and download the QR code
   expect(outside.filter((u) => !u.startsWith(destBase) && !u.startsWith(brandBase))).toEqual([]);
 });
 
-test("the owner sees the root card; a second user does not", async ({ browser }) => {
+test("the owner sees the root card; a second user does not", { tag: "@main-flow" }, async ({ browser }) => {
   const ownerContext = await browser.newContext();
   const page = await ownerContext.newPage();
   await signInOwner(page.request);

@@ -29,7 +29,7 @@ async function createViaDialog(page: Page, url: string, title: string, descripti
   await expect(dialog).toBeHidden();
 }
 
-test("create a link, follow it, see the clicks, new and return visits, then delete it", async ({ page, context }) => {
+test("create a link, follow it, see the clicks, new and return visits, then delete it", { tag: "@main-flow" }, async ({ page, context }) => {
   const outside = trackOutsideRequests(page);
   await registerViaApi(page.request);
   await page.goto("/link-tracker");

@@ -14,7 +14,7 @@ const clipboard = (page: Page) => page.evaluate(() => navigator.clipboard.readTe
 /** The order of the message cards on the list, by their 'Message N' labels. */
 const cardOrder = (page: Page) => page.getByRole("listitem").filter({ has: page.getByRole("heading") }).evaluateAll((els) => els.map((e) => e.getAttribute("aria-label")));
 
-test("topic → title → three message versions: display name, save and copy, links, Copy All, delete, sort", async ({ page, context, baseURL }) => {
+test("topic → title → three message versions: display name, save and copy, links, Copy All, delete, sort", { tag: "@main-flow" }, async ({ page, context, baseURL }) => {
   await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: baseURL });
   const outside = trackOutsideRequests(page);
   const user = await registerViaApi(page.request, uniqueName("titles"));

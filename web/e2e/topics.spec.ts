@@ -18,7 +18,7 @@ async function seed(page: Page, list: string[]) {
   for (const name of list) expect((await page.request.post("/api/topics", { data: { name } })).status()).toBe(201);
 }
 
-test("create, rename, copy the link of, and delete a topic", async ({ page }) => {
+test("create, rename, copy the link of, and delete a topic", { tag: "@main-flow" }, async ({ page }) => {
   const outside = trackOutsideRequests(page);
   const username = await registerViaApi(page.request);
   await page.goto("/");
