@@ -38,7 +38,7 @@ const MAX_TX = 8_192;
 // (docs/performance.md). flush() and close write at once.
 const MIN_TX = 4_096;
 const RETRY_MS = 1_000;
-// With nothing to write for this long, the unfolded tail is folded (store.ts FOLD_EVERY): a
+// With nothing to write for this long, the unfolded tail is folded (writerStore.ts FOLD_EVERY): a
 // quiet app's analytics reads and deletes then scan no tail at all.
 const IDLE_FOLD_MS = 2_000;
 

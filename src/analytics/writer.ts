@@ -5,8 +5,8 @@
 import { UAParser } from "ua-parser-js";
 import { isbot } from "isbot";
 import type { Db } from "../db/open";
-import { notificationsStore } from "../notifications/store";
-import { analyticsStore, MILESTONES, type ClickRecord } from "./store";
+import { sqliteNotifications } from "../notifications/store";
+import { clickWriterStore, MILESTONES, type ClickRecord } from "./writerStore";
 import { Geo } from "./geo";
 import type { RawClick } from "./recorder";
 
@@ -60,8 +60,8 @@ export class ClickWriter {
     private db: Db,
     private opts: { ipStorage: IpStorage; geoipDb: string | null; foldEvery?: number | undefined },
   ) {
-    this.store = analyticsStore(db);
-    this.notifications = notificationsStore(db);
+    this.store = clickWriterStore(db);
+    this.notifications = sqliteNotifications(db);
     this.geo = new Geo(opts.geoipDb);
   }
 
@@ -94,7 +94,7 @@ export class ClickWriter {
         // In the same transaction: the fold mark and the rows it covers never disagree.
         this.store.fold(this.opts.foldEvery);
       })
-      // Takes the write lock first: the app's connection writes too (see store.ts).
+      // Takes the write lock first: the app's connection writes too (see store.ts rollUp).
       .immediate();
     return batch.length;
   }

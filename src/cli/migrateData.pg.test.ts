@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { SQL } from "bun";
 import { startCluster } from "../../scripts/lib/pgcluster";
-import { analyticsStore } from "../analytics/store";
+import { clickWriterStore } from "../analytics/writerStore";
 import { migratePg, openPg } from "../db/pg";
 import { PASSWORD, setup } from "../test/helpers";
 import { migrateData, TargetNotEmptyError } from "./migrateData";
@@ -58,7 +58,7 @@ expect([clicks(busy.id), clicks(quiet.id)]).toEqual([6, 1]);
 await ok("GET", `/api/links/${busy.id}/analytics`, alice.cookie);
 // The click writer's fold (as at idle), then the link with the newest click deleted: the fold
 // mark is now above every click id left.
-t.db.transaction(() => analyticsStore(t.db).fold(1)).immediate();
+t.db.transaction(() => clickWriterStore(t.db).fold(1)).immediate();
 await ok("DELETE", `/api/links/${quiet.id}`, bob.cookie);
 const folded = (t.db.query("SELECT folded FROM click_fold").get() as { folded: number }).folded;
 expect(folded).toBeGreaterThan((t.db.query("SELECT MAX(id) AS id FROM link_analytics").get() as { id: number }).id);

@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { metadataJson } from "./store";
+import { metadataJson } from "./writerStore";
 
 test("metadataJson writes exactly what JSON.stringify would", () => {
   for (const [visit, source, bot] of [[1, "direct", false], [2, "qr", true], [17, "safari-direct", false], [3, 'odd"source\\', false]] as const) {
