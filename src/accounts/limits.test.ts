@@ -66,8 +66,8 @@ describe("sign-in attempts are counted before the password is checked", () => {
     expect(line).toContain("Path=/api/login");
     // Only its hash is stored.
     const token = device.split("=")[1]!;
-    expect(s.t.db.query("SELECT COUNT(*) AS n FROM login_devices WHERE token_hash = ?").get(hashToken(token))).toEqual({ n: 1 });
-    expect(JSON.stringify(s.t.db.query("SELECT * FROM login_devices").all())).not.toContain(token);
+    expect(await s.t.database.get("SELECT COUNT(*) AS n FROM login_devices WHERE token_hash = ?", hashToken(token))).toEqual({ n: 1 });
+    expect(JSON.stringify(await s.t.database.all("SELECT * FROM login_devices"))).not.toContain(token);
 
     // The attack: 40 wrong passwords, from 40 addresses, 10 at a time.
     const attack: Response[] = [];
@@ -194,15 +194,16 @@ describe("password hashing cost", () => {
   test("new hashes use argon2id at OWASP's floor; an older, costlier hash still signs in and is replaced", async () => {
     const s = await listening();
     const fresh = await s.t.signUp("newhash");
-    expect((s.t.db.query("SELECT password_hash AS h FROM users WHERE id = ?").get(fresh.user.id) as { h: string }).h).toStartWith("$argon2id$v=19$m=19456,t=2,p=1$");
+    const stored = async () => (await s.t.database.get<{ h: string }>("SELECT password_hash AS h FROM users WHERE id = ?", fresh.user.id))!.h;
+    expect(await stored()).toStartWith("$argon2id$v=19$m=19456,t=2,p=1$");
     // An account made before this change: Bun's default parameters (m = 64 MiB).
     const old = await Bun.password.hash(PASSWORD, { algorithm: "argon2id" });
     expect(old).toStartWith("$argon2id$v=19$m=65536,t=2,p=1$");
-    s.t.db.run("UPDATE users SET password_hash = ? WHERE id = ?", [old, fresh.user.id]);
+    await s.t.database.run("UPDATE users SET password_hash = ? WHERE id = ?", old, fresh.user.id);
     expect((await s.login("newhash", "wrong-password", from("192.0.2.60"))).status).toBe(401);
-    expect((s.t.db.query("SELECT password_hash AS h FROM users WHERE id = ?").get(fresh.user.id) as { h: string }).h).toBe(old);
+    expect(await stored()).toBe(old);
     expect((await s.login("newhash", PASSWORD, from("192.0.2.60"))).status).toBe(200);
-    const upgraded = (s.t.db.query("SELECT password_hash AS h FROM users WHERE id = ?").get(fresh.user.id) as { h: string }).h;
+    const upgraded = await stored();
     expect(upgraded).toStartWith("$argon2id$v=19$m=19456,t=2,p=1$");
     expect(await Bun.password.verify(PASSWORD, upgraded)).toBe(true);
     // The session made by sign-up survives the upgrade (same password, new parameters).

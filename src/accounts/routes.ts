@@ -1,7 +1,8 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../context";
 import { AppError } from "../http/errors";
-import { AttemptLimiter, LIMITS, refundAll, takeAll, tooManyAttempts } from "../http/rateLimit";
+import { tooManyAttempts } from "../http/rateLimit";
+import { attemptStore } from "../http/attemptStore";
 import { clientIp } from "../http/security";
 import { LoginBody, PublicUser, RegisterBody, SignedIn } from "./schema";
 import { Ok, defineOperations } from "../openapi/registry";
@@ -40,11 +41,7 @@ const DEVICE_TOKEN = /^[A-Za-z0-9_-]{43}$/;
 const SIGN_IN_LIMITED = "Too many failed sign-in attempts.";
 
 export function accountRoutes(ctx: AppContext, auth: AuthPlugin) {
-  const perAccountAddress = AttemptLimiter.of(LIMITS.loginPerAccountAddress);
-  const perAccount = AttemptLimiter.of(LIMITS.loginPerAccount);
-  const perAddress = AttemptLimiter.of(LIMITS.loginPerAddress);
-  const perDevice = AttemptLimiter.of(LIMITS.loginPerDevice);
-  const signups = AttemptLimiter.of(LIMITS.signupPerAddress);
+  const attempts = attemptStore(ctx.db);
   let staleDevicesSweptAt = 0;
 
   /** Stores a new session and returns its token (the cookie is set once the write is done). */
@@ -93,7 +90,7 @@ export function accountRoutes(ctx: AppContext, auth: AuthPlugin) {
         // Counted before any work, whatever the outcome: a name taken or free is also what
         // an address probing for accounts wants to learn.
         const address = clientIp(ctx, request, server);
-        const slot = takeAll(address === null ? [] : [[signups, address]]);
+        const slot = await attempts.take(address === null ? [] : [["signupPerAddress", address]]);
         if ("waitMs" in slot) throw tooManyAttempts("Too many sign-ups from this network.", slot.waitMs);
         const clash = await ctx.accounts.takenConflict(body.username, body.email);
         if (clash) throw clash;
@@ -118,27 +115,27 @@ export function accountRoutes(ctx: AppContext, auth: AuthPlugin) {
         const device = deviceToken(request);
         const deviceHash = device ? hashToken(device) : null;
         const knownDevice = !!user && deviceHash !== null && (await ctx.accounts.isKnownDevice(deviceHash, user.id, isoIn(-DEVICE_TTL_MS)));
-        // Every attempt takes its slots BEFORE the slow hash, in one synchronous step, so
-        // parallel guesses cannot all pass the check before any is counted. Keys use the
-        // submitted name whether or not it exists, so the answers reveal nothing.
-        const slots = takeAll(
+        // Every attempt takes its slots BEFORE the slow hash, all in one transaction, so
+        // parallel guesses (on any instance) cannot all pass the check before any is counted.
+        // Keys use the submitted name whether or not it exists, so the answers reveal nothing.
+        const taken = await attempts.take(
           knownDevice
-            ? [[perDevice, `${deviceHash}|${user!.id}`]]
+            ? [["loginPerDevice", `${deviceHash}|${user!.id}`]]
             : address === null
-              ? [[perAccount, body.username]]
+              ? [["loginPerAccount", body.username]]
               : [
-                  [perAccountAddress, `${body.username}|${address}`],
-                  [perAccount, body.username],
-                  [perAddress, address],
+                  ["loginPerAccountAddress", `${body.username}|${address}`],
+                  ["loginPerAccount", body.username],
+                  ["loginPerAddress", address],
                 ],
         );
-        if ("waitMs" in slots) throw tooManyAttempts(SIGN_IN_LIMITED, slots.waitMs);
+        if ("waitMs" in taken) throw tooManyAttempts(SIGN_IN_LIMITED, taken.waitMs);
         const ok = await Bun.password.verify(body.password, user?.password_hash ?? DUMMY_HASH);
         if (!user || !ok) throw new AppError("UNAUTHORIZED", LOGIN_FAILED);
         // A success costs nothing, and the earlier misses from this browser were typos.
-        refundAll(slots.tickets);
+        await attempts.refund(taken.slots);
         if (needsRehash(user.password_hash)) await ctx.accounts.setPasswordHash(user.id, await hashPassword(body.password));
-        if (address !== null) perAccountAddress.clear(`${body.username}|${address}`);
+        if (address !== null) await attempts.clear(["loginPerAccountAddress", `${body.username}|${address}`]);
         setSessionCookie(ctx, set, await newSession(user.id));
         await rememberDevice(request, set, user.id);
         return { ok: true, message: "Logged in", user: await toPublicUser(ctx, user) };

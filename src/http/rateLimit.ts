@@ -1,6 +1,7 @@
 // Attempt limits for sign-in, sign-up and invite acceptance: every number lives in LIMITS, and
-// README.md's "Sign-in and abuse limits" section states them. Counters are kept in memory: one
-// process serves the instance, and a restart forgetting them costs an attacker a restart.
+// README.md's "Sign-in and abuse limits" section states them. They are counted in the database
+// (attemptStore.ts), so every instance sharing it shares them. The API request limits below are
+// counted in memory, per process.
 import { Elysia } from "elysia";
 import type { AppContext } from "../context";
 import { AppError } from "./errors";
@@ -32,14 +33,8 @@ export const LIMITS = {
 const MAX_KEYS = 100_000;
 
 type Window = { count: number; resetAt: number };
-/** A slot taken from one limiter for one key; given back on success. */
-export type Ticket = { limiter: AttemptLimiter; key: string; window: Window };
 
-/**
- * A fixed-window attempt counter. A slot is TAKEN before the slow work (the password hash),
- * synchronously, so parallel requests cannot all pass a "blocked?" check before any of them
- * is counted; a successful attempt may give its slot back (`refund`).
- */
+/** A fixed-window request counter in memory (the API request limits, per process). */
 export class AttemptLimiter {
   private windows = new Map<string, Window>();
   constructor(
@@ -47,48 +42,21 @@ export class AttemptLimiter {
     readonly windowMs: number,
   ) {}
 
-  static of(l: { max: number; windowMs: number }) {
-    return new AttemptLimiter(l.max, l.windowMs);
-  }
-
-  /** Milliseconds until `key` has a free slot; 0 when it has one now. */
-  waitFor(key: string, now = Date.now()) {
-    const w = this.windows.get(key);
-    if (!w || w.resetAt <= now || w.count < this.max) return 0;
-    return w.resetAt - now;
-  }
-
   /**
    * Counts one request against `key` when it has a slot: whether it may proceed, the slots
    * left in its window and the milliseconds until that window ends. A refused request is not
    * counted (a client hammering past its limit does not push its own reset further away).
    */
   hit(key: string, now = Date.now()) {
-    const waitMs = this.waitFor(key, now);
-    if (waitMs > 0) return { ok: false, remaining: 0, resetMs: waitMs };
-    const { window } = this.take(key, now);
-    return { ok: true, remaining: this.max - window.count, resetMs: window.resetAt - now };
-  }
-
-  /** Takes a slot (call only after `waitFor` said 0, in the same synchronous step). */
-  take(key: string, now = Date.now()): Ticket {
     let w = this.windows.get(key);
+    if (w && w.resetAt > now && w.count >= this.max) return { ok: false, remaining: 0, resetMs: w.resetAt - now };
     if (!w || w.resetAt <= now) {
       if (this.windows.size >= MAX_KEYS) this.sweep(now);
       w = { count: 0, resetAt: now + this.windowMs };
       this.windows.set(key, w);
     }
     w.count++;
-    return { limiter: this, key, window: w };
-  }
-
-  /** Gives a slot back, unless its window has since been replaced by a new one. */
-  refund(t: Ticket) {
-    if (this.windows.get(t.key) === t.window && t.window.count > 0) t.window.count--;
-  }
-
-  clear(key: string) {
-    this.windows.delete(key);
+    return { ok: true, remaining: this.max - w.count, resetMs: w.resetAt - now };
   }
 
   private sweep(now: number) {
@@ -101,19 +69,6 @@ export class AttemptLimiter {
     }
   }
 }
-
-/**
- * Takes one slot from each (limiter, key) pair, all or none, in one synchronous step. Returns
- * the tickets, or the longest wait when any pair is full (then nothing is taken).
- */
-export function takeAll(pairs: [AttemptLimiter, string][], now = Date.now()): { tickets: Ticket[] } | { waitMs: number } {
-  let waitMs = 0;
-  for (const [l, key] of pairs) waitMs = Math.max(waitMs, l.waitFor(key, now));
-  if (waitMs > 0) return { waitMs };
-  return { tickets: pairs.map(([l, key]) => l.take(key, now)) };
-}
-
-export const refundAll = (tickets: Ticket[]) => tickets.forEach((t) => t.limiter.refund(t));
 
 /** The 429 every limit answers with: how long to wait in words and in Retry-After. */
 export function tooManyAttempts(what: string, waitMs: number) {
