@@ -73,6 +73,8 @@ export function accountRoutes(ctx: AppContext, auth: AuthPlugin) {
       maxAge: DEVICE_TTL_MS / 1000,
     });
     const now = Date.now();
+    // Once a day per instance, with no lock among N of them: one DELETE of devices unused for
+    // a year, which two instances may run at once (each row goes once) at no harm.
     if (now - staleDevicesSweptAt > DAY_MS) {
       staleDevicesSweptAt = now;
       await ctx.accounts.deleteStaleDevices(isoIn(-DEVICE_TTL_MS));
