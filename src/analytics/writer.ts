@@ -6,7 +6,7 @@ import { UAParser } from "ua-parser-js";
 import { isbot } from "isbot";
 import type { Db } from "../db/open";
 import { sqliteNotifications } from "../notifications/store";
-import { clickWriterStore, MILESTONES, type ClickRecord } from "./writerStore";
+import { clickWriterStore, MILESTONES, type ClickRecord, type CountMove, type LinkInfo } from "./writerStore";
 import { Geo } from "./geo";
 import type { RawClick } from "./recorder";
 
@@ -47,61 +47,37 @@ export function milestoneMessage(title: string, shortCode: string, n: number) {
   return n === 1 ? `Your link "${title}" (/${shortCode}) got its first click` : `Your link "${title}" (/${shortCode}) passed ${n.toLocaleString("en-US")} clicks`;
 }
 
-export class ClickWriter {
-  private store;
-  private notifications;
+/**
+ * The owner's notices for the milestones (MILESTONES) a count move crossed; none for a link
+ * without an owner (the root link) or gone. No dedupe key: the count moves only in the click
+ * writer's transaction, so each crossing happens once. (A brand link's reset starts its count
+ * again; its next first click is news again.) Without one, the notification's index entries
+ * are appended.
+ */
+export function milestoneNotices(m: CountMove, link: LinkInfo | null) {
+  if (!link || link.user_id === null) return [];
+  const userId = link.user_id;
+  return MILESTONES.filter((n) => m.before < n && m.after >= n).map((n) => ({
+    userId,
+    kind: "link-clicks",
+    message: milestoneMessage(link.title, link.short_code, n),
+    link: TRACKER_PAGE[link.tracker] ?? "/link-tracker",
+  }));
+}
+
+/**
+ * A raw click made a row's values: user agent parsed (cached), bot flag, location, address per
+ * IP_STORAGE, visitor. Shared by both click writers: SQLite's below and PostgreSQL's (pgWriter.ts).
+ */
+export class ClickEnricher {
   private uaCache = new Map<string, Parsed>();
   // Clicks arrive tens to a millisecond under load: the last time's text serves them all.
   private lastAt = Number.NaN;
   private lastIso = "";
   readonly geo: Geo;
 
-  constructor(
-    private db: Db,
-    private opts: { ipStorage: IpStorage; geoipDb: string | null; foldEvery?: number | undefined },
-  ) {
-    this.store = clickWriterStore(db);
-    this.notifications = sqliteNotifications(db);
-    this.geo = new Geo(opts.geoipDb);
-  }
-
-  /**
-   * Writes the batch: rows, counts and milestone notifications commit together or not at all
-   * (a failure throws and the caller keeps the batch). `countedOnly`: per link, clicks to count
-   * without a row (dropped under overload, see recorder.ts MAX_BACKLOG). Returns the number of clicks written.
-   */
-  write(batch: RawClick[], countedOnly?: ReadonlyMap<number, number>) {
-    const records = batch.map((c) => this.enrich(c));
-    this.db
-      .transaction(() => {
-        for (const m of this.store.writeBatch(records, countedOnly)) {
-          const crossed = MILESTONES.filter((n) => m.before < n && m.after >= n);
-          if (crossed.length === 0) continue;
-          const link = this.store.linkInfo(m.linkId);
-          if (!link || link.user_id === null) continue;
-          // No dedupe key: the count moves only here, in this transaction, so each crossing
-          // happens once. (A brand link's reset starts its count again; its next first click
-          // is news again.) Without one, the notification's index entries are appended.
-          for (const n of crossed) {
-            this.notifications.add({
-              userId: link.user_id,
-              kind: "link-clicks",
-              message: milestoneMessage(link.title, link.short_code, n),
-              link: TRACKER_PAGE[link.tracker] ?? "/link-tracker",
-            });
-          }
-        }
-        // In the same transaction: the fold mark and the rows it covers never disagree.
-        this.store.fold(this.opts.foldEvery);
-      })
-      // Takes the write lock first: the app's connection writes too (see store.ts rollUp).
-      .immediate();
-    return batch.length;
-  }
-
-  /** Folds whatever tail is left (a graceful stop, an idle writer): readers then scan none. */
-  foldAll() {
-    return this.db.transaction(() => this.store.fold(1)).immediate();
+  constructor(private enrichOpts: { ipStorage: IpStorage; geoipDb: string | null }) {
+    this.geo = new Geo(enrichOpts.geoipDb);
   }
 
   parseUa(ua: string | null): Parsed {
@@ -130,7 +106,7 @@ export class ClickWriter {
     return this.lastIso;
   }
 
-  private enrich(c: RawClick): ClickRecord {
+  enrich(c: RawClick): ClickRecord {
     const ua = this.parseUa(c.userAgent);
     // A proxy's headers win; the databases fill in whatever they left out.
     const looked = c.country && c.city ? null : this.geo.lookup(c.ip);
@@ -139,7 +115,7 @@ export class ClickWriter {
       timestamp: this.iso(c.at),
       referrer: c.referrer,
       userAgent: c.userAgent,
-      ip: storeIp(c.ip, this.opts.ipStorage),
+      ip: storeIp(c.ip, this.enrichOpts.ipStorage),
       country: c.country ?? looked?.country ?? null,
       city: c.city ?? looked?.city ?? null,
       deviceType: ua.deviceType,
@@ -151,5 +127,44 @@ export class ClickWriter {
       isBot: ua.isBot,
       source: c.source,
     };
+  }
+}
+
+export class ClickWriter extends ClickEnricher {
+  private store;
+  private notifications;
+
+  constructor(
+    private db: Db,
+    private opts: { ipStorage: IpStorage; geoipDb: string | null; foldEvery?: number | undefined },
+  ) {
+    super(opts);
+    this.store = clickWriterStore(db);
+    this.notifications = sqliteNotifications(db);
+  }
+
+  /**
+   * Writes the batch: rows, counts and milestone notifications commit together or not at all
+   * (a failure throws and the caller keeps the batch). `countedOnly`: per link, clicks to count
+   * without a row (dropped under overload, see recorder.ts MAX_BACKLOG). Returns the number of clicks written.
+   */
+  write(batch: RawClick[], countedOnly?: ReadonlyMap<number, number>) {
+    const records = batch.map((c) => this.enrich(c));
+    this.db
+      .transaction(() => {
+        for (const m of this.store.writeBatch(records, countedOnly)) {
+          for (const notice of milestoneNotices(m, this.store.linkInfo(m.linkId))) this.notifications.add(notice);
+        }
+        // In the same transaction: the fold mark and the rows it covers never disagree.
+        this.store.fold(this.opts.foldEvery);
+      })
+      // Takes the write lock first: the app's connection writes too (see store.ts rollUp).
+      .immediate();
+    return batch.length;
+  }
+
+  /** Folds whatever tail is left (a graceful stop, an idle writer): readers then scan none. */
+  foldAll() {
+    return this.db.transaction(() => this.store.fold(1)).immediate();
   }
 }
