@@ -1,0 +1,123 @@
+// The redirect map's follower (follow.ts) against a real PostgreSQL 15 (a throwaway cluster):
+// what the trigger of migrations/pg/0009 announces reaches the map, in batches, in order, and
+// a lost listening connection makes the map stale until it has been read again whole.
+// Run by scripts/test.sh's PostgreSQL section; without PostgreSQL these fail, they never skip.
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { SQL } from "bun";
+import { startCluster, type PgCluster } from "../../scripts/lib/pgcluster";
+import { type Database, pgDatabase } from "../db/database";
+import { migratePg, openPg } from "../db/pg";
+import { type Follower, followLinks } from "./follow";
+import type { RedirectRow } from "./store";
+
+let cluster: PgCluster;
+let db: Database;
+let writer: SQL;
+let follower: Follower;
+const map = new Map<string, RedirectRow>();
+let reloads = 0;
+let userId = 0;
+
+beforeAll(async () => {
+  cluster = await startCluster();
+  const url = await cluster.createDatabase("follow");
+  const pool = openPg(url);
+  await migratePg(pool);
+  db = pgDatabase(pool);
+  writer = new SQL({ url, max: 1 });
+  const now = new Date().toISOString();
+  [{ id: userId }] = await writer`INSERT INTO users (username, password_hash, email, created_at, updated_at) VALUES ('f', 'x', 'f@example.test', ${now}, ${now}) RETURNING id`;
+  const reloadAll = async () => {
+    reloads++;
+    map.clear();
+    for (const r of await db.all<RedirectRow>("SELECT id, short_code, original_url, active, expires_at FROM short_links")) map.set(r.short_code, r);
+  };
+  follower = await followLinks(url, db, {
+    put: (r) => map.set(r.short_code, r),
+    drop: (code, id) => {
+      if (map.get(code)?.id === id) map.delete(code);
+    },
+    reloadAll,
+  });
+  await reloadAll();
+}, 60_000);
+
+afterAll(async () => {
+  await follower?.stop();
+  await writer?.close();
+  await db?.close();
+  await cluster?.stop();
+});
+
+const now = () => new Date().toISOString();
+/** Waits until `check` holds (the map is updated by notifications, a few ms after a commit). */
+async function until(check: () => boolean, ms = 2_000) {
+  const t0 = performance.now();
+  while (!check()) {
+    if (performance.now() - t0 > ms) throw new Error("the map did not follow");
+    await Bun.sleep(2);
+  }
+  await follower.settled();
+}
+
+test("an insert, an edit, a rename and a delete by another connection reach the map", async () => {
+  const [{ id }] = await writer`INSERT INTO short_links (user_id, short_code, original_url, title, created_at, updated_at) VALUES (${userId}, 'f1', 'https://example.com/1', 't', ${now()}, ${now()}) RETURNING id`;
+  await until(() => map.get("f1")?.original_url === "https://example.com/1");
+  await writer`UPDATE short_links SET original_url = 'https://example.com/2', expires_at = '2030-01-01T00:00:00.000Z' WHERE id = ${id}`;
+  await until(() => map.get("f1")?.expires_at === "2030-01-01T00:00:00.000Z");
+  expect(map.get("f1")!.original_url).toBe("https://example.com/2");
+  await writer`UPDATE short_links SET short_code = 'f1b' WHERE id = ${id}`;
+  await until(() => map.has("f1b") && !map.has("f1"));
+  await writer`DELETE FROM short_links WHERE id = ${id}`;
+  await until(() => !map.has("f1b"));
+  expect(follower.stale).toBe(false);
+});
+
+test("a code renamed away and taken by another link in one transaction ends up the other link's", async () => {
+  const [{ id: a }] = await writer`INSERT INTO short_links (user_id, short_code, original_url, title, created_at, updated_at) VALUES (${userId}, 'swap', 'https://example.com/a', 't', ${now()}, ${now()}) RETURNING id`;
+  await until(() => map.get("swap")?.id === a);
+  const b = await writer.begin(async (tx) => {
+    await tx`UPDATE short_links SET short_code = 'swapped' WHERE id = ${a}`;
+    const [row] = await tx`INSERT INTO short_links (user_id, short_code, original_url, title, created_at, updated_at) VALUES (${userId}, 'swap', 'https://example.com/b', 't', ${now()}, ${now()}) RETURNING id`;
+    return row.id as number;
+  });
+  await until(() => map.get("swap")?.id === b && map.get("swapped")?.id === a);
+});
+
+test("a rolled-back write announces nothing", async () => {
+  await writer
+    .begin(async (tx) => {
+      await tx`INSERT INTO short_links (user_id, short_code, original_url, title, created_at, updated_at) VALUES (${userId}, 'never', 'https://example.com/n', 't', ${now()}, ${now()})`;
+      throw new Error("roll back");
+    })
+    .catch(() => {});
+  await writer`INSERT INTO short_links (user_id, short_code, original_url, title, created_at, updated_at) VALUES (${userId}, 'after', 'https://example.com/x', 't', ${now()}, ${now()})`;
+  await until(() => map.has("after"));
+  expect(map.has("never")).toBe(false);
+});
+
+test("2,500 links inserted in one statement (an import) all reach the map", async () => {
+  await writer`INSERT INTO short_links (user_id, short_code, original_url, title, created_at, updated_at)
+    SELECT ${userId}, 'bulk' || g, 'https://example.com/bulk/' || g, 't', ${now()}, ${now()} FROM generate_series(1, 2500) g`;
+  await until(() => map.has("bulk2500") && map.has("bulk1"), 5_000);
+  expect([...map.keys()].filter((k) => k.startsWith("bulk")).length).toBe(2500);
+});
+
+test("the listening connection killed: stale at once, then reloaded whole, including a change made while nobody listened", async () => {
+  const before = reloads;
+  const admin = new SQL({ url: cluster.adminUrl("follow"), max: 1 });
+  try {
+    const killed = await admin`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query = 'LISTEN "threadlink_links"'`;
+    expect(killed.length).toBe(1);
+    await until(() => follower.stale, 1_000);
+    await writer`UPDATE short_links SET original_url = 'https://example.com/missed' WHERE short_code = 'after'`;
+    await until(() => !follower.stale, 10_000);
+    expect(reloads).toBe(before + 1);
+    expect(map.get("after")!.original_url).toBe("https://example.com/missed");
+    // And it follows again.
+    await writer`UPDATE short_links SET original_url = 'https://example.com/again' WHERE short_code = 'after'`;
+    await until(() => map.get("after")?.original_url === "https://example.com/again");
+  } finally {
+    await admin.close();
+  }
+});
