@@ -36,7 +36,7 @@ export async function createApp({ db, config, maxClickBacklog }: { db: Database;
   const ctx: AppContext = createContext(db, config);
   const bearer = bearerKeys(ctx);
   const auth = authPlugin(ctx, bearer);
-  const links = createLinks(ctx, { maxClickBacklog });
+  const links = await createLinks(ctx, { maxClickBacklog });
   const spa = await spaPlugin();
   // Static pages for visitors (no app bundle): a path that cannot be decoded gets the 404 one.
   const pages = visitorPages(config.appName);

@@ -11,8 +11,8 @@ const API = "/api/pic-drift-links";
 // The window plus room for a busy machine (the worker may be mid-transaction).
 const settle = () => Bun.sleep(WRITE_WITHIN_MS + 300);
 const row = (id: number) =>
-  t.db.query("SELECT *, COALESCE((SELECT clicks FROM link_click_counts WHERE link_id = short_links.id), 0) AS click_count FROM short_links WHERE id = ?").get(id) as Record<string, unknown> | null;
-const root = () => t.db.query("SELECT *, COALESCE((SELECT clicks FROM link_click_counts WHERE link_id = short_links.id), 0) AS click_count FROM short_links WHERE short_code = 'root'").get() as { id: number; click_count: number; original_url: string };
+  t.database.get<Record<string, unknown>>("SELECT *, COALESCE((SELECT clicks FROM link_click_counts WHERE link_id = short_links.id), 0) AS click_count FROM short_links WHERE id = ?", id);
+const root = async () => (await t.database.get<{ id: number; click_count: number; original_url: string }>("SELECT *, COALESCE((SELECT clicks FROM link_click_counts WHERE link_id = short_links.id), 0) AS click_count FROM short_links WHERE short_code = 'root'"))!;
 
 async function make(cookie: string, shortCode: string, tracker = API) {
   const r = await t.call("POST", tracker, { body: { originalUrl: `https://example.com/${shortCode}`, title: `Title ${shortCode}`, shortCode }, cookie });
@@ -24,7 +24,7 @@ describe("brand links", () => {
   test("create makes a brand link with its short URL on BRAND_DOMAIN", async () => {
     const l = await make(bob.cookie, "bobs-brand");
     expect(l.shortUrl).toBe("http://go.brand.example/bobs-brand");
-    expect(row(l.id)).toMatchObject({ tracker: "brand", user_id: bob.user.id });
+    expect(await row(l.id)).toMatchObject({ tracker: "brand", user_id: bob.user.id });
     const list = await t.call("GET", API, { cookie: bob.cookie });
     expect(list.json.map((l: { shortCode: string }) => l.shortCode)).toEqual(["bobs-brand"]);
   });
@@ -42,14 +42,14 @@ describe("brand links", () => {
   });
 
   test("the root link: owner reads analytics and resets; cannot edit or delete (403); others get 404", async () => {
-    const id = root().id;
+    const id = (await root()).id;
     await t.call("GET", "/", { headers: { host: "go.brand.example" } });
     // The app's first click starts the click worker (database, location data): on a loaded
     // machine that alone can outlast the write window, so wait for the click itself.
-    for (let i = 0; i < 250 && root().click_count === 0; i++) await Bun.sleep(20);
-    expect(root().click_count).toBe(1);
+    for (let i = 0; i < 250 && (await root()).click_count === 0; i++) await Bun.sleep(20);
+    expect((await root()).click_count).toBe(1);
     expect((await t.call("GET", `${API}/${id}/analytics`, { cookie: owner.cookie })).json.clickCount).toBe(1);
-    const before = row(id);
+    const before = await row(id);
     const edit = await t.call("PUT", `${API}/${id}`, { body: { id, shortCode: "mine", originalUrl: "https://evil.example", title: "x" }, cookie: owner.cookie });
     expect(edit.status).toBe(403);
     expect(edit.json.error.message).toBe("The root link cannot be edited");
@@ -67,12 +67,12 @@ describe("brand links", () => {
       const r = await t.call(method, path, { cookie: bob.cookie, body: method === "PUT" ? { shortCode: "mine", originalUrl: "https://evil.example", title: "x" } : undefined });
       expect(r.status).toBe(404);
     }
-    expect(row(id)).toEqual(before);
+    expect(await row(id)).toEqual(before);
     // Reset needs isRoot=true for the root link (spec §7).
     expect((await t.call("POST", `${API}/${id}/reset-clicks`, { cookie: owner.cookie })).status).toBe(404);
     const reset = await t.call("POST", `${API}/${id}/reset-clicks?isRoot=true`, { cookie: owner.cookie });
     expect(reset.status).toBe(200);
-    expect(root().click_count).toBe(0);
+    expect((await root()).click_count).toBe(0);
     const a = await t.call("GET", `${API}/${id}/analytics`, { cookie: owner.cookie });
     expect(a.json).toMatchObject({ clickCount: 0, uniqueVisitors: 0, lastClick: null, clicks: [] });
   });
@@ -144,25 +144,25 @@ describe("PUT /api/pic-drift-links/{id}", () => {
     test(`refuses: ${s.name}`, async () => {
       await make(owner.cookie, "main-taken", "/api/links").catch(() => undefined);
       const l = await make(bob.cookie, `edit-${Math.random().toString(36).slice(2, 9)}`);
-      const before = row(l.id);
+      const before = await row(l.id);
       const r = await t.call("PUT", `${API}/${l.id}`, { body: { id: l.id, ...s.body }, cookie: bob.cookie });
       expect(r.status).toBe(s.status ?? 400);
       expect(r.json.error.message).toMatch(s.message);
-      expect(row(l.id)).toEqual(before);
+      expect(await row(l.id)).toEqual(before);
     });
   }
 
   test("malformed JSON: 400 and nothing changes", async () => {
     const l = await make(bob.cookie, "json-target");
-    const before = row(l.id);
+    const before = await row(l.id);
     const r = await t.call("PUT", `${API}/${l.id}`, { raw: "{nope", cookie: bob.cookie });
     expect(r.status).toBe(400);
-    expect(row(l.id)).toEqual(before);
+    expect(await row(l.id)).toEqual(before);
   });
 
   test("another user's brand link: edit, delete, reset and analytics are 404 and nothing changes", async () => {
     const l = await make(bob.cookie, "bob-private");
-    const before = row(l.id);
+    const before = await row(l.id);
     for (const [method, path, body] of [
       ["PUT", `${API}/${l.id}`, { id: l.id, shortCode: "stolen", originalUrl: "https://evil.example", title: "Mine" }],
       ["DELETE", `${API}/${l.id}`, undefined],
@@ -172,14 +172,14 @@ describe("PUT /api/pic-drift-links/{id}", () => {
       const r = await t.call(method, path, { cookie: owner.cookie, body: body as any });
       expect(r.status).toBe(404);
     }
-    expect(row(l.id)).toEqual(before);
+    expect(await row(l.id)).toEqual(before);
     expect((await t.call("GET", "/bob-private")).headers.get("location")).toBe("https://example.com/bob-private");
   });
 
   test("the main tracker has no reset, and its edit never renames (src/links/edit.test.ts)", async () => {
     const l = await make(bob.cookie, "main-only", "/api/links");
     expect((await t.call("PUT", `/api/links/${l.id}`, { body: { shortCode: "zzz", originalUrl: "https://e.com", title: "x" }, cookie: bob.cookie })).status).toBe(400);
-    expect(row(l.id)).toMatchObject({ short_code: "main-only" });
+    expect(await row(l.id)).toMatchObject({ short_code: "main-only" });
     expect((await t.call("POST", `/api/links/${l.id}/reset-clicks`, { cookie: bob.cookie })).status).toBe(404);
   });
 });
@@ -193,7 +193,7 @@ describe("POST /api/pic-drift-links/{id}/reset-clicks", () => {
     expect(r.status).toBe(200);
     expect(r.json.clickCount).toBe(0);
     await settle();
-    expect(row(l.id)!.click_count).toBe(0);
+    expect((await row(l.id))!.click_count).toBe(0);
     const a = await t.call("GET", `${API}/${l.id}/analytics`, { cookie: bob.cookie });
     expect(a.json).toMatchObject({ clickCount: 0, uniqueVisitors: 0, lastClick: null, clicks: [] });
     expect(a.json.tallies.browser).toEqual([]);
@@ -204,7 +204,7 @@ describe("POST /api/pic-drift-links/{id}/reset-clicks", () => {
     expect(after.json).toMatchObject({ clickCount: 1, uniqueVisitors: 1 });
     expect(after.json.clicks).toHaveLength(1);
     // Its first click after the reset is news again: one notification per crossing.
-    const firsts = t.db.query("SELECT link FROM notifications WHERE user_id = ? AND message = ?").all(bob.user.id, 'Your link "Title resettable" (/resettable) got its first click');
+    const firsts = await t.database.all("SELECT link FROM notifications WHERE user_id = ? AND message = ?", bob.user.id, 'Your link "Title resettable" (/resettable) got its first click');
     expect(firsts).toEqual([{ link: "/pic-drift-link-tracker" }, { link: "/pic-drift-link-tracker" }]);
   });
 });

@@ -10,7 +10,7 @@ const alice = await t.signUp("alice");
 const bob = await t.signUp("bob");
 const BULK = "/api/links/bulk";
 
-const links = () => (await t.count("short_links"));
+const links = () => t.count("short_links");
 const location = async (code: string) => (await t.call("GET", `/${code}`)).headers.get("location");
 const inOneHour = () => new Date(Date.now() + 3_600_000).toISOString();
 const bulk = (items: unknown, cookie = alice.cookie) => t.call("POST", BULK, { body: { links: items } as never, cookie });
@@ -18,7 +18,7 @@ const bulk = (items: unknown, cookie = alice.cookie) => t.call("POST", BULK, { b
 describe("POST /api/links/bulk", () => {
   test("creates every good item in order, with generated codes where none is given; each redirects at once", async () => {
     const expiresAt = inOneHour();
-    const before = links();
+    const before = await links();
     const r = await bulk([
       { originalUrl: "https://example.com/one", title: "One", shortCode: "bulk-one" },
       { originalUrl: "https://example.com/two?x=1", title: "Two", description: "second" },
@@ -32,7 +32,7 @@ describe("POST /api/links/bulk", () => {
     expect(two).toMatchObject({ index: 1, status: "created", link: { originalUrl: "https://example.com/two?x=1", description: "second", expiresAt: null } });
     expect(two.link.shortCode).toMatch(/^[A-Za-z0-9_-]{7}$/);
     expect(three).toMatchObject({ index: 2, status: "created", link: { shortCode: "bulk-three", expiresAt } });
-    expect(links()).toBe(before + 3);
+    expect(await links()).toBe(before + 3);
     expect(await location("bulk-one")).toBe("https://example.com/one");
     expect(await location(two.link.shortCode)).toBe("https://example.com/two?x=1");
     // The list shows them as the user's own.
@@ -65,19 +65,19 @@ describe("POST /api/links/bulk", () => {
   ];
 
   test.each(refusedCases)("refuses an item with %s (VALIDATION, the create's message and field); its neighbours are created", async (_name, item, message, field) => {
-    const before = links();
+    const before = await links();
     const tag = Math.random().toString(36).slice(2, 8);
     const r = await bulk([{ originalUrl: "https://example.com/a", title: "A", shortCode: `ok-a-${tag}` }, item, { originalUrl: "https://example.com/b", title: "B", shortCode: `ok-b-${tag}` }]);
     expect(r.status).toBe(200);
     expect(r.json).toMatchObject({ created: 2, refused: 1 });
     expect(r.json.results[1]).toEqual({ index: 1, status: "refused", error: { code: "VALIDATION", message, ...(field ? { fields: { [field]: message } } : {}) } });
-    expect(links()).toBe(before + 2);
+    expect(await links()).toBe(before + 2);
   });
 
   test("a code taken by another user is refused as CONFLICT and their link is untouched; so is a code repeated within the request", async () => {
     const theirs = await t.call("POST", "/api/links", { body: { originalUrl: "https://bob.example/mine", title: "Bob's", shortCode: "bobs-code" }, cookie: bob.cookie });
     expect(theirs.status).toBe(201);
-    const before = links();
+    const before = await links();
     const r = await bulk([
       { originalUrl: "https://example.com/steal", title: "Steal", shortCode: "bobs-code" },
       { originalUrl: "https://example.com/first", title: "First", shortCode: "twice-code" },
@@ -90,24 +90,24 @@ describe("POST /api/links/bulk", () => {
       expect.objectContaining({ index: 1, status: "created" }),
       { index: 2, status: "refused", error: taken },
     ]);
-    expect(links()).toBe(before + 1);
-    expect(t.db.query("SELECT user_id, original_url FROM short_links WHERE short_code = 'bobs-code'").get()).toEqual({ user_id: bob.user.id, original_url: "https://bob.example/mine" });
+    expect(await links()).toBe(before + 1);
+    expect(await t.database.get("SELECT user_id, original_url FROM short_links WHERE short_code = 'bobs-code'")).toEqual({ user_id: bob.user.id, original_url: "https://bob.example/mine" });
     expect(await location("bobs-code")).toBe("https://bob.example/mine");
     expect(await location("twice-code")).toBe("https://example.com/first");
   });
 
   test("1,000 items are accepted in one request; 1,001 are one clear 400 and nothing is written", async () => {
     const many = (n: number, tag: string) => Array.from({ length: n }, (_, i) => ({ originalUrl: `https://example.com/${tag}/${i}`, title: `${tag} ${i}` }));
-    let before = links();
+    let before = await links();
     const ok = await bulk(many(BULK_MAX, "thousand"));
     expect(ok.status).toBe(200);
     expect(ok.json.created).toBe(BULK_MAX);
-    expect(links()).toBe(before + BULK_MAX);
-    before = links();
+    expect(await links()).toBe(before + BULK_MAX);
+    before = await links();
     const over = await bulk(many(BULK_MAX + 1, "over"));
     expect(over.status).toBe(400);
     expect(over.json.error).toEqual({ code: "VALIDATION", message: BULK_MSG.tooMany, fields: { links: BULK_MSG.tooMany } });
-    expect(links()).toBe(before);
+    expect(await links()).toBe(before);
   });
 
   const badBodies: [string, unknown, number, string][] = [
@@ -116,15 +116,15 @@ describe("POST /api/links/bulk", () => {
     ["no links at all", {}, 400, "links is required"],
   ];
   test.each(badBodies)("%s is a 400 with the reason, nothing written", async (_name, body, status, message) => {
-    const before = links();
+    const before = await links();
     const r = await t.call("POST", BULK, { body: body as never, cookie: alice.cookie });
     expect(r.status).toBe(status);
     expect(r.json.error.message).toBe(message);
-    expect(links()).toBe(before);
+    expect(await links()).toBe(before);
   });
 
   test("hostile bodies: not signed in is 401, not JSON is 415, broken JSON is 400; nothing written", async () => {
-    const before = links();
+    const before = await links();
     const anon = await t.call("POST", BULK, { body: { links: [{ originalUrl: "https://example.com", title: "x" }] } });
     expect(anon.status).toBe(401);
     const csv = await t.call("POST", BULK, { raw: "url,title\nhttps://example.com,x", cookie: alice.cookie, headers: { "content-type": "text/csv" } });
@@ -132,7 +132,7 @@ describe("POST /api/links/bulk", () => {
     const broken = await t.call("POST", BULK, { raw: '{"links": [', cookie: alice.cookie });
     expect(broken.status).toBe(400);
     expect(broken.json.error.code).toBe("BAD_REQUEST");
-    expect(links()).toBe(before);
+    expect(await links()).toBe(before);
   });
 
   test("hostile text is stored as plain data", async () => {

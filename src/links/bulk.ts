@@ -18,7 +18,10 @@ import type { LinkRow, NewLink } from "./store";
  */
 export const WRITE_BATCH = 100;
 
-/** A turn of the event loop between two transactions (never inside one: SQLite's never await). */
+/**
+ * A turn of the event loop between two transactions: on SQLite a transaction holds the one
+ * connection (other requests' statements wait for its end), so redirects and reads get in here.
+ */
 export const nextTurn = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
 
 export type Checked = { ok: true; link: NewLink } | { ok: false; error: ItemError };
@@ -54,9 +57,9 @@ const freshCode = () => {
  * Writes checked links in one transaction and puts each new one in the redirect map at once.
  * Aligned with `items`: the row, or the reason it was not written (its code is taken).
  */
-export function writeLinks(links: Links, userId: number, items: readonly NewLink[]): (LinkRow | ItemError)[] {
+export async function writeLinks(links: Links, userId: number, items: readonly NewLink[]): Promise<(LinkRow | ItemError)[]> {
   if (items.length === 0) return [];
-  const rows = links.store.createMany(userId, "main", items, freshCode);
+  const rows = await links.store.createMany(userId, "main", items, freshCode);
   return rows.map((row, i) => {
     if (!row) return items[i]!.shortCode === null ? refusal("CONFLICT", BULK_MSG.noCode) : refusal("CONFLICT", MSG.codeTaken, "shortCode");
     links.remember(row);

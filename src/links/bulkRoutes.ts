@@ -28,7 +28,7 @@ export function bulkLinkRoutes(ctx: AppContext, auth: AuthPlugin, links: Links) 
   async function download(user: { id: number; username: string }, format: "csv" | "json") {
     // The counts include every click captured so far, as the list's do.
     await links.recorder.flush();
-    const rows = links.store.list(user.id, "main").map((r) => exportRow(links, r));
+    const rows = (await links.store.list(user.id, "main")).map((r) => exportRow(links, r));
     const headers = { "content-disposition": `attachment; filename="${exportFilename(user.username, format)}"`, "cache-control": "no-store" };
     if (format === "json") {
       const body = JSON.stringify({ exportedAt: new Date().toISOString(), links: rows });
@@ -48,7 +48,7 @@ export function bulkLinkRoutes(ctx: AppContext, auth: AuthPlugin, links: Links) 
         for (let at = 0; at < body.links.length; at += WRITE_BATCH) {
           if (at > 0) await nextTurn();
           const checked = body.links.slice(at, at + WRITE_BATCH).map((item) => checkItem(item, links.ownHosts));
-          const written = writeLinks(
+          const written = await writeLinks(
             links,
             user.id,
             checked.flatMap((c) => (c.ok ? [c.link] : [])),

@@ -7,7 +7,7 @@ const alice = await t.signUp("alice");
 const bob = await t.signUp("bob");
 const API = "/api/links";
 
-const row = (id: number) => t.db.query("SELECT * FROM short_links WHERE id = ?").get(id) as Record<string, unknown> | null;
+const row = (id: number) => t.database.get<Record<string, unknown>>("SELECT * FROM short_links WHERE id = ?", id);
 const location = async (code: string) => (await t.call("GET", `/${code}`)).headers.get("location");
 const inOneHour = () => new Date(Date.now() + 3_600_000).toISOString();
 let n = 0;
@@ -29,7 +29,7 @@ describe("PUT /api/links/{id}", () => {
     const r = await t.call("PUT", `${API}/${l.id}`, { body: { ...ok, expiresAt }, cookie: bob.cookie });
     expect(r.status).toBe(200);
     expect(r.json).toMatchObject({ ...ok, id: l.id, shortCode: l.shortCode, shortUrl: `http://go.example/${l.shortCode}`, expiresAt });
-    expect(row(l.id)).toMatchObject({ original_url: ok.originalUrl, title: "Edited", description: "now described", expires_at: expiresAt, short_code: l.shortCode });
+    expect(await row(l.id)).toMatchObject({ original_url: ok.originalUrl, title: "Edited", description: "now described", expires_at: expiresAt, short_code: l.shortCode });
     expect(await location(l.shortCode)).toBe("https://example.org/new?x=1");
     // The list shows the edit too.
     const list = await t.call("GET", API, { cookie: bob.cookie });
@@ -47,7 +47,7 @@ describe("PUT /api/links/{id}", () => {
   test("PUT replaces: a missing description or expiry clears it, and clearing an expiry revives an expired link", async () => {
     const l = await make(bob.cookie, { description: "old", expiresAt: inOneHour() });
     // Expire it in the database (an expiry in the past cannot be set through the API).
-    t.db.query("UPDATE short_links SET expires_at = ? WHERE id = ?").run(new Date(Date.now() - 60_000).toISOString(), l.id);
+    await t.database.run("UPDATE short_links SET expires_at = ? WHERE id = ?", new Date(Date.now() - 60_000).toISOString(), l.id);
     const revived = await t.call("PUT", `${API}/${l.id}`, { body: { originalUrl: ok.originalUrl, title: "Back" }, cookie: bob.cookie });
     expect(revived.status).toBe(200);
     expect(revived.json).toMatchObject({ description: null, expiresAt: null });
@@ -58,17 +58,17 @@ describe("PUT /api/links/{id}", () => {
   test("an unchanged expiry already in the past is kept (editing an expired link's title); a changed one must be in the future", async () => {
     const l = await make(bob.cookie, { expiresAt: inOneHour() });
     const past = new Date(Date.now() - 60_000).toISOString();
-    t.db.query("UPDATE short_links SET expires_at = ? WHERE id = ?").run(past, l.id);
+    await t.database.run("UPDATE short_links SET expires_at = ? WHERE id = ?", past, l.id);
     // The map is rebuilt from the store at start; here the edit below is what refreshes it.
     const kept = await t.call("PUT", `${API}/${l.id}`, { body: { ...ok, expiresAt: past }, cookie: bob.cookie });
     expect(kept.status).toBe(200);
     expect(kept.json.expiresAt).toBe(past);
     expect((await t.call("GET", `/${l.shortCode}`)).status).toBe(410);
-    const before = row(l.id);
+    const before = await row(l.id);
     const other = await t.call("PUT", `${API}/${l.id}`, { body: { ...ok, expiresAt: new Date(Date.now() - 120_000).toISOString() }, cookie: bob.cookie });
     expect(other.status).toBe(400);
     expect(other.json.error).toMatchObject({ message: "The expiry date must be in the future", fields: { expiresAt: "The expiry date must be in the future" } });
-    expect(row(l.id)).toEqual(before);
+    expect(await row(l.id)).toEqual(before);
   });
 
   type Bad = { name: string; body: Record<string, unknown>; status?: number; message: string | RegExp; field?: string };
@@ -102,13 +102,13 @@ describe("PUT /api/links/{id}", () => {
   for (const s of invalid) {
     test(`refuses ${s.name}: 400 in the one error shape, nothing changed, redirect unchanged`, async () => {
       const l = await make(bob.cookie);
-      const before = row(l.id);
+      const before = await row(l.id);
       const r = await t.call("PUT", `${API}/${l.id}`, { body: s.body, cookie: bob.cookie });
       expect(r.status).toBe(s.status ?? 400);
       expect(r.json.error.code).toBe("VALIDATION");
       expect(r.json.error.message).toMatch(s.message);
       if (s.field) expect(Object.keys(r.json.error.fields)).toEqual([s.field]);
-      expect(row(l.id)).toEqual(before);
+      expect(await row(l.id)).toEqual(before);
       expect(await location(l.shortCode)).toBe(`https://example.com/${l.shortCode}`);
     });
   }
@@ -118,13 +118,13 @@ describe("PUT /api/links/{id}", () => {
     const body = { originalUrl: "https://example.com/search?q=%27%3B%20DROP%20TABLE", title: HOSTILE.script, description: `${HOSTILE.sql} ${HOSTILE.emoji}` };
     const r = await t.call("PUT", `${API}/${l.id}`, { body, cookie: bob.cookie });
     expect(r.status).toBe(200);
-    expect(row(l.id)).toMatchObject({ title: HOSTILE.script, description: `${HOSTILE.sql} ${HOSTILE.emoji}`, original_url: body.originalUrl });
+    expect(await row(l.id)).toMatchObject({ title: HOSTILE.script, description: `${HOSTILE.sql} ${HOSTILE.emoji}`, original_url: body.originalUrl });
     expect(await t.count("users")).toBeGreaterThanOrEqual(2);
   });
 
   test("malformed JSON, a non-object body and a wrong content type: 4xx, nothing changed", async () => {
     const l = await make(bob.cookie);
-    const before = row(l.id);
+    const before = await row(l.id);
     const cases = [
       { raw: "{nope", status: 400 },
       { raw: "[1,2]", status: 400 },
@@ -136,14 +136,14 @@ describe("PUT /api/links/{id}", () => {
       expect(r.status).toBe(c.status);
       expect(typeof r.json.error.message).toBe("string");
     }
-    expect(row(l.id)).toEqual(before);
+    expect(await row(l.id)).toEqual(before);
   });
 
   test("another user's link, a brand link, a missing id and a junk id: 404 and nothing changed", async () => {
     const l = await make(bob.cookie);
     const brand = await t.call("POST", "/api/pic-drift-links", { body: { originalUrl: "https://example.com/b", title: "Brand", shortCode: "bob-brand-one" }, cookie: bob.cookie });
     expect(brand.status).toBe(201);
-    const before = [row(l.id), row(brand.json.id)];
+    const before = [await row(l.id), await row(brand.json.id)];
     for (const [cookie, id] of [
       [alice.cookie, l.id],
       [bob.cookie, brand.json.id],
@@ -155,22 +155,22 @@ describe("PUT /api/links/{id}", () => {
       expect(r.status).toBe(404);
       expect(r.json.error).toMatchObject({ code: "NOT_FOUND", message: "Link not found" });
     }
-    expect([row(l.id), row(brand.json.id)]).toEqual(before);
+    expect([await row(l.id), await row(brand.json.id)]).toEqual(before);
     expect(await location(l.shortCode)).toBe(`https://example.com/${l.shortCode}`);
   });
 
   test("the root link cannot be reached through the Link Tracker, even by the owner (alice registered first)", async () => {
-    const root = t.db.query("SELECT id, original_url FROM short_links WHERE short_code = 'root'").get() as { id: number; original_url: string };
+    const root = (await t.database.get<{ id: number; original_url: string }>("SELECT id, original_url FROM short_links WHERE short_code = 'root'"))!;
     const r = await t.call("PUT", `${API}/${root.id}`, { body: ok, cookie: alice.cookie });
     expect(r.status).toBe(404);
-    expect((t.db.query("SELECT original_url FROM short_links WHERE id = ?").get(root.id) as { original_url: string }).original_url).toBe(root.original_url);
+    expect((await row(root.id))?.original_url).toBe(root.original_url);
   });
 
   test("without a session: 401, nothing changed", async () => {
     const l = await make(bob.cookie);
-    const before = row(l.id);
+    const before = await row(l.id);
     const r = await t.call("PUT", `${API}/${l.id}`, { body: ok });
     expect(r.status).toBe(401);
-    expect(row(l.id)).toEqual(before);
+    expect(await row(l.id)).toEqual(before);
   });
 });

@@ -24,15 +24,15 @@ async function send(app: Setup, body: string | Uint8Array, cookie: string | unde
 }
 const importCsv = (body: string | Uint8Array, cookie: string | undefined = alice.cookie, opts: { type?: string; query?: string } = {}) => send(t, body, cookie, opts);
 
-const links = () => (await t.count("short_links"));
+const links = () => t.count("short_links");
 const location = async (code: string) => (await t.call("GET", `/${code}`)).headers.get("location");
-const link = (code: string) => t.db.query("SELECT user_id, original_url, title, description, expires_at FROM short_links WHERE short_code = ?").get(code) as Record<string, unknown> | null;
+const link = (code: string) => t.database.get<Record<string, unknown>>("SELECT user_id, original_url, title, description, expires_at FROM short_links WHERE short_code = ?", code);
 const imported = (row: number, shortCode: string, note?: string) => ({ row, status: "imported", shortCode, shortUrl: `http://go.example/${shortCode}`, ...(note ? { note } : {}) });
 const skipped = (row: number, code: string, message: string, field?: string) => ({ row, status: "skipped", error: { code, message, ...(field ? { fields: { [field]: message } } : {}) } });
 
 describe("import formats, from fixture files", () => {
   test("plain url,code,title: good rows imported (codes kept or generated), bad ones reported with row and reason", async () => {
-    const before = links();
+    const before = await links();
     const r = await importCsv(await fixture("plain.csv"));
     expect(r.status).toBe(200);
     expect(v.is(ImportReport, r.json)).toBe(true);
@@ -48,10 +48,10 @@ describe("import formats, from fixture files", () => {
       skipped(7, "VALIDATION", MSG.codeShort, "shortCode"),
       imported(8, "no-title", IMPORT_MSG.titleFilled),
     ]);
-    expect(links()).toBe(before + 4);
-    expect(link("shoe-1234")).toMatchObject({ user_id: alice.user.id, title: 'The "Runner" shoe' });
-    expect(link(generated)).toMatchObject({ title: "Getting started, step by step", original_url: "https://docs.example.org/guide/getting-started" });
-    expect(link("no-title")).toMatchObject({ title: "example.com/no-title" });
+    expect(await links()).toBe(before + 4);
+    expect(await link("shoe-1234")).toMatchObject({ user_id: alice.user.id, title: 'The "Runner" shoe' });
+    expect(await link(generated)).toMatchObject({ title: "Getting started, step by step", original_url: "https://docs.example.org/guide/getting-started" });
+    expect(await link("no-title")).toMatchObject({ title: "example.com/no-title" });
     // The redirect map follows every imported link at once.
     expect(await location("spring-sale")).toBe("https://example.com/spring-sale?utm_source=newsletter&utm_medium=email");
   });
@@ -66,7 +66,7 @@ describe("import formats, from fixture files", () => {
       imported(4, "xmas", IMPORT_MSG.titleFilled),
       skipped(5, "VALIDATION", MSG.codeShort, "shortCode"),
     ]);
-    expect(link("q4Xf2")).toMatchObject({ user_id: bob.user.id, original_url: "https://blog.example.com/2024/03/release-notes", title: "Release notes, March" });
+    expect(await link("q4Xf2")).toMatchObject({ user_id: bob.user.id, original_url: "https://blog.example.com/2024/03/release-notes", title: "Release notes, March" });
     expect(await location("meetup-feb")).toBe("https://www.meetup.com/example-group/events/298765432/");
   });
 
@@ -81,22 +81,22 @@ describe("import formats, from fixture files", () => {
       imported(5, "gh-repo"),
       skipped(6, "VALIDATION", MSG.urlScheme, "originalUrl"),
     ]);
-    expect(link("ozh")).toMatchObject({ original_url: "http://ozh.org/", title: "ozh.org — Ozh Richard" });
-    expect(link("gh-repo")?.title).toContain("🔗");
-    expect(link("javascript")).toBeNull();
+    expect(await link("ozh")).toMatchObject({ original_url: "http://ozh.org/", title: "ozh.org — Ozh Richard" });
+    expect((await link("gh-repo"))?.title).toContain("🔗");
+    expect(await link("javascript")).toBeNull();
   });
 
   test("a semicolon-separated file and a UTF-16 file (Excel's 'Unicode text') import too", async () => {
     const semi = await importCsv("URL;Code;Title\r\nhttps://example.com/semi;semi-colon;Semicolons, and a comma\r\n");
     expect(semi.json.results).toEqual([imported(2, "semi-colon")]);
-    expect(link("semi-colon")?.title).toBe("Semicolons, and a comma");
+    expect((await link("semi-colon"))?.title).toBe("Semicolons, and a comma");
     const text = "url,code,title\r\nhttps://example.com/utf16,utf-sixteen,Grüße aus Köln\r\n";
     const le = new Uint8Array(2 + text.length * 2);
     le.set([0xff, 0xfe]);
     for (let i = 0; i < text.length; i++) le.set([text.charCodeAt(i) & 0xff, text.charCodeAt(i) >> 8], 2 + i * 2);
     const r = await importCsv(le);
     expect(r.json.results).toEqual([imported(2, "utf-sixteen")]);
-    expect(link("utf-sixteen")?.title).toBe("Grüße aus Köln");
+    expect((await link("utf-sixteen"))?.title).toBe("Grüße aus Köln");
   });
 
   test("rowOffset numbers a part of a file as the whole file's rows", async () => {
@@ -125,10 +125,10 @@ describe("hostile files", () => {
       skipped(11, "BAD_REQUEST", IMPORT_MSG.unclosedQuote),
     ]);
     // Formula-looking text is kept as data (it is only dangerous in a spreadsheet; the export guards it).
-    expect(link("formula-title")?.title).toBe('=HYPERLINK("https://evil.example","click")');
-    expect(link("hostile-ok-2")?.title).toBe('Quoted, with "quotes" and a line break');
-    expect(link("never-imported")).toBeNull();
-    expect(link("latin-1")).toBeNull();
+    expect((await link("formula-title"))?.title).toBe('=HYPERLINK("https://evil.example","click")');
+    expect((await link("hostile-ok-2"))?.title).toBe('Quoted, with "quotes" and a line break');
+    expect(await link("never-imported")).toBeNull();
+    expect(await link("latin-1")).toBeNull();
   });
 
   test("a file of one 10 MB line: the line is reported, the good rows around it imported, no 5xx", async () => {
@@ -149,7 +149,7 @@ describe("hostile files", () => {
     async () => {
       const rows = ["url,code,title"];
       for (let i = 0; i < IMPORT_MAX_ROWS; i++) rows.push(i % 1000 === 999 ? `bad url ${i},,Bad ${i}` : `https://example.com/many/${i},many-${i},Many ${i}`);
-      const before = links();
+      const before = await links();
       const started = performance.now();
       const running = importCsv(rows.join("\n"), bob.cookie);
       // A redirect asked for while the import runs is answered before the import ends.
@@ -161,14 +161,14 @@ describe("hostile files", () => {
       expect(redirectDone - started).toBeLessThan(performance.now() - started);
       expect(r.json).toMatchObject({ rows: IMPORT_MAX_ROWS, imported: IMPORT_MAX_ROWS - 100, skipped: 100 });
       expect(r.json.results[999]).toEqual(skipped(1001, "VALIDATION", MSG.urlSpaces, "originalUrl"));
-      expect(links()).toBe(before + IMPORT_MAX_ROWS - 100);
+      expect(await links()).toBe(before + IMPORT_MAX_ROWS - 100);
       expect(await location("many-99998")).toBe("https://example.com/many/99998");
     },
     120_000,
   );
 
   test("more than 100,000 rows is one 413 and nothing is written; so is a body over 10 MB", async () => {
-    const before = links();
+    const before = await links();
     const rows = ["url,code,title"];
     for (let i = 0; i <= IMPORT_MAX_ROWS; i++) rows.push(`https://example.com/over/${i},,Over ${i}`);
     const r = await importCsv(rows.join("\n"));
@@ -177,7 +177,7 @@ describe("hostile files", () => {
     const big = await importCsv(`url,code,title\n${"x".repeat(CSV_BODY_BYTES)}`);
     expect(big.status).toBe(413);
     expect(big.json.error.code).toBe("PAYLOAD_TOO_LARGE");
-    expect(links()).toBe(before);
+    expect(await links()).toBe(before);
   });
 
   const refused: [string, () => Promise<Awaited<ReturnType<typeof importCsv>>>, number, string][] = [
@@ -190,17 +190,17 @@ describe("hostile files", () => {
     ["a header with an unclosed quote", () => importCsv('"url,code\nhttps://example.com,abc'), 400, IMPORT_MSG.header],
   ];
   test.each(refused)("%s: a clear 4xx and nothing written", async (_name, run, status, message) => {
-    const before = links();
+    const before = await links();
     const r = await run();
     expect(r.status).toBe(status);
     expect(r.json.error.message).toBe(message);
-    expect(links()).toBe(before);
+    expect(await links()).toBe(before);
   });
 
   test("another user's codes are reported taken and their links stay theirs", async () => {
     const r = await importCsv("url,code,title\nhttps://evil.example/,meetup-feb,Mine now\n");
     expect(r.json.results).toEqual([skipped(2, "CONFLICT", MSG.codeTaken, "shortCode")]);
-    expect(link("meetup-feb")).toMatchObject({ user_id: bob.user.id, original_url: "https://www.meetup.com/example-group/events/298765432/" });
+    expect(await link("meetup-feb")).toMatchObject({ user_id: bob.user.id, original_url: "https://www.meetup.com/example-group/events/298765432/" });
   });
 
   test("a second import into the same account while one runs is 409; another account's may run", async () => {

@@ -1,7 +1,7 @@
 // Importing a CSV file into a user's Link Tracker (POST /api/links/import). The file is parsed
 // and written a batch of rows at a time, each batch one short transaction, with the event loop
-// free between batches: redirects keep answering while 100,000 rows go in (a SQLite
-// transaction never awaits, so the awaits are only ever between transactions).
+// free between batches: redirects keep answering while 100,000 rows go in (they read only the
+// in-memory map; other requests' statements wait at most one batch's transaction).
 import { AppError, badRequest } from "../http/errors";
 import { WRITE_BATCH, checkItem, nextTurn, writeLinks } from "./bulk";
 import { IMPORT_MSG, detectLayout, decodeCsv, parseInBatches, recordProblem, recordToLink, type CsvRecord } from "../shared/csvImport";
@@ -20,7 +20,7 @@ export function linkImporter(links: Links) {
   const running = new Set<number>();
 
   /** Checks and writes one batch of data records; `first` is the row number of records[0]. */
-  function importBatch(userId: number, records: readonly CsvRecord[], first: number, layout: NonNullable<ReturnType<typeof detectLayout>>) {
+  async function importBatch(userId: number, records: readonly CsvRecord[], first: number, layout: NonNullable<ReturnType<typeof detectLayout>>) {
     const results: ImportRowResult[] = [];
     const toWrite: { row: number; link: NewLink; note: string | undefined }[] = [];
     records.forEach((record, i) => {
@@ -35,7 +35,7 @@ export function linkImporter(links: Links) {
       if (checked.ok) toWrite.push({ row, link: checked.link, note });
       else results.push({ row, status: "skipped", error: checked.error });
     });
-    const written = writeLinks(
+    const written = await writeLinks(
       links,
       userId,
       toWrite.map((w) => w.link),
@@ -72,7 +72,7 @@ export function linkImporter(links: Links) {
     for (let at = 1; at < records.length; at += WRITE_BATCH) {
       // A client that went away (a cancelled import) stops the writing at the next batch.
       if (opts.signal?.aborted) break;
-      results.push(...importBatch(userId, records.slice(at, at + WRITE_BATCH), firstRow + at - 1, layout));
+      results.push(...(await importBatch(userId, records.slice(at, at + WRITE_BATCH), firstRow + at - 1, layout)));
       await nextTurn();
     }
     const imported = results.filter((r) => r.status === "imported").length;

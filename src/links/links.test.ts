@@ -7,7 +7,7 @@ const alice = await t.signUp("alice");
 const bob = await t.signUp("bob");
 
 const create = (body: unknown, cookie = alice.cookie, tracker = "links") => t.call("POST", `/api/${tracker}`, { body: body as any, cookie });
-const linkRow = (id: number) => t.db.query("SELECT * FROM short_links WHERE id = ?").get(id) as Record<string, unknown> | null;
+const linkRow = (id: number) => t.database.get<Record<string, unknown>>("SELECT * FROM short_links WHERE id = ?", id);
 
 describe("POST /api/links", () => {
   test("creates a link with a generated 7-character code and the short URL on SHORT_DOMAIN", async () => {
@@ -16,7 +16,7 @@ describe("POST /api/links", () => {
     expect(r.json).toMatchObject({ originalUrl: "https://example.com/a?b=c#d", title: "Docs", description: "read me", clickCount: 0, active: true, expiresAt: null, isSystem: false });
     expect(r.json.shortCode).toMatch(/^[A-Za-z0-9_-]{7}$/);
     expect(r.json.shortUrl).toBe(`http://tl.example/${r.json.shortCode}`);
-    expect(linkRow(r.json.id)).toMatchObject({ user_id: alice.user.id, tracker: "main" });
+    expect(await linkRow(r.json.id)).toMatchObject({ user_id: alice.user.id, tracker: "main" });
   });
 
   test("takes a custom code and an expiry", async () => {
@@ -215,7 +215,7 @@ describe("GET and DELETE /api/links", () => {
   test("another user's link: delete and analytics are 404 and nothing changes", async () => {
     const r = await create({ originalUrl: "https://example.com/private", title: "Alice only" });
     const id = r.json.id;
-    const before = linkRow(id);
+    const before = await linkRow(id);
     for (const [method, path] of [
       ["DELETE", `/api/links/${id}`],
       ["GET", `/api/links/${id}/analytics`],
@@ -225,7 +225,7 @@ describe("GET and DELETE /api/links", () => {
       const res = await t.call(method, path, { cookie: bob.cookie });
       expect(res.status).toBe(404);
     }
-    expect(linkRow(id)).toEqual(before);
+    expect(await linkRow(id)).toEqual(before);
   });
 
   test("a main-tracker link is not reachable through the brand tracker, and the reverse", async () => {
@@ -244,8 +244,8 @@ describe("GET and DELETE /api/links", () => {
     expect((await t.call("GET", "/doomed")).status).toBe(302);
     const del = await t.call("DELETE", `/api/links/${r.json.id}`, { cookie: alice.cookie });
     expect(del.status).toBe(200);
-    expect(linkRow(r.json.id)).toBeNull();
-    expect((t.db.query("SELECT COUNT(*) AS n FROM link_analytics WHERE link_id = ?").get(r.json.id) as { n: number }).n).toBe(0);
+    expect(await linkRow(r.json.id)).toBeNull();
+    expect(await t.database.get("SELECT COUNT(*) AS n FROM link_analytics WHERE link_id = ?", r.json.id)).toEqual({ n: 0 });
     const after = await t.call("GET", "/doomed");
     expect(after.status).toBe(404);
     // The code is free again.

@@ -35,7 +35,7 @@ export function linkRoutes(ctx: AppContext, auth: AuthPlugin, links: Links, trac
 
   /** The user's link in this tracker, or the root link for the instance owner; else 404. */
   const find = async (rawId: string, userId: number): Promise<LinkRow> => {
-    const row = links.store.get(parseId(rawId), userId, tracker, await isOwner(userId));
+    const row = await links.store.get(parseId(rawId), userId, tracker, await isOwner(userId));
     if (!row) throw notFound("Link not found");
     return row;
   };
@@ -60,7 +60,7 @@ export function linkRoutes(ctx: AppContext, auth: AuthPlugin, links: Links, trac
       checkDestination(body.originalUrl);
       const past = expiryProblem(body.expiresAt, row.expires_at);
       if (past) throw badRequest(past, { expiresAt: past });
-      const updated = links.store.edit(row.id, user.id, tracker, body);
+      const updated = await links.store.edit(row.id, user.id, tracker, body);
       if (!updated) throw notFound("Link not found");
       links.remember(updated);
       return links.view(updated);
@@ -74,8 +74,8 @@ export function linkRoutes(ctx: AppContext, auth: AuthPlugin, links: Links, trac
       const row = await find(params.id, user.id);
       if (row.is_system) throw forbidden("The root link cannot be edited");
       checkDestination(body.originalUrl);
-      if (links.store.codeTaken(body.shortCode, row.id)) throw codeConflict();
-      const updated = links.store.update(row.id, user.id, tracker, body);
+      if (await links.store.codeTaken(body.shortCode, row.id)) throw codeConflict();
+      const updated = await links.store.update(row.id, user.id, tracker, body);
       if (!updated) throw notFound("Link not found");
       links.remember(updated, row.short_code);
       return links.view(updated);
@@ -90,7 +90,7 @@ export function linkRoutes(ctx: AppContext, auth: AuthPlugin, links: Links, trac
       // isRoot=true is how the page addresses the root link (spec §7); it must match the row.
       if ((query.isRoot === "true") !== (row.is_system === 1)) throw notFound("Link not found");
       await links.recorder.flush();
-      links.store.resetClicks(row.id);
+      await links.store.resetClicks(row.id);
       return links.view({ ...row, click_count: 0 });
     },
     { auth: true },
@@ -103,10 +103,10 @@ export function linkRoutes(ctx: AppContext, auth: AuthPlugin, links: Links, trac
       async ({ user, query }) => {
         // The counts include every click captured so far.
         await links.recorder.flush();
-        const rows = links.store.list(user.id, tracker);
+        const rows = await links.store.list(user.id, tracker);
         const out = rows.map((r) => links.view(r));
         if (tracker === "brand" && query.includeRoot === "true" && (await isOwner(user.id))) {
-          const root = links.store.root();
+          const root = await links.store.root();
           if (root) out.unshift(links.view(root));
         }
         return out;
@@ -115,19 +115,19 @@ export function linkRoutes(ctx: AppContext, auth: AuthPlugin, links: Links, trac
     )
     .post(
       "/",
-      ({ body, user, set }) => {
+      async ({ body, user, set }) => {
         checkDestination(body.originalUrl);
         const past = expiryProblem(body.expiresAt);
         if (past) throw badRequest(past, { expiresAt: past });
         let code = body.shortCode;
-        if (code && links.store.codeTaken(code)) throw codeConflict();
+        if (code && (await links.store.codeTaken(code))) throw codeConflict();
         for (let i = 0; !code && i < 10; i++) {
           const c = generateCode();
-          if (!isReserved(c) && !links.store.codeTaken(c)) code = c;
+          if (!isReserved(c) && !(await links.store.codeTaken(c))) code = c;
         }
         if (!code) throw conflict("Could not generate a free short code. Please try again.");
         // Two creates racing for one code: the UNIQUE constraint decides, in the store.
-        const row = links.store.create(user.id, tracker, { ...body, shortCode: code });
+        const row = await links.store.create(user.id, tracker, { ...body, shortCode: code });
         links.remember(row);
         set.status = 201;
         return links.view(row);
@@ -141,7 +141,7 @@ export function linkRoutes(ctx: AppContext, auth: AuthPlugin, links: Links, trac
         if (row.is_system) throw forbidden("The root link cannot be deleted");
         // Buffered clicks for this link are written first, so none is left pointing at nothing.
         await links.recorder.flush();
-        const gone = links.store.delete(row.id, user.id, tracker);
+        const gone = await links.store.delete(row.id, user.id, tracker);
         if (!gone) throw notFound("Link not found");
         links.forget(gone.short_code);
         return { ok: true };
@@ -153,7 +153,7 @@ export function linkRoutes(ctx: AppContext, auth: AuthPlugin, links: Links, trac
       async ({ params, user, query }) => {
         await links.recorder.flush();
         const row = await find(params.id, user.id);
-        return reports.report(row, links.shortUrl(row), query);
+        return await reports.report(row, links.shortUrl(row), query);
       },
       { auth: true },
     )
@@ -162,7 +162,7 @@ export function linkRoutes(ctx: AppContext, auth: AuthPlugin, links: Links, trac
       async ({ params, user }) => {
         await links.recorder.flush();
         const row = await find(params.id, user.id);
-        return new Response(reports.csv(row), {
+        return new Response(await reports.csv(row), {
           headers: {
             "content-type": "text/csv; charset=utf-8",
             "content-disposition": `attachment; filename="clicks-${row.short_code}.csv"`,

@@ -7,6 +7,7 @@ import { ClickRecorder } from "../analytics/recorder";
 import { linksStore, type LinkRow, type RedirectRow } from "./store";
 import type { LinkView } from "./schema";
 import { hostWarning } from "./hostWarning";
+import { followLinks } from "./follow";
 
 export type CachedLink = {
   id: number;
@@ -16,7 +17,7 @@ export type CachedLink = {
   expiresMs: number | null;
 };
 
-function toCached(r: Pick<RedirectRow, "id" | "original_url" | "active" | "expires_at">): CachedLink | null {
+function toCached(r: RedirectRow): CachedLink | null {
   let href: string;
   try {
     href = new URL(r.original_url).href;
@@ -26,9 +27,16 @@ function toCached(r: Pick<RedirectRow, "id" | "original_url" | "active" | "expir
   return { id: r.id, href, active: r.active === 1, expiresMs: r.expires_at ? Date.parse(r.expires_at) : null };
 }
 
-export function createLinks(ctx: AppContext, opts: { maxClickBacklog?: number | undefined } = {}) {
-  const store = linksStore(legacy(ctx.db));
-  store.syncRootUrl(ctx.config.rootRedirectUrl);
+/**
+ * The code → link map, filled from the database before the app serves (awaited once here);
+ * after that every read and update of it is synchronous: the redirect never awaits (issue 12).
+ */
+export async function createLinks(ctx: AppContext, opts: { maxClickBacklog?: number | undefined } = {}) {
+  const store = linksStore(ctx.db);
+  // Every instance runs this at start, with no lock: one UPDATE that writes only when the URL
+  // differs, so N instances with the same ROOT_REDIRECT_URL set it once and the rest find it
+  // done (instances configured apart would each set theirs: configure them alike, README).
+  await store.syncRootUrl(ctx.config.rootRedirectUrl);
 
   // Clicks are written (and the WAL checkpointed) by a worker with its own connection.
   const recorder = new ClickRecorder(legacy(ctx.db), { ipStorage: ctx.config.ipStorage, geoipDb: ctx.config.geoipDb, maxBacklog: opts.maxClickBacklog });
@@ -36,10 +44,32 @@ export function createLinks(ctx: AppContext, opts: { maxClickBacklog?: number | 
   ctx.shutdownHooks.push(() => recorder.stop());
 
   const byCode = new Map<string, CachedLink>();
-  for (const r of store.allForRedirect()) {
-    const c = toCached(r);
-    if (c) byCode.set(r.short_code, c);
-  }
+  const put = (row: RedirectRow) => {
+    const c = toCached(row);
+    if (c) byCode.set(row.short_code, c);
+    else byCode.delete(row.short_code);
+  };
+  const loadAll = async () => {
+    byCode.clear();
+    for await (const r of store.allForRedirect()) {
+      const c = toCached(r);
+      if (c) byCode.set(r.short_code, c);
+    }
+  };
+  // N instances on one PostgreSQL: every other instance's link writes reach this map through
+  // LISTEN/NOTIFY (follow.ts), listened for before the map loads so none falls between the two.
+  // SQLite serves one instance, whose own writes (remember/forget below) keep the map exact.
+  const follower = ctx.config.databaseUrl
+    ? await followLinks(ctx.config.databaseUrl, ctx.db, {
+        put,
+        drop: (code, id) => {
+          if (byCode.get(code)?.id === id) byCode.delete(code);
+        },
+        reloadAll: loadAll,
+      })
+    : null;
+  if (follower) ctx.shutdownHooks.push(() => follower.stop());
+  await loadAll();
 
   const ownHosts = [...new Set([ctx.config.appHost, ctx.config.shortDomain, ctx.config.brandDomain])];
 
@@ -48,12 +78,15 @@ export function createLinks(ctx: AppContext, opts: { maxClickBacklog?: number | 
     recorder,
     ownHosts,
     lookup: (code: string) => byCode.get(code),
-    /** Keeps the redirect map exact after a create or an edit (old code removed when renamed). */
-    remember(row: LinkRow, previousCode?: string) {
+    /** The map may have missed another instance's writes (follow.ts): redirects answer 503. */
+    isStale: () => follower?.stale === true,
+    /**
+     * Keeps the redirect map exact after a create or an edit (old code removed when renamed).
+     * Any row with the redirect's columns will do (a route's LinkRow, or one read by code).
+     */
+    remember(row: RedirectRow, previousCode?: string) {
       if (previousCode && previousCode !== row.short_code) byCode.delete(previousCode);
-      const c = toCached(row);
-      if (c) byCode.set(row.short_code, c);
-      else byCode.delete(row.short_code);
+      put(row);
     },
     forget: (code: string) => byCode.delete(code),
     shortUrl: (row: Pick<LinkRow, "tracker" | "short_code" | "is_system">) => {
@@ -81,4 +114,4 @@ export function createLinks(ctx: AppContext, opts: { maxClickBacklog?: number | 
   };
 }
 
-export type Links = ReturnType<typeof createLinks>;
+export type Links = Awaited<ReturnType<typeof createLinks>>;

@@ -1,8 +1,8 @@
-// The only SQL for short links. Ownership is inside every WHERE clause, so "not yours" and
-// "missing" are the same null → 404.
-import type { Db } from "../db/open";
+// The only SQL for short links, one text for SQLite and PostgreSQL (src/db/database.ts).
+// Ownership is inside every WHERE clause, so "not yours" and "missing" are the same null → 404.
+import type { Database, Queries } from "../db/database";
+import { uniqueOr } from "../db/constraints";
 import { conflict } from "../http/errors";
-import { uniqueOrSync as uniqueOr } from "../db/legacy";
 import { nowIso } from "../shared/time";
 import { MSG, type Tracker } from "./schema";
 
@@ -31,10 +31,23 @@ const GENERATE_TRIES = 10;
 /** What the redirect needs, for every link at start (the in-memory map). */
 export type RedirectRow = Pick<LinkRow, "id" | "short_code" | "original_url" | "active" | "expires_at">;
 
+/** Links read per statement while the redirect map loads (keyset pages, see allForRedirect). */
+const REDIRECT_PAGE = 5000;
+
 // click_count comes from link_click_counts (migrations/0003): the click writer never rewrites a link row.
 const COLS =
   "id, user_id, tracker, short_code, original_url, title, description, active, is_system, " +
   "COALESCE((SELECT clicks FROM link_click_counts WHERE link_id = short_links.id), 0) AS click_count, created_at, updated_at, expires_at";
+
+const INSERT = `INSERT INTO short_links (user_id, tracker, short_code, original_url, title, description, expires_at, created_at, updated_at)
+  VALUES ($userId, $tracker, $code, $url, $title, $description, $expiresAt, $now, $now)`;
+
+// Bulk create and import: a taken code returns no row instead of failing the statement, so one
+// clash neither aborts its batch's transaction (PostgreSQL aborts a transaction at any error)
+// nor costs an exception. A new link has no clicks, so the count is a constant here rather
+// than a subquery per row.
+const INSERT_IF_FREE = `${INSERT} ON CONFLICT (short_code) DO NOTHING
+  RETURNING id, user_id, tracker, short_code, original_url, title, description, active, is_system, 0 AS click_count, created_at, updated_at, expires_at`;
 
 /**
  * short_code is the only unique column a link write can clash on: a code taken between the
@@ -42,114 +55,129 @@ const COLS =
  */
 export const codeConflict = () => conflict(MSG.codeTaken, { shortCode: MSG.codeTaken });
 
-export function linksStore(db: Db) {
-  const q = {
-    list: db.prepare(`SELECT ${COLS} FROM short_links WHERE user_id = ? AND tracker = ? ORDER BY created_at DESC, id DESC`),
-    get: db.prepare(`SELECT ${COLS} FROM short_links WHERE id = ? AND user_id = ? AND tracker = ?`),
-    getSystem: db.prepare(`SELECT ${COLS} FROM short_links WHERE id = ? AND is_system = 1 AND tracker = ?`),
-    byCode: db.prepare(`SELECT ${COLS} FROM short_links WHERE short_code = ?`),
-    codeTaken: db.prepare("SELECT 1 AS x FROM short_links WHERE short_code = ? AND id != ?"),
-    insert: db.prepare(
-      `INSERT INTO short_links (user_id, tracker, short_code, original_url, title, description, expires_at, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING ${COLS}`,
-    ),
-    update: db.prepare(
-      `UPDATE short_links SET short_code = ?, original_url = ?, title = ?, description = ?, updated_at = ?
-       WHERE id = ? AND user_id = ? AND tracker = ? AND is_system = 0 RETURNING ${COLS}`,
-    ),
-    // The Link Tracker's edit: the code is not among the columns, so it cannot change here.
-    edit: db.prepare(
-      `UPDATE short_links SET original_url = ?, title = ?, description = ?, expires_at = ?, updated_at = ?
-       WHERE id = ? AND user_id = ? AND tracker = ? AND is_system = 0 RETURNING ${COLS}`,
-    ),
-    delete: db.prepare("DELETE FROM short_links WHERE id = ? AND user_id = ? AND tracker = ? AND is_system = 0 RETURNING id, short_code"),
-    resetCount: db.prepare("UPDATE link_click_counts SET clicks = 0 WHERE link_id = ?"),
-    touch: db.prepare("UPDATE short_links SET updated_at = ? WHERE id = ?"),
-    // A link's clicks are the folded ones (link_clicks) and the unfolded tail (migrations/0008,
-    // whose trigger does the same when a link is deleted).
-    resetFolded: db.prepare("DELETE FROM link_analytics WHERE id IN (SELECT click_id FROM link_clicks WHERE link_id = ?1)"),
-    resetTail: db.prepare("DELETE FROM link_analytics WHERE id > (SELECT folded FROM click_fold) AND link_id = ?1"),
-    resetIndex: db.prepare("DELETE FROM link_clicks WHERE link_id = ?1"),
-    resetRollups: db.prepare("DELETE FROM link_rollups WHERE link_id = ?"),
-    allForRedirect: db.prepare("SELECT id, short_code, original_url, active, expires_at FROM short_links"),
-    setRootUrl: db.prepare("UPDATE short_links SET original_url = ? WHERE short_code = 'root' AND is_system = 1 AND original_url != ?"),
-    root: db.prepare(`SELECT ${COLS} FROM short_links WHERE short_code = 'root' AND is_system = 1`),
-    // Bulk create and import: a taken code returns no row instead of failing the statement, so
-    // one clash neither aborts its batch's transaction nor costs an exception. A new link has no
-    // clicks, so the count is a constant here rather than a subquery per row.
-    insertIfFree: db.prepare(
-      `INSERT INTO short_links (user_id, tracker, short_code, original_url, title, description, expires_at, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (short_code) DO NOTHING
-       RETURNING id, user_id, tracker, short_code, original_url, title, description, active, is_system, 0 AS click_count, created_at, updated_at, expires_at`,
-    ),
-  };
+type Fields = { originalUrl: string; title: string; description: string; expiresAt: string | null };
 
-  const resetClicks = db.transaction((id: number) => {
-    q.resetFolded.run(id);
-    q.resetTail.run(id);
-    q.resetIndex.run(id);
-    q.resetRollups.run(id);
-    q.resetCount.run(id);
-    q.touch.run(nowIso(), id);
-  });
+const insertValues = (userId: number, tracker: Tracker, code: string, f: Fields, now: string) => ({
+  userId,
+  tracker,
+  code,
+  url: f.originalUrl,
+  title: f.title,
+  description: f.description || null,
+  expiresAt: f.expiresAt,
+  now,
+});
+
+export function linksStore(db: Database) {
+  const getOwn = (id: number, userId: number, tracker: Tracker) =>
+    db.get<LinkRow>(`SELECT ${COLS} FROM short_links WHERE id = ? AND user_id = ? AND tracker = ?`, id, userId, tracker);
+  const getSystem = (id: number, tracker: Tracker) =>
+    db.get<LinkRow>(`SELECT ${COLS} FROM short_links WHERE id = ? AND is_system = 1 AND tracker = ?`, id, tracker);
 
   /**
    * Many links in one transaction. Each item is one INSERT, so an item is written whole or not
    * at all; `shortCode: null` asks for a generated one (`generate`, retried on a clash). The
    * result is aligned with `items`: the row, or null when the code was taken.
    */
-  const createMany = db.transaction((userId: number, tracker: Tracker, items: readonly NewLink[], generate: () => string | null) => {
-    const now = nowIso();
-    return items.map((f) => {
-      const insert = (code: string) =>
-        q.insertIfFree.get(userId, tracker, code, f.originalUrl, f.title, f.description || null, f.expiresAt, now, now) as LinkRow | null;
-      if (f.shortCode !== null) return insert(f.shortCode);
-      for (let i = 0; i < GENERATE_TRIES; i++) {
-        const code = generate();
-        const row = code === null ? null : insert(code);
-        if (row) return row;
+  const createMany = (userId: number, tracker: Tracker, items: readonly NewLink[], generate: () => string | null) =>
+    db.tx(async (q) => {
+      const now = nowIso();
+      const insert = (code: string, f: NewLink) => q.get<LinkRow>(INSERT_IF_FREE, insertValues(userId, tracker, code, f, now));
+      // Every item's INSERT is issued before the first answer is awaited: on PostgreSQL they go
+      // down the transaction's connection back to back (one round trip a batch, not one an
+      // item); on SQLite each runs as it is called. Either way they run in item order, so of
+      // two items naming one code the first gets it, as one by one.
+      const rows = await Promise.all(items.map((f) => (f.shortCode === null ? null : insert(f.shortCode, f))));
+      // Generated codes, and the rare retry after a clash, one item at a time.
+      for (let i = 0; i < items.length; i++) {
+        const f = items[i]!;
+        for (let n = 0; f.shortCode === null && !rows[i] && n < GENERATE_TRIES; n++) {
+          const code = generate();
+          if (code !== null) rows[i] = await insert(code, f);
+        }
       }
-      return null;
+      return rows;
     });
-  });
 
   return {
-    list: (userId: number, tracker: Tracker) => q.list.all(userId, tracker) as LinkRow[],
+    list: (userId: number, tracker: Tracker) =>
+      db.all<LinkRow>(`SELECT ${COLS} FROM short_links WHERE user_id = ? AND tracker = ? ORDER BY created_at DESC, id DESC`, userId, tracker),
     /** The user's own link, or the system root link when `allowSystem` (the instance owner). */
-    get(id: number, userId: number, tracker: Tracker, allowSystem = false): LinkRow | null {
-      const own = q.get.get(id, userId, tracker) as LinkRow | null;
+    async get(id: number, userId: number, tracker: Tracker, allowSystem = false): Promise<LinkRow | null> {
+      const own = await getOwn(id, userId, tracker);
       if (own || !allowSystem) return own;
-      return q.getSystem.get(id, tracker) as LinkRow | null;
+      return getSystem(id, tracker);
     },
-    byCode: (code: string) => q.byCode.get(code) as LinkRow | null,
-    codeTaken: (code: string, exceptId = 0) => q.codeTaken.get(code, exceptId) !== null,
-    create(userId: number, tracker: Tracker, f: { shortCode: string; originalUrl: string; title: string; description: string; expiresAt: string | null }) {
-      const now = nowIso();
-      return uniqueOr(
-        () => q.insert.get(userId, tracker, f.shortCode, f.originalUrl, f.title, f.description || null, f.expiresAt, now, now) as LinkRow,
+    byCode: (code: string) => db.get<LinkRow>(`SELECT ${COLS} FROM short_links WHERE short_code = ?`, code),
+    codeTaken: async (code: string, exceptId = 0) => (await db.get("SELECT 1 AS x FROM short_links WHERE short_code = ? AND id != ?", code, exceptId)) !== null,
+    create: (userId: number, tracker: Tracker, f: Fields & { shortCode: string }) =>
+      uniqueOr(async () => (await db.get<LinkRow>(`${INSERT} RETURNING ${COLS}`, insertValues(userId, tracker, f.shortCode, f, nowIso())))!, codeConflict),
+    update: (id: number, userId: number, tracker: Tracker, f: { shortCode: string; originalUrl: string; title: string; description: string }) =>
+      uniqueOr(
+        () =>
+          db.get<LinkRow>(
+            `UPDATE short_links SET short_code = ?, original_url = ?, title = ?, description = ?, updated_at = ?
+             WHERE id = ? AND user_id = ? AND tracker = ? AND is_system = 0 RETURNING ${COLS}`,
+            f.shortCode, f.originalUrl, f.title, f.description || null, nowIso(), id, userId, tracker,
+          ),
         codeConflict,
-      );
+      ),
+    // The Link Tracker's edit: the code is not among the columns, so it cannot change here.
+    edit: (id: number, userId: number, tracker: Tracker, f: Fields) =>
+      db.get<LinkRow>(
+        `UPDATE short_links SET original_url = ?, title = ?, description = ?, expires_at = ?, updated_at = ?
+         WHERE id = ? AND user_id = ? AND tracker = ? AND is_system = 0 RETURNING ${COLS}`,
+        f.originalUrl, f.title, f.description || null, f.expiresAt, nowIso(), id, userId, tracker,
+      ),
+    delete: (id: number, userId: number, tracker: Tracker) =>
+      db.get<{ id: number; short_code: string }>(
+        "DELETE FROM short_links WHERE id = ? AND user_id = ? AND tracker = ? AND is_system = 0 RETURNING id, short_code",
+        id, userId, tracker,
+      ),
+    /**
+     * Count to zero and the history with it, so the analytics always add up to the count. A
+     * link's clicks are the folded ones (link_clicks) and the unfolded tail (migrations/0008,
+     * whose trigger does the same when a link is deleted); the fold tables exist on both backends.
+     */
+    resetClicks: (id: number) =>
+      db.tx(async (q: Queries) => {
+        // SQLite: BEGIN IMMEDIATE already holds the one writer lock (the click writer's
+        // connection included). PostgreSQL, where writers run side by side (other instances'
+        // click writers, a fold): the fold mark's row is locked first, so no fold moves clicks
+        // from the tail into link_clicks between the deletes below and none is missed…
+        if (q.dialect === "postgres") await q.run("SELECT folded FROM click_fold WHERE id = 1 FOR UPDATE");
+        // …and the count's row next (an UPDATE holds it to the commit): a click writer counting
+        // this link waits, then adds its clicks to the zero, while its rows — not yet committed
+        // when the deletes below read — stay, so count and rows agree. One that counted first
+        // has committed by the time this UPDATE proceeds, and each later statement (read
+        // committed) sees and deletes its rows.
+        await q.run("UPDATE link_click_counts SET clicks = 0 WHERE link_id = ?", id);
+        await q.run("DELETE FROM link_analytics WHERE id IN (SELECT click_id FROM link_clicks WHERE link_id = ?1)", id);
+        await q.run("DELETE FROM link_analytics WHERE id > (SELECT folded FROM click_fold) AND link_id = ?1", id);
+        await q.run("DELETE FROM link_clicks WHERE link_id = ?1", id);
+        await q.run("DELETE FROM link_rollups WHERE link_id = ?", id);
+        await q.run("UPDATE short_links SET updated_at = ? WHERE id = ?", nowIso(), id);
+      }),
+    /**
+     * Every link, a page at a time by id (keyset: each page an index range, never an OFFSET):
+     * no 100,000-row array is held at once while the redirect map loads, and the same
+     * statement serves both backends (on PostgreSQL no cursor, which would need a transaction
+     * open for the whole load).
+     */
+    async *allForRedirect(): AsyncGenerator<RedirectRow> {
+      for (let after = 0; ; ) {
+        const page = await db.all<RedirectRow>(
+          "SELECT id, short_code, original_url, active, expires_at FROM short_links WHERE id > ? ORDER BY id LIMIT ?",
+          after, REDIRECT_PAGE,
+        );
+        yield* page;
+        if (page.length < REDIRECT_PAGE) return;
+        after = page[page.length - 1]!.id;
+      }
     },
-    update(id: number, userId: number, tracker: Tracker, f: { shortCode: string; originalUrl: string; title: string; description: string }) {
-      return uniqueOr(
-        () => q.update.get(f.shortCode, f.originalUrl, f.title, f.description || null, nowIso(), id, userId, tracker) as LinkRow | null,
-        codeConflict,
-      );
-    },
-    edit(id: number, userId: number, tracker: Tracker, f: { originalUrl: string; title: string; description: string; expiresAt: string | null }) {
-      return q.edit.get(f.originalUrl, f.title, f.description || null, f.expiresAt, nowIso(), id, userId, tracker) as LinkRow | null;
-    },
-    delete: (id: number, userId: number, tracker: Tracker) => q.delete.get(id, userId, tracker) as { id: number; short_code: string } | null,
-    /** Count to zero and the history with it, so the analytics always add up to the count. */
-    // IMMEDIATE: the click writer is another connection; a deferred transaction that had read
-    // before it wrote would fail at once with SQLITE_BUSY if the writer committed in between.
-    resetClicks: (id: number) => resetClicks.immediate(id),
-    /** Streams every link (no 100,000-row array held at once while the redirect map loads). */
-    allForRedirect: () => q.allForRedirect.iterate() as IterableIterator<RedirectRow>,
-    syncRootUrl: (url: string) => q.setRootUrl.run(url, url).changes > 0,
-    root: () => q.root.get() as LinkRow | null,
-    // IMMEDIATE for the reason resetClicks gives: the click writer is another connection.
-    createMany: (userId: number, tracker: Tracker, items: readonly NewLink[], generate: () => string | null) =>
-      createMany.immediate(userId, tracker, items, generate) as (LinkRow | null)[],
+    syncRootUrl: async (url: string) =>
+      (await db.run("UPDATE short_links SET original_url = ?1 WHERE short_code = 'root' AND is_system = 1 AND original_url != ?1", url)) > 0,
+    root: () => db.get<LinkRow>(`SELECT ${COLS} FROM short_links WHERE short_code = 'root' AND is_system = 1`),
+    createMany,
   };
 }

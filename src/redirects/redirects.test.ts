@@ -22,9 +22,8 @@ async function makeLink(shortCode: string, extra: Record<string, unknown> = {}, 
 
 // The window plus room for a busy machine (the worker may be mid-transaction).
 const settle = () => Bun.sleep(WRITE_WITHIN_MS + 300);
-const clicks = (linkId: number) =>
-  t.db.query("SELECT * FROM link_analytics WHERE link_id = ? ORDER BY id").all(linkId) as Record<string, any>[];
-const clickCount = (linkId: number) => (t.db.query("SELECT clicks FROM link_click_counts WHERE link_id = ?").get(linkId) as { clicks: number } | null)?.clicks ?? 0;
+const clicks = (linkId: number) => t.database.all<Record<string, any>>("SELECT * FROM link_analytics WHERE link_id = ? ORDER BY id", linkId);
+const clickCount = async (linkId: number) => (await t.database.get<{ clicks: number }>("SELECT clicks FROM link_click_counts WHERE link_id = ?", linkId))?.clicks ?? 0;
 
 describe("redirect statuses", () => {
   test("302 to the destination on /{code}, /l/{code}, /r/{code} and /api/links/redirect/{code}", async () => {
@@ -36,8 +35,8 @@ describe("redirect statuses", () => {
       expect(r.headers.get("cache-control")).toContain("no-store");
     }
     await settle();
-    expect(clickCount(link.id)).toBe(4);
-    expect(clicks(link.id).map((c) => JSON.parse(c.metadata).source)).toEqual(["direct", "direct", "direct", "safari-direct"]);
+    expect(await clickCount(link.id)).toBe(4);
+    expect((await clicks(link.id)).map((c) => JSON.parse(c.metadata).source)).toEqual(["direct", "direct", "direct", "safari-direct"]);
   });
 
   test("HEAD redirects but records nothing", async () => {
@@ -47,8 +46,8 @@ describe("redirect statuses", () => {
     expect(r.headers.get("location")).toBe("https://example.com/headonly");
     expect(r.headers.get("set-cookie")).toBeNull();
     await settle();
-    expect(clicks(link.id)).toHaveLength(0);
-    expect(clickCount(link.id)).toBe(0);
+    expect(await clicks(link.id)).toHaveLength(0);
+    expect(await clickCount(link.id)).toBe(0);
   });
 
   test("unknown code: 404 with the redirect page, which goes home after 2 s without the app", async () => {
@@ -91,14 +90,14 @@ describe("redirect statuses", () => {
     expect(r.text).toContain("This link has expired");
     expect(r.headers.get("location")).toBeNull();
     await settle();
-    expect(clickCount(link.id)).toBe(1);
+    expect(await clickCount(link.id)).toBe(1);
   });
 
   test("an inactive link answers 410 'This link is no longer active'", async () => {
     const link = await makeLink("switchedoff");
-    t.db.query("UPDATE short_links SET active = 0 WHERE id = ?").run(link.id);
+    await t.database.run("UPDATE short_links SET active = 0 WHERE id = ?", link.id);
     // A fresh app over the same database reads the flag at start.
-    const { app } = await createApp({ db: t.db, config: t.config });
+    const { app } = await createApp({ db: t.database, config: t.config });
     const r = await app.handle(new Request(`${ORIGIN}/switchedoff`, { headers: { host: "localhost:3000" } }));
     expect(r.status).toBe(410);
     expect(await r.text()).toContain("This link is no longer active");
@@ -110,7 +109,7 @@ describe("click fields", () => {
     const link = await makeLink("uas");
     for (const ua of Object.values(UA)) await t.call("GET", "/uas", { headers: { "user-agent": ua } });
     await settle();
-    const rows = clicks(link.id).map((c) => ({ browser: c.browser, device: c.device_type, os: c.os, bot: c.is_bot }));
+    const rows = (await clicks(link.id)).map((c) => ({ browser: c.browser, device: c.device_type, os: c.os, bot: c.is_bot }));
     expect(rows).toEqual([
       { browser: "Chrome", device: "desktop", os: "Windows", bot: 0 },
       { browser: "Mobile Safari", device: "mobile", os: "iOS", bot: 0 },
@@ -140,7 +139,7 @@ describe("click fields", () => {
     expect(second.headers.get("set-cookie")).toBeNull();
     await t.call("GET", "/again", { headers: { "user-agent": UA.chromeDesktop, cookie: vid, referer: "https://news.example/item?id=1" } });
     await settle();
-    const meta = clicks(link.id).map((c) => JSON.parse(c.metadata));
+    const meta = (await clicks(link.id)).map((c) => JSON.parse(c.metadata));
     expect(meta.map((m) => [m.visitNumber, m.isReturningVisitor, m.source])).toEqual([
       [1, false, "direct"],
       [2, true, "direct"],
@@ -176,7 +175,7 @@ describe("click fields", () => {
     const cookie = "tl_vid=AbCdEfGhIjKlMnOpQrStUv";
     for (let i = 0; i < 2; i++) expect((await t.call("GET", "/oldvisitor", { headers: { cookie } })).headers.get("set-cookie")).toBeNull();
     await settle();
-    expect(clicks(link.id).map((c) => JSON.parse(c.metadata).visitNumber)).toEqual([1, 2]);
+    expect((await clicks(link.id)).map((c) => JSON.parse(c.metadata).visitNumber)).toEqual([1, 2]);
   });
 
   test("behind https the visitor cookie is Secure", async () => {
@@ -193,7 +192,7 @@ describe("click fields", () => {
     const r = await t.call("GET", "/scanme?qr=1");
     expect(r.headers.get("location")).toBe("https://example.com/scanme");
     await settle();
-    expect(JSON.parse(clicks(link.id)[0]!.metadata).source).toBe("qr");
+    expect(JSON.parse((await clicks(link.id))[0]!.metadata).source).toBe("qr");
   });
 
   test("an unknown Host gets no cookie and is never reflected", async () => {
@@ -206,7 +205,7 @@ describe("click fields", () => {
     expect(missing.status).toBe(404);
     expect(missing.text).not.toContain("evil.example");
     await settle();
-    expect(clicks(link.id)).toHaveLength(1);
+    expect(await clicks(link.id)).toHaveLength(1);
   });
 
   test("the first click notifies the owner once", async () => {
@@ -214,7 +213,7 @@ describe("click fields", () => {
     await t.call("GET", "/notifyme");
     await t.call("GET", "/notifyme");
     await settle();
-    const rows = t.db.query("SELECT * FROM notifications WHERE user_id = ? AND kind = 'link-clicks' AND message LIKE ?").all(alice.user.id, `%(/${link.shortCode})%`) as { message: string; link: string }[];
+    const rows = await t.database.all<{ message: string; link: string }>("SELECT * FROM notifications WHERE user_id = ? AND kind = 'link-clicks' AND message LIKE ?", alice.user.id, `%(/${link.shortCode})%`);
     expect(rows).toHaveLength(1);
     expect(rows[0]!.message).toBe('Your link "notifyme" (/notifyme) got its first click');
     expect(rows[0]!.link).toBe("/link-tracker");
@@ -230,7 +229,7 @@ describe("click fields", () => {
 
 describe("brand domain root", () => {
   test("GET / on BRAND_DOMAIN redirects through the root link and counts", async () => {
-    const root = t.db.query("SELECT id, original_url FROM short_links WHERE short_code = 'root'").get() as { id: number; original_url: string };
+    const root = (await t.database.get<{ id: number; original_url: string }>("SELECT id, original_url FROM short_links WHERE short_code = 'root'"))!;
     expect(root.original_url).toBe(`${ORIGIN}/`);
     const r = await t.call("GET", "/", { headers: { host: "go.brand.example" } });
     expect(r.status).toBe(302);
@@ -240,7 +239,7 @@ describe("brand domain root", () => {
     const b = await t.call("GET", "/brandy", { headers: { host: "go.brand.example" } });
     expect(b.headers.get("location")).toBe("https://example.com/brandy");
     await settle();
-    expect(clickCount(root.id)).toBe(1);
+    expect(await clickCount(root.id)).toBe(1);
   });
 });
 
@@ -250,10 +249,10 @@ describe("shutdown hook", () => {
     const N = 50;
     for (let i = 0; i < N; i++) await t.call("GET", "/bufferme");
     // No wait: the 100 ms flush timer has not fired yet.
-    expect(clicks(link.id).length).toBeLessThan(N);
+    expect((await clicks(link.id)).length).toBeLessThan(N);
     for (const hook of t.ctx.shutdownHooks) await hook();
-    expect(clicks(link.id)).toHaveLength(N);
-    expect(clickCount(link.id)).toBe(N);
+    expect(await clicks(link.id)).toHaveLength(N);
+    expect(await clickCount(link.id)).toBe(N);
   });
 });
 
