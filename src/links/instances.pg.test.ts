@@ -1,0 +1,212 @@
+// Two Threadlink processes on one PostgreSQL (a throwaway cluster, scripts/lib/pgcluster.ts):
+// what one instance writes, the other follows within 100 ms (LISTEN/NOTIFY, src/links/follow.ts),
+// and a session or an API key made on one works on the other. Real processes on loopback: the
+// compiled binary when THREADLINK_BINARY names one, else src/main.ts run by this Bun.
+// Run by scripts/test.sh's PostgreSQL section; without PostgreSQL these fail, they never skip.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { SQL } from "bun";
+import { type PgCluster, startCluster } from "../../scripts/lib/pgcluster";
+import { PASSWORD } from "../test/helpers";
+
+/** The bound every propagation is held to (issue 15). */
+const FOLLOW_MS = 100;
+
+type Instance = { base: string; proc: Bun.Subprocess; dir: string };
+
+function freePort() {
+  const probe = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
+  const { port } = probe;
+  probe.stop(true);
+  return port;
+}
+
+async function startInstance(url: string): Promise<Instance> {
+  const dir = mkdtempSync(join(tmpdir(), "threadlink-inst-"));
+  const port = freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const binary = process.env.THREADLINK_BINARY;
+  const proc = Bun.spawn(binary ? [binary, "serve"] : [process.execPath, join(import.meta.dir, "../main.ts"), "serve"], {
+    env: { ...process.env, DATABASE_URL: url, PORT: String(port), HOST: "127.0.0.1", DATA_DIR: dir, PUBLIC_URL: base, LOG_LEVEL: "error" },
+    stdout: "ignore",
+    stderr: "inherit",
+  });
+  return { base, proc, dir };
+}
+
+async function ready(i: Instance) {
+  // Running from source, the server bundles the web app before it listens.
+  for (let n = 0; ; n++) {
+    if ((await fetch(`${i.base}/api/health`).catch(() => null))?.ok) return;
+    if (i.proc.exitCode !== null) throw new Error(`the instance at ${i.base} exited with ${i.proc.exitCode}`);
+    if (n > 600) throw new Error(`the instance at ${i.base} did not start`);
+    await Bun.sleep(100);
+  }
+}
+
+let cluster: PgCluster;
+let admin: SQL;
+let a: Instance;
+let b: Instance;
+
+beforeAll(async () => {
+  cluster = await startCluster();
+  const url = await cluster.createDatabase("instances");
+  admin = new SQL({ url: cluster.adminUrl("instances"), max: 1 });
+  // Started together on an empty database: the migration lock lets one migrate.
+  [a, b] = await Promise.all([startInstance(url), startInstance(url)]);
+  await Promise.all([ready(a), ready(b)]);
+}, 120_000);
+
+afterAll(async () => {
+  for (const i of [a, b]) {
+    if (!i) continue;
+    i.proc.kill("SIGTERM");
+    await i.proc.exited;
+    rmSync(i.dir, { recursive: true, force: true });
+  }
+  await admin?.close();
+  await cluster?.stop();
+});
+
+const json = (body: unknown, cookie?: string) => ({
+  headers: { "content-type": "application/json", ...(cookie ? { cookie } : {}) },
+  body: JSON.stringify(body),
+});
+
+async function signUp(on: Instance, username: string) {
+  const r = await fetch(`${on.base}/api/register`, { method: "POST", ...json({ username, password: PASSWORD, email: `${username}@example.test` }) });
+  expect(r.status).toBe(201);
+  return r.headers.get("set-cookie")!.split(";")[0]!;
+}
+
+/** Where `code` sends a visitor on `on` now: the Location, or the status when no redirect. */
+async function target(on: Instance, code: string) {
+  const r = await fetch(`${on.base}/${code}`, { method: "HEAD", redirect: "manual" });
+  return r.status === 302 ? r.headers.get("location")! : r.status;
+}
+
+/**
+ * Runs `write` on one instance and polls `code` on the other until it answers `want`; the
+ * milliseconds from the write's response to the first right answer.
+ */
+async function followed(write: () => Promise<Response>, on: Instance, code: string, want: string | number, limitMs = 2_000) {
+  const r = await write();
+  expect(r.status).toBeLessThan(300);
+  const t0 = performance.now();
+  for (;;) {
+    const got = await target(on, code);
+    const ms = performance.now() - t0;
+    if (got === want) return ms;
+    if (ms > limitMs) throw new Error(`after ${Math.round(ms)} ms ${on.base}/${code} still answers ${got}, not ${want}`);
+  }
+}
+
+describe("two instances on one database", () => {
+  let cookie: string;
+  beforeAll(async () => {
+    cookie = await signUp(a, "twin");
+  });
+
+  test("a session made on A works on B; signing out on B ends it on A", async () => {
+    const other = await signUp(a, "twin2");
+    expect((await (await fetch(`${b.base}/api/user`, { headers: { cookie: other } })).json()).username).toBe("twin2");
+    expect((await fetch(`${b.base}/api/logout`, { method: "POST", headers: { cookie: other } })).status).toBeLessThan(300);
+    expect((await fetch(`${a.base}/api/user`, { headers: { cookie: other } })).status).toBe(401);
+  });
+
+  test("an API key made on A works on B, and revoked on B it stops on A", async () => {
+    const made = await fetch(`${a.base}/api/api-keys`, { method: "POST", ...json({ name: "twin key", scope: "read" }, cookie) });
+    expect(made.status).toBe(201);
+    const { id, key } = (await made.json()) as { id: number; key: string };
+    const bearer = { authorization: `Bearer ${key}` };
+    expect((await fetch(`${b.base}/api/links`, { headers: bearer })).status).toBe(200);
+    expect((await fetch(`${b.base}/api/api-keys/${id}`, { method: "DELETE", headers: { cookie } })).status).toBe(200);
+    expect((await fetch(`${a.base}/api/links`, { headers: bearer })).status).toBe(401);
+  });
+
+  test(`create, edit, expiry and delete on A are followed by B within ${FOLLOW_MS} ms`, async () => {
+    const times: number[] = [];
+    let id = 0;
+    times.push(
+      await followed(
+        async () => {
+          const r = await fetch(`${a.base}/api/links`, { method: "POST", ...json({ originalUrl: "https://example.com/one", title: "Twin", shortCode: "twin" }, cookie) });
+          id = ((await r.clone().json()) as { id: number }).id;
+          return r;
+        },
+        b,
+        "twin",
+        "https://example.com/one",
+      ),
+    );
+    for (const n of [2, 3, 4, 5]) {
+      const edit = { originalUrl: `https://example.com/${n}`, title: "Twin", description: "", expiresAt: null };
+      times.push(await followed(() => fetch(`${a.base}/api/links/${id}`, { method: "PUT", ...json(edit, cookie) }), b, "twin", `https://example.com/${n}`));
+    }
+    // An expiry set on A: B knows it, and answers 410 once the time has passed.
+    const soon = new Date(Date.now() + 1_000).toISOString();
+    await fetch(`${a.base}/api/links/${id}`, { method: "PUT", ...json({ originalUrl: "https://example.com/5", title: "Twin", description: "", expiresAt: soon }, cookie) });
+    await Bun.sleep(Date.parse(soon) - Date.now() + 20);
+    expect(await target(b, "twin")).toBe(410);
+    // Deleted on A: B's visitors get the unknown-link page.
+    times.push(await followed(() => fetch(`${a.base}/api/links/${id}`, { method: "DELETE", headers: { cookie } }), b, "twin", 404));
+    console.log(`propagation A → B: ${times.map((t) => t.toFixed(1)).join(", ")} ms`);
+    for (const t of times) expect(t).toBeLessThan(FOLLOW_MS);
+  });
+
+  test(`a rename on A (Pic Drift links): B drops the old code and serves the new one within ${FOLLOW_MS} ms`, async () => {
+    const r = await fetch(`${a.base}/api/pic-drift-links`, { method: "POST", ...json({ originalUrl: "https://example.com/pic", title: "Pic", shortCode: "pic-old" }, cookie) });
+    expect(r.status).toBe(201);
+    const { id } = (await r.json()) as { id: number };
+    await followed(async () => new Response(null), b, "pic-old", "https://example.com/pic");
+    const rename = { shortCode: "pic-new", originalUrl: "https://example.com/pic2", title: "Pic", description: "" };
+    const ms = await followed(() => fetch(`${a.base}/api/pic-drift-links/${id}`, { method: "PUT", ...json(rename, cookie) }), b, "pic-new", "https://example.com/pic2");
+    expect(ms).toBeLessThan(FOLLOW_MS);
+    expect(await target(b, "pic-old")).toBe(404);
+  });
+
+  test("a link written behind the app's back (another tool, a hand-run UPDATE) is followed by both", async () => {
+    const r = await fetch(`${a.base}/api/links`, { method: "POST", ...json({ originalUrl: "https://example.com/hand", title: "Hand", shortCode: "byhand" }, cookie) });
+    expect(r.status).toBe(201);
+    await admin`UPDATE short_links SET original_url = 'https://example.com/by-sql' WHERE short_code = 'byhand'`;
+    for (const on of [a, b]) await followed(async () => new Response(null), on, "byhand", "https://example.com/by-sql", FOLLOW_MS * 5);
+  });
+
+  test("B's listening connection killed: B answers 503 until it has listened again and reloaded, then follows a change it missed and the next ones", async () => {
+    const r = await fetch(`${a.base}/api/links`, { method: "POST", ...json({ originalUrl: "https://example.com/lost-1", title: "Lost", shortCode: "lost" }, cookie) });
+    const { id } = (await r.json()) as { id: number };
+    await followed(async () => new Response(null), b, "lost", "https://example.com/lost-1");
+    const killed = await admin`SELECT pg_terminate_backend(pid) AS ok FROM pg_stat_activity WHERE query = 'LISTEN "threadlink_links"'`;
+    // One listener per instance.
+    expect(killed.length).toBe(2);
+    // Written while no instance listens: its notification reaches nobody.
+    const edit = { originalUrl: "https://example.com/lost-2", title: "Lost", description: "", expiresAt: null };
+    expect((await fetch(`${a.base}/api/links/${id}`, { method: "PUT", ...json(edit, cookie) })).status).toBe(200);
+    // B's answers in order, each once: at most the old destination (until B learns of the
+    // loss, which it cannot know sooner), then 503 while stale, then the change it missed.
+    const seen: (string | number)[] = [];
+    const t0 = performance.now();
+    for (;;) {
+      const got = await target(b, "lost");
+      if (seen.at(-1) !== got) seen.push(got);
+      if (got === "https://example.com/lost-2") break;
+      if (performance.now() - t0 > 10_000) throw new Error(`B never followed: it answered ${seen.join(", ")}`);
+      await Bun.sleep(5);
+    }
+    expect(seen.filter((s) => s !== "https://example.com/lost-1")).toEqual([503, "https://example.com/lost-2"]);
+    expect(seen.indexOf("https://example.com/lost-1")).toBeLessThan(1);
+    console.log(`B served again ${Math.round(performance.now() - t0)} ms after its listener was killed`);
+    const next = { ...edit, originalUrl: "https://example.com/lost-3" };
+    expect(await followed(() => fetch(`${a.base}/api/links/${id}`, { method: "PUT", ...json(next, cookie) }), b, "lost", "https://example.com/lost-3")).toBeLessThan(FOLLOW_MS);
+    // A (whose listener was killed too) recovered the same way.
+    expect(await target(a, "lost")).toBe("https://example.com/lost-3");
+  });
+
+  test("each instance holds one listening connection", async () => {
+    const rows = await admin`SELECT COUNT(*)::int AS n FROM pg_stat_activity WHERE query = 'LISTEN "threadlink_links"'`;
+    expect(rows[0].n).toBe(2);
+  });
+});
