@@ -27,11 +27,11 @@ describe("POST /api/register", () => {
     const token = cookie.split(";")[0]!.split("=")[1]!;
     expect(r.text).not.toContain(token);
     expect(r.text).not.toContain("argon2");
-    const row = t.db.query("SELECT password_hash FROM users WHERE username = 'bob_1'").get() as { password_hash: string };
-    expect(row.password_hash).toStartWith("$argon2id$");
+    const row = await t.database.get<{ password_hash: string }>("SELECT password_hash FROM users WHERE username = 'bob_1'");
+    expect(row!.password_hash).toStartWith("$argon2id$");
     // Only the hash of the token is stored.
-    expect(t.db.query("SELECT COUNT(*) AS n FROM sessions WHERE id = ?").get(token) as { n: number }).toEqual({ n: 0 });
-    expect(t.db.query("SELECT COUNT(*) AS n FROM sessions WHERE id = ?").get(hashToken(token)) as { n: number }).toEqual({ n: 1 });
+    expect(await t.database.get("SELECT COUNT(*) AS n FROM sessions WHERE id = ?", token)).toEqual({ n: 0 });
+    expect(await t.database.get("SELECT COUNT(*) AS n FROM sessions WHERE id = ?", hashToken(token))).toEqual({ n: 1 });
   });
 
   const invalid: Scenario[] = [
@@ -161,7 +161,7 @@ describe("GET /api/user, sessions and logout", () => {
   test("an expired session is refused", async () => {
     const { cookie } = await t.signUp("expiring");
     const token = cookie.split("=")[1]!;
-    t.db.query("UPDATE sessions SET expires_at = ? WHERE id = ?").run(new Date(Date.now() - 1000).toISOString(), hashToken(token));
+    await t.database.run("UPDATE sessions SET expires_at = ? WHERE id = ?", new Date(Date.now() - 1000).toISOString(), hashToken(token));
     expect((await t.call("GET", "/api/user", { cookie })).status).toBe(401);
   });
 
@@ -169,12 +169,12 @@ describe("GET /api/user, sessions and logout", () => {
     const { cookie } = await t.signUp("rolling");
     const id = hashToken(cookie.split("=")[1]!);
     const soon = new Date(Date.now() + SESSION_TTL_MS / 2).toISOString();
-    t.db.query("UPDATE sessions SET expires_at = ? WHERE id = ?").run(soon, id);
+    await t.database.run("UPDATE sessions SET expires_at = ? WHERE id = ?", soon, id);
     const r = await t.call("GET", "/api/user", { cookie });
     expect(r.status).toBe(200);
     expect(r.headers.get("set-cookie")).toMatch(/Max-Age=2592000/);
-    const row = t.db.query("SELECT expires_at FROM sessions WHERE id = ?").get(id) as { expires_at: string };
-    expect(Date.parse(row.expires_at)).toBeGreaterThan(Date.now() + SESSION_TTL_MS - 60_000);
+    const row = await t.database.get<{ expires_at: string }>("SELECT expires_at FROM sessions WHERE id = ?", id);
+    expect(Date.parse(row!.expires_at)).toBeGreaterThan(Date.now() + SESSION_TTL_MS - 60_000);
   });
 
   test("logout deletes the session server-side", async () => {
@@ -189,9 +189,9 @@ describe("GET /api/user, sessions and logout", () => {
 
   test("expired premium reads as free", async () => {
     const { cookie, user } = await t.signUp("lapsed");
-    t.db.query("UPDATE users SET subscription_type = 'premium', subscription_expires_at = ? WHERE id = ?").run(new Date(Date.now() - 1000).toISOString(), user.id);
+    await t.database.run("UPDATE users SET subscription_type = 'premium', subscription_expires_at = ? WHERE id = ?", new Date(Date.now() - 1000).toISOString(), user.id);
     expect((await t.call("GET", "/api/user", { cookie })).json.subscriptionType).toBe("free");
-    t.db.query("UPDATE users SET subscription_expires_at = ? WHERE id = ?").run(new Date(Date.now() + 86_400_000).toISOString(), user.id);
+    await t.database.run("UPDATE users SET subscription_expires_at = ? WHERE id = ?", new Date(Date.now() + 86_400_000).toISOString(), user.id);
     expect((await t.call("GET", "/api/user", { cookie })).json.subscriptionType).toBe("premium");
   });
 
@@ -269,7 +269,7 @@ describe("health and unknown API paths", () => {
 
   test("GET /api/health answers 503 when the database does not", async () => {
     const s = await setup();
-    s.db.close();
+    await s.database.close();
     const r = await s.call("GET", "/api/health");
     expect(r.status).toBe(503);
     expect(r.json).toMatchObject({ status: "degraded", db: "unavailable" });

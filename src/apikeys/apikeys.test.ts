@@ -21,7 +21,7 @@ async function newKey(cookie: string, scope: "read" | "read-write", only: "links
 const withKey = (key: string, method: string, path: string, body?: Record<string, unknown>, headers: Record<string, string> = {}) =>
   t.call(method, path, { body, headers: { authorization: `Bearer ${key}`, ...headers } });
 
-const keyRow = (id: number) => t.db.query("SELECT * FROM api_keys WHERE id = ?").get(id) as Record<string, unknown> | null;
+const keyRow = (id: number) => t.database.get("SELECT * FROM api_keys WHERE id = ?", id);
 const linkBody = (path: string) => ({ originalUrl: `https://example.com/${path}`, title: `Via key ${path}` });
 
 describe("managing keys with a session", () => {
@@ -40,9 +40,9 @@ describe("managing keys with a session", () => {
 
   test("only a sha256 of the key is at rest", async () => {
     const k = await newKey(alice.cookie, "read");
-    const row = keyRow(k.id)!;
+    const row = (await keyRow(k.id))!;
     expect(row.key_hash).toBe(hashToken(k.key));
-    const dump = JSON.stringify(t.db.query("SELECT * FROM api_keys").all());
+    const dump = JSON.stringify(await t.database.all("SELECT * FROM api_keys"));
     expect(dump).not.toContain(k.key);
     expect(dump).not.toContain(k.key.slice(11));
   });
@@ -73,7 +73,7 @@ describe("managing keys with a session", () => {
 
   test("hostile names are kept as text; malformed JSON is 400", async () => {
     const k = await newKey(alice.cookie, "read", null, `${HOSTILE.script}🧵`.slice(0, 40));
-    expect(keyRow(k.id)!.name).toBe(`${HOSTILE.script}🧵`.slice(0, 40));
+    expect((await keyRow(k.id))!.name).toBe(`${HOSTILE.script}🧵`.slice(0, 40));
     const before = await t.count("api_keys");
     expect((await t.call("POST", KEYS, { raw: "{nope", cookie: alice.cookie })).status).toBe(400);
     expect(await t.count("api_keys")).toBe(before);
@@ -84,7 +84,7 @@ describe("managing keys with a session", () => {
     expect((await withKey(k.key, "GET", "/api/links")).status).toBe(200);
     const other = await t.call("DELETE", `${KEYS}/${k.id}`, { cookie: bob.cookie });
     expect(other.status).toBe(404);
-    expect(keyRow(k.id)).not.toBeNull();
+    expect(await keyRow(k.id)).not.toBeNull();
     expect((await t.call("DELETE", `${KEYS}/${k.id}`, { cookie: alice.cookie })).status).toBe(200);
     const after = await withKey(k.key, "GET", "/api/links");
     expect(after.status).toBe(401);
@@ -114,8 +114,8 @@ describe("using a key: Authorization: Bearer", () => {
     const k = await newKey(alice.cookie, "read-write");
     const made = await withKey(k.key, "POST", "/api/links", linkBody("rw"), { origin: "https://elsewhere.example" });
     expect(made.status).toBe(201);
-    const row = t.db.query("SELECT user_id FROM short_links WHERE id = ?").get(made.json.id) as { user_id: number };
-    expect(row.user_id).toBe(alice.user.id);
+    const row = await t.database.get<{ user_id: number }>("SELECT user_id FROM short_links WHERE id = ?", made.json.id);
+    expect(row!.user_id).toBe(alice.user.id);
     const edit = await withKey(k.key, "PUT", `/api/links/${made.json.id}`, { originalUrl: "https://example.com/edited", title: "Edited by key" });
     expect(edit.status).toBe(200);
     expect((await withKey(k.key, "DELETE", `/api/links/${made.json.id}`)).status).toBe(200);
@@ -131,10 +131,10 @@ describe("using a key: Authorization: Bearer", () => {
 
   test("last-used is written on use", async () => {
     const k = await newKey(alice.cookie, "read");
-    expect(keyRow(k.id)!.last_used_at).toBeNull();
+    expect((await keyRow(k.id))!.last_used_at).toBeNull();
     const before = Date.now();
     expect((await withKey(k.key, "GET", "/api/topics")).status).toBe(200);
-    const used = keyRow(k.id)!.last_used_at as string;
+    const used = (await keyRow(k.id))!.last_used_at as string;
     expect(Date.parse(used)).toBeGreaterThanOrEqual(before - 1000);
     const listed = (await t.call("GET", KEYS, { cookie: alice.cookie })).json.find((x: Created) => x.id === k.id);
     expect(listed.lastUsedAt).toBe(used);
@@ -145,7 +145,8 @@ describe("using a key: Authorization: Bearer", () => {
     const topic = await t.call("POST", "/api/topics", { body: { name: "Bob's topic" }, cookie: bob.cookie });
     expect(topic.status).toBe(201);
     const k = await newKey(alice.cookie, "read-write");
-    const before = [t.db.query("SELECT * FROM short_links WHERE id = ?").get(bobs.json.id), t.db.query("SELECT * FROM topics WHERE id = ?").get(topic.json.id)];
+    const rows = async () => [await t.database.get("SELECT * FROM short_links WHERE id = ?", bobs.json.id), await t.database.get("SELECT * FROM topics WHERE id = ?", topic.json.id)];
+    const before = await rows();
     for (const [method, path, body] of [
       ["PUT", `/api/links/${bobs.json.id}`, { originalUrl: "https://evil.example", title: "Mine" }],
       ["DELETE", `/api/links/${bobs.json.id}`, undefined],
@@ -156,7 +157,7 @@ describe("using a key: Authorization: Bearer", () => {
       const r = await withKey(k.key, method, path, body as Record<string, unknown> | undefined);
       expect(r.status).toBe(404);
     }
-    expect([t.db.query("SELECT * FROM short_links WHERE id = ?").get(bobs.json.id), t.db.query("SELECT * FROM topics WHERE id = ?").get(topic.json.id)]).toEqual(before);
+    expect(await rows()).toEqual(before);
     expect((await withKey(k.key, "GET", "/api/links")).json.some((l: { id: number }) => l.id === bobs.json.id)).toBe(false);
   });
 
@@ -245,14 +246,14 @@ describe("using a key: Authorization: Bearer", () => {
       expect(r.status).toBe(401);
       expect(r.json.error.message).toBe(KEY_MSG.inQuery);
     }
-    expect(keyRow(k.id)!.last_used_at).toBeNull();
+    expect((await keyRow(k.id))!.last_used_at).toBeNull();
   });
 
   test("deleting the user deletes their keys (ON DELETE CASCADE)", async () => {
     const carol = await t.signUp("carol");
     const k = await newKey(carol.cookie, "read");
-    t.db.query("DELETE FROM users WHERE id = ?").run(carol.user.id);
-    expect(keyRow(k.id)).toBeNull();
+    await t.database.run("DELETE FROM users WHERE id = ?", carol.user.id);
+    expect(await keyRow(k.id)).toBeNull();
     expect((await withKey(k.key, "GET", "/api/links")).status).toBe(401);
   });
 });

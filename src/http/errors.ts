@@ -85,6 +85,42 @@ export function sqliteFault(error: unknown): AppError | null {
   return null;
 }
 
+export const UNREACHABLE_MESSAGE = "The server cannot reach its database right now. Please try again shortly.";
+/** Seconds a client should wait when the database server cannot be reached (the pool reconnects). */
+export const UNREACHABLE_RETRY_AFTER_S = 5;
+
+/**
+ * PostgreSQL faults that are the environment's, named as for SQLite: the server gone or
+ * restarting (Bun's connection errors; SQLSTATE class 08, 57P01-57P03 shutdown), a lock or a
+ * transaction that must be retried (40001, 40P01, 55P03, 57014 a timeout), no room (53100 disk
+ * full, 53200 memory, 53300 too many connections), a read-only database (25006). PostgreSQL
+ * rolls the transaction back, so nothing half-written is left; the pool opens a new connection
+ * for the next request. Request errors (a bad value, a broken constraint) are not faults.
+ */
+export function postgresFault(error: unknown): AppError | null {
+  const e = error as { name?: unknown; code?: unknown; errno?: unknown } | null;
+  if (e?.name !== "PostgresError") return null;
+  const state = typeof e.errno === "string" ? e.errno : "";
+  const unreachable = () => new AppError("UNAVAILABLE", UNREACHABLE_MESSAGE, undefined, { "retry-after": String(UNREACHABLE_RETRY_AFTER_S) });
+  // Bun's own: CONNECTION_CLOSED, _FAILED, _REFUSED, _TIMEOUT, and a pooled connection timed out.
+  if (typeof e.code === "string" && /^ERR_POSTGRES_(CONNECTION_|IDLE_TIMEOUT|LIFETIME_TIMEOUT)/.test(e.code)) return unreachable();
+  if (state.startsWith("08") || state === "57P01" || state === "57P02" || state === "57P03") return unreachable();
+  switch (state) {
+    case "40001":
+    case "40P01":
+    case "55P03":
+    case "57014":
+    case "53300":
+      return new AppError("UNAVAILABLE", BUSY_MESSAGE, undefined, { "retry-after": String(BUSY_RETRY_AFTER_S) });
+    case "53100":
+    case "53200":
+      return new AppError("UNAVAILABLE", FULL_MESSAGE);
+    case "25006":
+      return new AppError("UNAVAILABLE", UNWRITABLE_MESSAGE);
+  }
+  return null;
+}
+
 /**
  * What to log for a failing request: the route pattern (/api/invites/:code) rather than the
  * path, whose segments may be secrets such as invite codes.
@@ -102,7 +138,7 @@ const unavailable = rateLimitedLog(5, 60_000);
 export const errorHandler = new Elysia({ name: "errors" }).onError({ as: "global" }, ({ code, error, request, route }) => {
   if (error instanceof AppError) return errorResponse(error.code, error.message, error.fields, error.headers);
   if (error instanceof PageError) return error.page();
-  const fault = sqliteFault(error);
+  const fault = sqliteFault(error) ?? postgresFault(error);
   if (fault) {
     // Operators need to see these (a full disk does not fix itself); no request body is logged.
     unavailable("database unavailable", { method: request.method, path: routeOf(request, route), error: String(error) });
