@@ -83,7 +83,7 @@ describe("stores answer a clash with CONFLICT and the field at fault", async () 
   });
 
   test("titles: moving a version onto a number its new series has is a CONFLICT on name", async () => {
-    const topic = topicsStore(t.db).create(alice.user.id, { name: "Race Notes", emoji: null }, () => randomPhone("+1555"));
+    const topic = await topicsStore(t.database).create(alice.user.id, { name: "Race Notes", emoji: null }, () => randomPhone("+1555"));
     const path = `/api/alice/${topic.linkSlug}/titles`;
     expect((await t.call("POST", path, { body: { name: "Groceries", version: 1 }, cookie: alice.cookie })).status).toBe(201);
     const lone = (await t.call("POST", path, { body: { name: "Errands", version: 1 }, cookie: alice.cookie })).json as { id: number };
@@ -91,6 +91,6 @@ describe("stores answer a clash with CONFLICT and the field at fault", async () 
     const msg = "Message 1 already exists in the title 'Groceries'";
     expect(r.status).toBe(409);
     expect(r.json).toEqual({ error: { code: "CONFLICT", message: msg, fields: { name: msg } } });
-    expect((t.db.query("SELECT name FROM titles WHERE id = ?").get(lone.id) as { name: string }).name).toBe("Errands");
+    expect(await t.database.get("SELECT name FROM titles WHERE id = ?", lone.id)).toEqual({ name: "Errands" });
   });
 });

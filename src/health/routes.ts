@@ -1,5 +1,4 @@
 import { Elysia } from "elysia";
-import { legacy } from "../db/legacy";
 import type { AppContext } from "../context";
 import { VERSION } from "../version";
 import { Health, PublicConfig } from "./schema";
@@ -28,12 +27,12 @@ function publicConfigOf(ctx: AppContext): PublicConfig {
 }
 
 export function healthRoutes(ctx: AppContext, recorder: Pick<ClickRecorder, "stats">) {
-  const store = healthStore(legacy(ctx.db));
+  const store = healthStore(ctx.db);
   const publicConfig = publicConfigOf(ctx);
 
   return new Elysia({ prefix: "/api" })
-    .get("/health", ({ set }) => {
-      const db = store.ping() ? "ok" : "unavailable";
+    .get("/health", async ({ set }) => {
+      const db = (await store.ping()) ? "ok" : "unavailable";
       if (db !== "ok") set.status = 503;
       set.headers["cache-control"] = "no-store";
       // details.clicks: the click writer's backlog, its high-water mark and the clicks whose rows

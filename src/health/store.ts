@@ -1,11 +1,11 @@
-import type { Db } from "../db/open";
+import type { Database } from "../db/database";
 
-export function healthStore(db: Db) {
+export function healthStore(db: Database) {
   return {
     /** True when the database answers a real read. */
-    ping() {
+    async ping() {
       try {
-        return (db.query("SELECT COUNT(*) AS n FROM schema_migrations").get() as { n: number }).n >= 0;
+        return (await db.get<{ n: number }>("SELECT COUNT(*) AS n FROM schema_migrations"))!.n >= 0;
       } catch {
         return false;
       }

@@ -328,11 +328,18 @@ describe("names refuse control characters", () => {
       expect(["users", "topics", "titles", "short_links"].map(t.count)).toEqual(before);
     });
 
-  test("message text is stored as typed: line breaks, tabs, even NUL", async () => {
-    const notes = "one\n\ttwo\r\nthree\u0000four";
+  test("message text is stored as typed with its line breaks and tabs; other C0 controls (NUL too) are refused", async () => {
+    const notes = "one\n\ttwo\r\nthree\u007f\u0085four";
     const ok = await t.call("POST", `/api/hardalice/${topic.linkSlug}/titles`, { cookie: alice.cookie, body: { name: "Lines", notes } });
     expect(ok.status).toBe(201);
     expect(ok.json.notes).toBe(notes);
+    const before = await t.count("titles");
+    for (const bad of ["\u0000", "\u0007", "\u001b[31m", "\u000b"]) {
+      const r = await t.call("POST", `/api/hardalice/${topic.linkSlug}/titles`, { cookie: alice.cookie, body: { name: "Lines", notes: `a${bad}b` } });
+      const message = "Notes must not contain control characters other than tabs and line breaks";
+      expect({ bad, status: r.status, body: r.json }).toEqual({ bad, status: 400, body: { error: { code: "VALIDATION", message, fields: { notes: message } } } });
+    }
+    expect(await t.count("titles")).toBe(before);
   });
 
   test("names in other scripts, emoji and punctuation are still fine", async () => {

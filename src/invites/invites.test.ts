@@ -13,7 +13,7 @@ const newInvite = async (cookie: string) => {
   return r.json as { code: string; url: string; expiresAt: string };
 };
 const accept = (cookie: string, code: string) => t.call("POST", `/api/invites/${encodeURIComponent(code)}/accept`, { cookie });
-const shares = () => t.db.query("SELECT owner_id, member_id FROM shares ORDER BY owner_id, member_id").all();
+const shares = () => t.database.all<{ owner_id: number; member_id: number }>("SELECT owner_id, member_id FROM shares ORDER BY owner_id, member_id");
 const topic = async (cookie: string, name: string, accessType: string) =>
   (await t.call("POST", "/api/topics", { cookie, body: { name, accessType } })).json;
 
@@ -26,10 +26,10 @@ describe("POST /api/invites", () => {
     const inv = await newInvite(alice.cookie);
     expect(inv.code).toMatch(/^[A-Za-z0-9_-]{22}$/);
     expect(inv.url).toBe(`http://localhost:3000/invite/${inv.code}`);
-    const row = t.db.query("SELECT * FROM invites WHERE code_hash = ?").get(hashCode(inv.code)) as { expires_at: string; created_at: string };
+    const row = (await t.database.get<{ expires_at: string; created_at: string }>("SELECT * FROM invites WHERE code_hash = ?", hashCode(inv.code)))!;
     expect(row).not.toBeNull();
     expect(Date.parse(row.expires_at) - Date.parse(row.created_at)).toBe(7 * 86_400_000);
-    expect(t.db.query("SELECT COUNT(*) AS n FROM invites WHERE code_hash = ?").get(inv.code)).toEqual({ n: 0 });
+    expect(await t.database.get("SELECT COUNT(*) AS n FROM invites WHERE code_hash = ?", inv.code)).toEqual({ n: 0 });
     const other = await newInvite(alice.cookie);
     expect(other.code).not.toBe(inv.code);
   });
@@ -41,7 +41,11 @@ describe("POST /api/invites", () => {
     expect(r.status).toBe(429);
     expect(r.json.error.message).toBe("You have 50 unused invite links. Wait until some are used or expire before creating more.");
     expect(await t.count("invites")).toBe(before);
-    t.db.run("UPDATE invites SET expires_at = ? WHERE rowid = (SELECT rowid FROM invites WHERE user_id = ? LIMIT 1)", [new Date(Date.now() - 1).toISOString(), u.user.id]);
+    await t.database.run(
+      "UPDATE invites SET expires_at = ? WHERE code_hash = (SELECT code_hash FROM invites WHERE user_id = ? LIMIT 1)",
+      new Date(Date.now() - 1).toISOString(),
+      u.user.id,
+    );
     expect((await t.call("POST", "/api/invites", { cookie: u.cookie })).status).toBe(201);
   });
 
@@ -68,7 +72,7 @@ describe("POST /api/invites/:code/accept", () => {
     const r = await accept(bob.cookie, inv.code);
     expect(r.status).toBe(200);
     expect(r.json).toEqual({ ok: true, owner: { id: alice.user.id, username: "alice" } });
-    expect(shares()).toContainEqual({ owner_id: alice.user.id, member_id: bob.user.id });
+    expect(await shares()).toContainEqual({ owner_id: alice.user.id, member_id: bob.user.id });
     const notes = await t.call("GET", "/api/notifications", { cookie: alice.cookie });
     expect(notes.json.notifications[0]).toMatchObject({ kind: "invite_accepted", message: "bob accepted your invite and can now see your shared topics.", read: false });
     expect(notes.json.unreadCount).toBe(1);
@@ -82,7 +86,7 @@ describe("POST /api/invites/:code/accept", () => {
       name: "used invite",
       code: async () => {
         const c = await invite();
-        t.db.run("UPDATE invites SET used_by = ?, used_at = ? WHERE code_hash = ?", [carol.user.id, new Date().toISOString(), hashCode(c)]);
+        await t.database.run("UPDATE invites SET used_by = ?, used_at = ? WHERE code_hash = ?", carol.user.id, new Date().toISOString(), hashCode(c));
         return c;
       },
       who: () => carol.cookie,
@@ -93,7 +97,7 @@ describe("POST /api/invites/:code/accept", () => {
       name: "expired invite",
       code: async () => {
         const c = await invite();
-        t.db.run("UPDATE invites SET expires_at = ? WHERE code_hash = ?", [new Date(Date.now() - 1000).toISOString(), hashCode(c)]);
+        await t.database.run("UPDATE invites SET expires_at = ? WHERE code_hash = ?", new Date(Date.now() - 1000).toISOString(), hashCode(c));
         return c;
       },
       who: () => carol.cookie,
@@ -110,11 +114,11 @@ describe("POST /api/invites/:code/accept", () => {
   for (const s of scenarios) {
     test(`${s.name} → ${s.status}, no new share`, async () => {
       const code = await s.code();
-      const before = shares();
+      const before = await shares();
       const r = await accept(s.who(), code);
       expect(r.status).toBe(s.status);
       expect(r.json.error.message).toBe(s.message);
-      expect(shares()).toEqual(before);
+      expect(await shares()).toEqual(before);
     });
   }
 
@@ -127,7 +131,17 @@ describe("POST /api/invites/:code/accept", () => {
     expect(again.status).toBe(410);
     const other = await accept(erin.cookie, inv.code);
     expect(other.status).toBe(410);
-    expect(shares()).not.toContainEqual({ owner_id: alice.user.id, member_id: erin.user.id });
+    expect(await shares()).not.toContainEqual({ owner_id: alice.user.id, member_id: erin.user.id });
+  });
+
+  test("one code accepted by two people at once: one share, the other 410", async () => {
+    const gina = await t.signUp("gina");
+    const hank = await t.signUp("hank");
+    const inv = await newInvite(alice.cookie);
+    const rs = await Promise.all([accept(gina.cookie, inv.code), accept(hank.cookie, inv.code)]);
+    expect(rs.map((r) => r.status).sort()).toEqual([200, 410]);
+    const joined = (await shares()).filter((x) => x.owner_id === alice.user.id && [gina.user.id, hank.user.id].includes(x.member_id));
+    expect(joined).toHaveLength(1);
   });
 
   test("an invite left unused by an already-sharing user can still be used by someone else", async () => {
@@ -192,9 +206,9 @@ describe("shared access per accessType", () => {
   });
 
   test("members cannot rename, delete or reorder the owner's topics", async () => {
-    const before = t.db.query("SELECT * FROM topics WHERE id = ?").get(aPersonal.id);
+    const before = await t.database.get("SELECT * FROM topics WHERE id = ?", aPersonal.id);
     expect((await t.call("PUT", `/api/topics/${aPersonal.id}`, { cookie: bob.cookie, body: { name: "mine now" } })).status).toBe(404);
     expect((await t.call("DELETE", `/api/topics/${aPersonal.id}`, { cookie: bob.cookie })).status).toBe(404);
-    expect(t.db.query("SELECT * FROM topics WHERE id = ?").get(aPersonal.id)).toEqual(before);
+    expect(await t.database.get("SELECT * FROM topics WHERE id = ?", aPersonal.id)).toEqual(before);
   });
 });

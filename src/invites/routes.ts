@@ -1,11 +1,11 @@
 import { Elysia } from "elysia";
-import { legacy } from "../db/legacy";
 import type { AppContext } from "../context";
 import type { AuthPlugin } from "../http/auth";
 import { AppError, badRequest, conflict, notFound } from "../http/errors";
 import { notificationsStore } from "../notifications/store";
 import { inviteAcceptedNotice } from "../notifications/events";
-import { AttemptLimiter, LIMITS, takeAll, tooManyAttempts } from "../http/rateLimit";
+import { tooManyAttempts } from "../http/rateLimit";
+import { attemptStore } from "../http/attemptStore";
 import { clientIp } from "../http/security";
 import { MAX_OPEN_INVITES, invitesStore } from "./store";
 import { Invite, InviteAccepted, InviteInfo } from "./schema";
@@ -14,22 +14,22 @@ import { defineOperations } from "../openapi/registry";
 const UNKNOWN = "This invite link is not valid. Check the code and try again.";
 
 export function inviteRoutes(ctx: AppContext, auth: AuthPlugin) {
-  const store = invitesStore(legacy(ctx.db));
-  const notifications = notificationsStore(legacy(ctx.db));
-  const accepts = AttemptLimiter.of(LIMITS.inviteAcceptPerAddress);
+  const store = invitesStore(ctx.db);
+  const notifications = notificationsStore(ctx.db);
+  const attempts = attemptStore(ctx.db);
 
   return new Elysia({ prefix: "/api" })
     .use(auth)
     .post(
       "/invites",
-      ({ user, set }) => {
-        if (store.openCount(user.id) >= MAX_OPEN_INVITES) {
+      async ({ user, set }) => {
+        if ((await store.openCount(user.id)) >= MAX_OPEN_INVITES) {
           throw new AppError(
             "RATE_LIMITED",
             `You have ${MAX_OPEN_INVITES} unused invite links. Wait until some are used or expire before creating more.`,
           );
         }
-        const invite = store.create(user.id);
+        const invite = await store.create(user.id);
         set.status = 201;
         set.headers["cache-control"] = "no-store";
         return { ...invite, url: `${ctx.config.publicUrl}/invite/${invite.code}` };
@@ -38,21 +38,21 @@ export function inviteRoutes(ctx: AppContext, auth: AuthPlugin) {
     )
     // Public: the /invite/{code} page shows who invited before asking the visitor to sign in.
     // The code itself is the secret (128 bits), so this reveals nothing to a guesser.
-    .get("/invites/:code", ({ params }) => {
-      const found = store.describe(params.code);
+    .get("/invites/:code", async ({ params }) => {
+      const found = await store.describe(params.code);
       if (!found) throw notFound(UNKNOWN);
       return found;
     })
     .post(
       "/invites/:code/accept",
-      ({ params, user, request, server }) => {
+      async ({ params, user, request, server }) => {
         // Counted whatever the outcome: one address cannot churn through codes or accounts.
         const address = clientIp(ctx, request, server);
-        const slot = takeAll(address === null ? [] : [[accepts, address]]);
+        const slot = await attempts.take(address === null ? [] : [["inviteAcceptPerAddress", address]]);
         if ("waitMs" in slot) throw tooManyAttempts("Too many invite attempts from this network.", slot.waitMs);
-        const r = store.accept(params.code, user.id);
+        const r = await store.accept(params.code, user.id);
         if (r.ok) {
-          notifications.create({ ...inviteAcceptedNotice(user.username, r.codeHash), userId: r.ownerId });
+          await notifications.create({ ...inviteAcceptedNotice(user.username, r.codeHash), userId: r.ownerId });
           return { ok: true, owner: { id: r.ownerId, username: r.inviter } };
         }
         switch (r.reason) {

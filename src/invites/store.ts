@@ -1,5 +1,5 @@
 // The only SQL for invites and the shares they create.
-import type { Db } from "../db/open";
+import type { Database, Queries } from "../db/database";
 import { DAY_MS, nowIso } from "../shared/time";
 
 export const INVITE_TTL_MS = 7 * DAY_MS;
@@ -29,64 +29,72 @@ export type AcceptResult =
 const statusOf = (r: InviteRow, now = Date.now()): InviteStatus =>
   r.used_by !== null ? "used" : Date.parse(r.expires_at) <= now ? "expired" : "valid";
 
-export function invitesStore(db: Db) {
-  const q = {
-    insert: db.prepare(
-      `INSERT INTO invites (code_hash, user_id, created_at, expires_at) VALUES ($hash, $userId, $now, $expires)`,
-    ),
-    byHash: db.prepare(
-      `SELECT i.*, u.username AS inviter FROM invites i JOIN users u ON u.id = i.user_id WHERE i.code_hash = ?`,
-    ),
-    shareExists: db.prepare(`SELECT 1 FROM shares WHERE owner_id = $owner AND member_id = $member`),
-    // used_by IS NULL in the WHERE makes single use hold even for two accepts at once.
-    use: db.prepare(
-      `UPDATE invites SET used_by = $member, used_at = $now WHERE code_hash = $hash AND used_by IS NULL AND expires_at > $now`,
-    ),
-    share: db.prepare(
-      `INSERT INTO shares (owner_id, member_id, created_at) VALUES ($owner, $member, $now) ON CONFLICT DO NOTHING`,
-    ),
-    open: db.prepare(`SELECT COUNT(*) AS n FROM invites WHERE user_id = $userId AND used_by IS NULL AND expires_at > $now`),
-    // Spent and long-expired invites are of no use to anyone; they are swept when new ones are made.
-    sweep: db.prepare(`DELETE FROM invites WHERE user_id = $userId AND expires_at <= $before`),
-  };
-
-  const find = (code: string) => (INVITE_CODE.test(code) ? (q.byHash.get(hashCode(code)) as InviteRow | null) : null);
+export function invitesStore(db: Database) {
+  const find = async (q: Queries, code: string) =>
+    INVITE_CODE.test(code)
+      ? q.get<InviteRow>(`SELECT i.*, u.username AS inviter FROM invites i JOIN users u ON u.id = i.user_id WHERE i.code_hash = ?`, hashCode(code))
+      : null;
 
   return {
-    openCount: (userId: number) => (q.open.get({ userId, now: nowIso() }) as { n: number }).n,
+    openCount: async (userId: number) =>
+      (await db.get<{ n: number }>(`SELECT COUNT(*) AS n FROM invites WHERE user_id = $userId AND used_by IS NULL AND expires_at > $now`, {
+        userId,
+        now: nowIso(),
+      }))!.n,
 
     /** A new single-use code; only its hash is stored, so the code is returned once, here. */
-    create(userId: number) {
+    async create(userId: number) {
       const code = Buffer.from(crypto.getRandomValues(new Uint8Array(16))).toString("base64url");
       // One clock reading for both, so the lifetime is exactly INVITE_TTL_MS.
       const at = Date.now();
       const now = new Date(at).toISOString();
       const expiresAt = new Date(at + INVITE_TTL_MS).toISOString();
-      q.sweep.run({ userId, before: new Date(Date.now() - 30 * DAY_MS).toISOString() });
-      q.insert.run({ hash: hashCode(code), userId, now, expires: expiresAt });
+      await db.tx(async (q) => {
+        // Spent and long-expired invites are of no use to anyone; they are swept when new ones are made.
+        await q.run(`DELETE FROM invites WHERE user_id = $userId AND expires_at <= $before`, { userId, before: new Date(at - 30 * DAY_MS).toISOString() });
+        await q.run(`INSERT INTO invites (code_hash, user_id, created_at, expires_at) VALUES ($hash, $userId, $now, $expires)`, {
+          hash: hashCode(code),
+          userId,
+          now,
+          expires: expiresAt,
+        });
+      });
       return { code, createdAt: now, expiresAt };
     },
 
     /** Who invited, and whether the code can still be used; null for an unknown code. */
-    describe(code: string) {
-      const r = find(code);
+    async describe(code: string) {
+      const r = await find(db, code);
       return r ? { inviter: r.inviter, status: statusOf(r), expiresAt: r.expires_at } : null;
     },
 
-    accept(code: string, memberId: number): AcceptResult {
-      return db.transaction((): AcceptResult => {
-        const r = find(code);
+    accept(code: string, memberId: number): Promise<AcceptResult> {
+      return db.tx(async (q): Promise<AcceptResult> => {
+        const r = await find(q, code);
         if (!r) return { ok: false, reason: "unknown" };
         if (r.user_id === memberId) return { ok: false, reason: "own", inviter: r.inviter };
         const status = statusOf(r);
         if (status !== "valid") return { ok: false, reason: status, inviter: r.inviter };
         // Already sharing: the code stays unused, so it can still be handed to someone else.
-        if (q.shareExists.get({ owner: r.user_id, member: memberId })) return { ok: false, reason: "already", inviter: r.inviter };
+        if (await q.get(`SELECT 1 AS x FROM shares WHERE owner_id = $owner AND member_id = $member`, { owner: r.user_id, member: memberId })) {
+          return { ok: false, reason: "already", inviter: r.inviter };
+        }
         const now = nowIso();
-        if (q.use.run({ member: memberId, now, hash: r.code_hash }).changes === 0) return { ok: false, reason: "used", inviter: r.inviter };
-        q.share.run({ owner: r.user_id, member: memberId, now });
+        // used_by IS NULL in the WHERE makes single use hold even for two accepts at once (on
+        // PostgreSQL the second waits for the first's row lock, then finds used_by set).
+        const used = await q.run(`UPDATE invites SET used_by = $member, used_at = $now WHERE code_hash = $hash AND used_by IS NULL AND expires_at > $now`, {
+          member: memberId,
+          now,
+          hash: r.code_hash,
+        });
+        if (used === 0) return { ok: false, reason: "used", inviter: r.inviter };
+        await q.run(`INSERT INTO shares (owner_id, member_id, created_at) VALUES ($owner, $member, $now) ON CONFLICT DO NOTHING`, {
+          owner: r.user_id,
+          member: memberId,
+          now,
+        });
         return { ok: true, ownerId: r.user_id, inviter: r.inviter, codeHash: r.code_hash };
-      }).immediate();
+      });
     },
   };
 }

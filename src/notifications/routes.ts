@@ -1,8 +1,8 @@
 import { Elysia } from "elysia";
-import { legacy } from "../db/legacy";
 import type { AppContext } from "../context";
 import { effectivePlan, type AuthPlugin } from "../http/auth";
 import { notFound } from "../http/errors";
+import { rowId } from "../db/ids";
 import { DAY_MS } from "../shared/time";
 import { premiumEndingNotice } from "./events";
 import { notificationsStore } from "./store";
@@ -12,31 +12,31 @@ import { defineOperations } from "../openapi/registry";
 const PREMIUM_WARNING_MS = 3 * DAY_MS;
 
 export function notificationRoutes(ctx: AppContext, auth: AuthPlugin) {
-  const store = notificationsStore(legacy(ctx.db));
+  const store = notificationsStore(ctx.db);
 
   return new Elysia({ prefix: "/api" })
     .use(auth)
     .get(
       "/notifications",
-      ({ user, set }) => {
+      async ({ user, set }) => {
         // "Premium ends in 3 days" is raised when the user next looks (the bell loads on every
         // signed-in page), which needs no background timer; the dedupe key makes it once per term.
         const ends = user.subscription_expires_at;
         if (effectivePlan(user) === "premium" && ends && Date.parse(ends) - Date.now() <= PREMIUM_WARNING_MS) {
-          store.create({ userId: user.id, ...premiumEndingNotice(ends) });
+          await store.create({ userId: user.id, ...premiumEndingNotice(ends) });
         }
         set.headers["cache-control"] = "no-store";
-        return { notifications: store.list(user.id), unreadCount: store.unreadCount(user.id) };
+        return { notifications: await store.list(user.id), unreadCount: await store.unreadCount(user.id) };
       },
       { auth: true },
     )
     // Listed before /:id/read so "read-all" is never read as an id.
-    .post("/notifications/read-all", ({ user }) => ({ ok: true, updated: store.markAllRead(user.id) }), { auth: true })
+    .post("/notifications/read-all", async ({ user }) => ({ ok: true, updated: await store.markAllRead(user.id) }), { auth: true })
     .post(
       "/notifications/:id/read",
-      ({ params, user }) => {
-        const id = /^\d{1,15}$/.test(params.id) ? Number(params.id) : 0;
-        const n = id > 0 ? store.markRead(user.id, id) : null;
+      async ({ params, user }) => {
+        const id = rowId(params.id);
+        const n = id === null ? null : await store.markRead(user.id, id);
         if (!n) throw notFound("Notification not found");
         return n;
       },

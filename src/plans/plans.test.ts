@@ -1,5 +1,9 @@
 import { describe, expect, test } from "bun:test";
-import { setup } from "../test/helpers";
+import { onPostgres, setup, testCluster } from "../test/helpers";
+
+// Each test sets up its own app; on PostgreSQL the cluster starts before them (a few seconds),
+// not inside the first test's time limit.
+if (onPostgres) await testCluster();
 
 describe("POST /api/subscription/upgrade", () => {
   test("sets premium for 30 days and unlocks emoji and topics beyond the free limit", async () => {
@@ -25,7 +29,7 @@ describe("POST /api/subscription/upgrade", () => {
   test("an expired premium reads as free and upgrading counts from now", async () => {
     const t = await setup();
     const u = await t.signUp("lapsed");
-    t.ctx.accounts.setPlan(u.user.id, "premium", new Date(Date.now() - 86_400_000).toISOString());
+    await t.ctx.accounts.setPlan(u.user.id, "premium", new Date(Date.now() - 86_400_000).toISOString());
     expect((await t.call("GET", "/api/user", { cookie: u.cookie })).json).toMatchObject({ subscriptionType: "free", subscriptionExpiresAt: null });
     const r = await t.call("POST", "/api/subscription/upgrade", { cookie: u.cookie });
     const days = (Date.parse(r.json.user.subscriptionExpiresAt) - Date.now()) / 86_400_000;
@@ -38,7 +42,7 @@ describe("POST /api/subscription/upgrade", () => {
     const r = await t.call("POST", "/api/subscription/upgrade", { cookie: u.cookie });
     expect(r.status).toBe(403);
     expect(r.json.error.message).toBe("Upgrades are managed by the administrator");
-    expect(t.db.query("SELECT subscription_type FROM users WHERE id = ?").get(u.user.id)).toEqual({ subscription_type: "free" });
+    expect(await t.database.get("SELECT subscription_type FROM users WHERE id = ?", u.user.id)).toEqual({ subscription_type: "free" });
   });
 
   test("signed out is 401; a body is ignored", async () => {

@@ -1,8 +1,8 @@
 import { Elysia } from "elysia";
-import { legacy } from "../db/legacy";
 import type { AppContext } from "../context";
 import type { AuthPlugin } from "../http/auth";
 import { forbidden, notFound } from "../http/errors";
+import { rowId } from "../db/ids";
 import { titleAddedNotice } from "../notifications/events";
 import { notificationsStore } from "../notifications/store";
 import { topicsStore, type TopicRole } from "../topics/store";
@@ -17,8 +17,9 @@ const TITLE_NOT_FOUND = "Title not found";
 
 /** A path id is a positive integer; anything else can name no title. */
 function titleId(raw: string) {
-  if (!/^[1-9]\d{0,14}$/.test(raw)) throw notFound(TITLE_NOT_FOUND);
-  return Number(raw);
+  const id = rowId(raw);
+  if (id === null) throw notFound(TITLE_NOT_FOUND);
+  return id;
 }
 
 /**
@@ -28,12 +29,12 @@ function titleId(raw: string) {
  * is 404, so its existence is not revealed.
  */
 export function titleRoutes(ctx: AppContext, auth: AuthPlugin) {
-  const store = titlesStore(legacy(ctx.db));
-  const topics = topicsStore(legacy(ctx.db));
-  const notifications = notificationsStore(legacy(ctx.db));
+  const store = titlesStore(ctx.db);
+  const topics = topicsStore(ctx.db);
+  const notifications = notificationsStore(ctx.db);
 
-  function access(userId: number, username: string, slug: string, need: "read" | "write" | "delete") {
-    const found = topics.findVisible(userId, username, slug);
+  async function access(userId: number, username: string, slug: string, need: "read" | "write" | "delete") {
+    const found = await topics.findVisible(userId, username, slug);
     if (!found) throw notFound(TOPIC_NOT_FOUND);
     const allowed: Record<typeof need, TopicRole[]> = {
       read: ["owner", "member", "viewer"],
@@ -50,8 +51,8 @@ export function titleRoutes(ctx: AppContext, auth: AuthPlugin) {
     .use(auth)
     .get(
       "/:username/:topicSlug/titles",
-      ({ user, params, set }) => {
-        const { topic } = access(user.id, params.username, params.topicSlug, "read");
+      async ({ user, params, set }) => {
+        const { topic } = await access(user.id, params.username, params.topicSlug, "read");
         // Spec §7: the titles list is never cached.
         set.headers["cache-control"] = "no-store";
         return store.list(topic.id);
@@ -60,11 +61,11 @@ export function titleRoutes(ctx: AppContext, auth: AuthPlugin) {
     )
     .post(
       "/:username/:topicSlug/titles",
-      ({ user, params, body, set }) => {
-        const { topic, role } = access(user.id, params.username, params.topicSlug, "write");
-        const title = store.create(topic.id, user.id, body);
+      async ({ user, params, body, set }) => {
+        const { topic, role } = await access(user.id, params.username, params.topicSlug, "write");
+        const title = await store.create(topic.id, user.id, body);
         if (role !== "owner" && title.version === 1) {
-          notifications.create({
+          await notifications.create({
             userId: topic.userId,
             ...titleAddedNotice({ actor: user.username, titleName: title.name, topicName: topic.name, link: `/${topic.username}/${topic.linkSlug}/${title.slug}`, titleId: title.id }),
           });
@@ -76,22 +77,22 @@ export function titleRoutes(ctx: AppContext, auth: AuthPlugin) {
     )
     .put(
       "/:username/:topicSlug/titles/:id",
-      ({ user, params, body, query }) => {
+      async ({ user, params, body, query }) => {
         const id = titleId(params.id);
-        const { topic, role } = access(user.id, params.username, params.topicSlug, "write");
-        const title = store.update(topic.id, id, body, query.updateAllVersions === "true", { userId: user.id, isOwner: role === "owner" });
+        const { topic, role } = await access(user.id, params.username, params.topicSlug, "write");
+        const title = await store.update(topic.id, id, body, query.updateAllVersions === "true", { userId: user.id, isOwner: role === "owner" });
         // Not changeable by this member: say so when they can see it (they read the topic).
-        if (!title) throw store.get(topic.id, id) ? forbidden(NOT_YOURS) : notFound(TITLE_NOT_FOUND);
+        if (!title) throw (await store.get(topic.id, id)) ? forbidden(NOT_YOURS) : notFound(TITLE_NOT_FOUND);
         return title;
       },
       { auth: true, body: jsonBody(UpdateTitleBody), query: TitleQuery },
     )
     .delete(
       "/:username/:topicSlug/titles/:id",
-      ({ user, params, query, set }) => {
+      async ({ user, params, query, set }) => {
         const id = titleId(params.id);
-        const { topic } = access(user.id, params.username, params.topicSlug, "delete");
-        if (!store.remove(topic.id, id, query.allVersions === "true")) throw notFound(TITLE_NOT_FOUND);
+        const { topic } = await access(user.id, params.username, params.topicSlug, "delete");
+        if (!(await store.remove(topic.id, id, query.allVersions === "true"))) throw notFound(TITLE_NOT_FOUND);
         set.status = 204;
       },
       { auth: true, query: TitleQuery },

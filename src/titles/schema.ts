@@ -1,6 +1,6 @@
 // One schema for the titles routes and the web forms: the spec's messages live here.
 import * as v from "valibot";
-import { noControlChars } from "../shared/text";
+import { noControlChars, noControlCharsInText } from "../shared/text";
 
 /**
  * Spec §2 (topic page): the title name lower-cased, every run of characters other than a-z
@@ -21,8 +21,9 @@ export const TITLE_NAME_MAX = 50;
 const EMOJI_PREFIX = /^(?:\p{Extended_Pictographic}|\p{Regional_Indicator}|\p{Emoji_Modifier}|\u200d|\ufe0f|\u20e3){1,32}(?: |$)/u;
 export const baseName = (name: string) => name.replace(EMOJI_PREFIX, "");
 
+// Free, multi-line text: kept as typed, tabs and line breaks included (src/shared/text.ts).
 const optionalText = (what: string, max: number) =>
-  v.optional(v.pipe(v.string(`${what} must be text`), v.maxLength(max, `${what} must be at most ${max} characters`)));
+  v.optional(v.pipe(v.string(`${what} must be text`), v.maxLength(max, `${what} must be at most ${max} characters`), noControlCharsInText(what)));
 
 /** The name as typed in the add-title form (before the emoji is joined). */
 export const TitleNameInput = v.pipe(

@@ -1,7 +1,7 @@
 // The only SQL for titles (message versions). Every statement is scoped by topic_id, and the
 // routes only pass a topic the caller may see, so another topic's title is simply not found.
-import type { Db } from "../db/open";
-import { uniqueOrSync as uniqueOr } from "../db/legacy";
+import type { Database, Queries } from "../db/database";
+import { uniqueOr } from "../db/constraints";
 import { conflict, forbidden } from "../http/errors";
 import { nowIso } from "../shared/time";
 import { titleSlug, type CreateTitleInput, type Title, type UpdateTitleInput } from "./schema";
@@ -46,114 +46,99 @@ export const NOT_YOURS = "Only the topic's owner can change titles and messages 
 /** Who is changing a title: the topic's owner may change any, a member only their own. */
 export type Editor = { userId: number; isOwner: boolean };
 
-export function titlesStore(db: Db) {
-  const select = `SELECT t.*, u.username AS created_by_username FROM titles t LEFT JOIN users u ON u.id = t.created_by`;
-  const q = {
-    list: db.prepare(`${select} WHERE t.topic_id = ? ORDER BY t.created_at DESC, t.id DESC`),
-    one: db.prepare(`${select} WHERE t.topic_id = $topicId AND t.id = $id`),
-    names: db.prepare(`SELECT DISTINCT name FROM titles WHERE topic_id = ?`),
-    seriesSize: db.prepare(`SELECT COUNT(*) AS n FROM titles WHERE topic_id = $topicId AND name = $name`),
-    latest: db.prepare(`SELECT * FROM titles WHERE topic_id = $topicId AND name = $name ORDER BY version DESC LIMIT 1`),
-    insert: db.prepare(
-      `INSERT INTO titles (topic_id, created_by, name, original_name, display_name, key_phrase, version, notes, sort_order, created_at, updated_at)
-       VALUES ($topicId, $userId, $name, $originalName, $displayName, $keyPhrase, $version, $notes, $order, $now, $now)
-       RETURNING id`,
-    ),
-    renameSeries: db.prepare(`UPDATE titles SET name = $name, updated_at = $now WHERE topic_id = $topicId AND name = $old`),
-    update: db.prepare(
-      `UPDATE titles SET
-         name = $name,
-         display_name = CASE WHEN $setDisplay THEN $displayName ELSE display_name END,
-         key_phrase = CASE WHEN $setKey THEN $keyPhrase ELSE key_phrase END,
-         notes = CASE WHEN $setNotes THEN $notes ELSE notes END,
-         sort_order = CASE WHEN $setOrder THEN $order ELSE sort_order END,
-         updated_at = $now
-       WHERE topic_id = $topicId AND id = $id`,
-    ),
-    deleteOne: db.prepare(`DELETE FROM titles WHERE topic_id = $topicId AND id = $id`),
-    deleteSeries: db.prepare(`DELETE FROM titles WHERE topic_id = $topicId AND name = $name`),
-    // Rights (PRODUCT.md): members add titles and messages; they change only versions they
-    // created themselves, and the topic's owner changes any.
-    editable: db.prepare(`${select} WHERE t.topic_id = $topicId AND t.id = $id AND ($isOwner = 1 OR t.created_by = $userId)`),
-    othersInSeries: db.prepare(`SELECT 1 FROM titles WHERE topic_id = $topicId AND name = $name AND created_by IS NOT $userId LIMIT 1`),
-    // title_slugs (migration 0006): the old slugs of each series, keyed by its current name.
-    formerAll: db.prepare(`SELECT slug, name FROM title_slugs WHERE topic_id = ?`),
-    former: db.prepare(`SELECT slug FROM title_slugs WHERE topic_id = $topicId AND name = $name`),
-    repoint: db.prepare(`UPDATE title_slugs SET name = $name WHERE topic_id = $topicId AND name = $old`),
-    rememberSlug: db.prepare(
-      `INSERT INTO title_slugs (topic_id, slug, name) VALUES ($topicId, $slug, $name)
-       ON CONFLICT (topic_id, slug) DO UPDATE SET name = excluded.name`,
-    ),
-    forgetSeries: db.prepare(`DELETE FROM title_slugs WHERE topic_id = $topicId AND name = $name`),
-  };
+const SELECT = `SELECT t.*, u.username AS created_by_username FROM titles t LEFT JOIN users u ON u.id = t.created_by`;
 
-  const one = (topicId: number, id: number) => q.one.get({ topicId, id }) as TitleRow | null;
-  const editable = (topicId: number, id: number, e: Editor) =>
-    q.editable.get({ topicId, id, isOwner: e.isOwner ? 1 : 0, userId: e.userId }) as TitleRow | null;
-  const former = (topicId: number, name: string) => (q.former.all({ topicId, name }) as { slug: string }[]).map((r) => r.slug);
-  const shaped = (r: TitleRow) => toTitle(r, former(r.topic_id, r.name));
+/**
+ * Every write to a topic's titles runs one at a time: the next version number is the highest
+ * + 1, read in the same transaction as the insert. SQLite's BEGIN IMMEDIATE already holds the
+ * database's write lock from the start (other processes included). On PostgreSQL two
+ * instances would both read the same highest version, so the topic's row is locked first (NO
+ * KEY: the titles' own foreign key to it does not wait on it); the second writer then reads
+ * the first one's committed version. UNIQUE(topic_id, name, version) stays the last line of defence.
+ */
+async function lockTopic(q: Queries, topicId: number) {
+  if (q.dialect === "postgres") await q.get(`SELECT 1 AS x FROM topics WHERE id = ? FOR NO KEY UPDATE`, topicId);
+}
 
-  /**
-   * Once no version is left under `old`, its series lives on as `name`: its slug and every
-   * slug it had before now lead to `name`, so links copied before the rename still open it.
-   */
-  function renamed(topicId: number, old: string, name: string) {
-    if (count(topicId, old) > 0) return;
-    q.repoint.run({ topicId, old, name });
-    q.rememberSlug.run({ topicId, slug: titleSlug(old), name });
-  }
+const one = (q: Queries, topicId: number, id: number) => q.get<TitleRow>(`${SELECT} WHERE t.topic_id = $topicId AND t.id = $id`, { topicId, id });
+// title_slugs (migration 0006): the old slugs of each series, keyed by its current name.
+const former = async (q: Queries, topicId: number, name: string) =>
+  (await q.all<{ slug: string }>(`SELECT slug FROM title_slugs WHERE topic_id = $topicId AND name = $name`, { topicId, name })).map((r) => r.slug);
+const shaped = async (q: Queries, r: TitleRow) => toTitle(r, await former(q, r.topic_id, r.name));
+const count = async (q: Queries, topicId: number, name: string) =>
+  (await q.get<{ n: number }>(`SELECT COUNT(*) AS n FROM titles WHERE topic_id = $topicId AND name = $name`, { topicId, name }))!.n;
 
-  /**
-   * Two series with different names but one slug would share their pages
-   * (/{user}/{topic}/{slug}), so a change is refused when afterwards two distinct names in
-   * the topic would have the same slug. `leaving` is a name that no longer exists afterwards.
-   */
-  function slugClash(topicId: number, name: string, leaving: string | null) {
-    const slug = titleSlug(name);
-    return (q.names.all(topicId) as { name: string }[]).some((r) => r.name !== name && r.name !== leaving && titleSlug(r.name) === slug);
-  }
-  const count = (topicId: number, name: string) => (q.seriesSize.get({ topicId, name }) as { n: number }).n;
+/**
+ * Two series with different names but one slug would share their pages
+ * (/{user}/{topic}/{slug}), so a change is refused when afterwards two distinct names in
+ * the topic would have the same slug. `leaving` is a name that no longer exists afterwards.
+ */
+async function slugClash(q: Queries, topicId: number, name: string, leaving: string | null) {
+  const slug = titleSlug(name);
+  const names = await q.all<{ name: string }>(`SELECT DISTINCT name FROM titles WHERE topic_id = ?`, topicId);
+  return names.some((r) => r.name !== name && r.name !== leaving && titleSlug(r.name) === slug);
+}
 
+/**
+ * Once no version is left under `old`, its series lives on as `name`: its slug and every
+ * slug it had before now lead to `name`, so links copied before the rename still open it.
+ */
+async function renamed(q: Queries, topicId: number, old: string, name: string) {
+  if ((await count(q, topicId, old)) > 0) return;
+  await q.run(`UPDATE title_slugs SET name = $name WHERE topic_id = $topicId AND name = $old`, { topicId, old, name });
+  await q.run(
+    `INSERT INTO title_slugs (topic_id, slug, name) VALUES ($topicId, $slug, $name)
+     ON CONFLICT (topic_id, slug) DO UPDATE SET name = excluded.name`,
+    { topicId, slug: titleSlug(old), name },
+  );
+}
+
+export function titlesStore(db: Database) {
   return {
-    list(topicId: number) {
+    async list(topicId: number) {
       const past = new Map<string, string[]>();
-      for (const r of q.formerAll.all(topicId) as { slug: string; name: string }[]) past.set(r.name, [...(past.get(r.name) ?? []), r.slug]);
-      return (q.list.all(topicId) as TitleRow[]).map((r) => toTitle(r, past.get(r.name)));
+      for (const r of await db.all<{ slug: string; name: string }>(`SELECT slug, name FROM title_slugs WHERE topic_id = ?`, topicId)) {
+        past.set(r.name, [...(past.get(r.name) ?? []), r.slug]);
+      }
+      const rows = await db.all<TitleRow>(`${SELECT} WHERE t.topic_id = ? ORDER BY t.created_at DESC, t.id DESC`, topicId);
+      return rows.map((r) => toTitle(r, past.get(r.name)));
     },
 
-    get(topicId: number, id: number) {
-      const r = one(topicId, id);
-      return r ? shaped(r) : null;
+    async get(topicId: number, id: number) {
+      const r = await one(db, topicId, id);
+      return r ? shaped(db, r) : null;
     },
 
-    /**
-     * Adds a version to the series `name` (a new series starts at 1). The read of the highest
-     * version and the insert run in one IMMEDIATE transaction, which holds the database's
-     * write lock from the start, so concurrent calls (even from other processes) each get
-     * their own number; UNIQUE(topic_id, name, version) is the last line of defence.
-     */
+    /** Adds a version to the series `name` (a new series starts at 1): highest + 1, see lockTopic. */
     create(topicId: number, userId: number, input: CreateTitleInput) {
-      const tx = db.transaction(() => {
-        const latest = q.latest.get({ topicId, name: input.name }) as TitleRow | null;
-        if (input.version === 1 && latest) throw conflict(NAME_TAKEN, { name: NAME_TAKEN });
-        if (!latest && slugClash(topicId, input.name, null)) throw conflict(NAME_TAKEN, { name: NAME_TAKEN });
-        const row = q.insert.get({
+      return db.tx(async (q) => {
+        await lockTopic(q, topicId);
+        const latest = await q.get<TitleRow>(`SELECT * FROM titles WHERE topic_id = $topicId AND name = $name ORDER BY version DESC LIMIT 1`, {
           topicId,
-          userId,
           name: input.name,
-          originalName: input.originalName?.trim() || latest?.original_name || input.name,
-          displayName: input.displayName || null,
-          keyPhrase: input.keyPhrase ?? null,
-          version: (latest?.version ?? 0) + 1,
-          // Spec §4 'New message': the notes carry over unless the caller sends its own.
-          notes: input.notes ?? latest?.notes ?? "",
-          order: latest?.sort_order ?? 0,
-          now: nowIso(),
-        }) as { id: number };
-        return row.id;
+        });
+        if (input.version === 1 && latest) throw conflict(NAME_TAKEN, { name: NAME_TAKEN });
+        if (!latest && (await slugClash(q, topicId, input.name, null))) throw conflict(NAME_TAKEN, { name: NAME_TAKEN });
+        const row = (await q.get<TitleRow>(
+          `INSERT INTO titles (topic_id, created_by, name, original_name, display_name, key_phrase, version, notes, sort_order, created_at, updated_at)
+           VALUES ($topicId, $userId, $name, $originalName, $displayName, $keyPhrase, $version, $notes, $order, $now, $now)
+           RETURNING id`,
+          {
+            topicId,
+            userId,
+            name: input.name,
+            originalName: input.originalName?.trim() || latest?.original_name || input.name,
+            displayName: input.displayName || null,
+            keyPhrase: input.keyPhrase ?? null,
+            version: (latest?.version ?? 0) + 1,
+            // Spec §4 'New message': the notes carry over unless the caller sends its own.
+            notes: input.notes ?? latest?.notes ?? "",
+            order: latest?.sort_order ?? 0,
+            now: nowIso(),
+          },
+        ))!;
+        return shaped(q, (await one(q, topicId, row.id))!);
       });
-      const id = tx.immediate();
-      return shaped(one(topicId, id)!);
     },
 
     /**
@@ -162,17 +147,30 @@ export function titlesStore(db: Db) {
      * not the editor's to change; a member renames a whole series only when every version is theirs.
      */
     update(topicId: number, id: number, patch: UpdateTitleInput, allVersions: boolean, editor: Editor) {
-      const tx = db.transaction(() => {
-        const row = editable(topicId, id, editor);
+      return db.tx(async (q) => {
+        await lockTopic(q, topicId);
+        // Rights (PRODUCT.md): members add titles and messages; they change only versions they
+        // created themselves, and the topic's owner changes any.
+        const row = await q.get<TitleRow>(`${SELECT} WHERE t.topic_id = $topicId AND t.id = $id AND ($isOwner = 1 OR t.created_by = $userId)`, {
+          topicId,
+          id,
+          isOwner: editor.isOwner ? 1 : 0,
+          userId: editor.userId,
+        });
         if (!row) return null;
         const name = patch.name ?? row.name;
         if (name !== row.name) {
           if (allVersions) {
-            if (!editor.isOwner && q.othersInSeries.get({ topicId, name: row.name, userId: editor.userId })) throw forbidden(NOT_YOURS);
+            const others = await q.get(`SELECT 1 AS x FROM titles WHERE topic_id = $topicId AND name = $name AND created_by IS DISTINCT FROM $userId LIMIT 1`, {
+              topicId,
+              name: row.name,
+              userId: editor.userId,
+            });
+            if (!editor.isOwner && others) throw forbidden(NOT_YOURS);
             // Merging two whole series would mix their version numbers: refuse it.
-            if (count(topicId, name) > 0 || slugClash(topicId, name, row.name)) throw conflict(NAME_TAKEN, { name: NAME_TAKEN });
-            q.renameSeries.run({ topicId, name, old: row.name, now: nowIso() });
-          } else if (slugClash(topicId, name, count(topicId, row.name) === 1 ? row.name : null)) {
+            if ((await count(q, topicId, name)) > 0 || (await slugClash(q, topicId, name, row.name))) throw conflict(NAME_TAKEN, { name: NAME_TAKEN });
+            await q.run(`UPDATE titles SET name = $name, updated_at = $now WHERE topic_id = $topicId AND name = $old`, { topicId, name, old: row.name, now: nowIso() });
+          } else if (await slugClash(q, topicId, name, (await count(q, topicId, row.name)) === 1 ? row.name : null)) {
             throw conflict(NAME_TAKEN, { name: NAME_TAKEN });
           }
         }
@@ -181,42 +179,51 @@ export function titlesStore(db: Db) {
           const msg = `Message ${row.version} already exists in the title '${name}'`;
           return conflict(msg, { name: msg });
         };
-        uniqueOr(
+        await uniqueOr(
           () =>
-            q.update.run({
-              topicId,
-              id,
-              name,
-              setDisplay: patch.displayName !== undefined ? 1 : 0,
-              displayName: patch.displayName || null,
-              setKey: patch.keyPhrase !== undefined ? 1 : 0,
-              keyPhrase: patch.keyPhrase ?? null,
-              setNotes: patch.notes !== undefined ? 1 : 0,
-              notes: patch.notes ?? "",
-              setOrder: patch.order !== undefined ? 1 : 0,
-              order: patch.order ?? 0,
-              now: nowIso(),
-            }),
+            q.run(
+              `UPDATE titles SET
+                 name = $name,
+                 display_name = CASE WHEN $setDisplay = 1 THEN $displayName ELSE display_name END,
+                 key_phrase = CASE WHEN $setKey = 1 THEN $keyPhrase ELSE key_phrase END,
+                 notes = CASE WHEN $setNotes = 1 THEN $notes ELSE notes END,
+                 sort_order = CASE WHEN $setOrder = 1 THEN $order ELSE sort_order END,
+                 updated_at = $now
+               WHERE topic_id = $topicId AND id = $id`,
+              {
+                topicId,
+                id,
+                name,
+                setDisplay: patch.displayName !== undefined ? 1 : 0,
+                displayName: patch.displayName || null,
+                setKey: patch.keyPhrase !== undefined ? 1 : 0,
+                keyPhrase: patch.keyPhrase ?? null,
+                setNotes: patch.notes !== undefined ? 1 : 0,
+                notes: patch.notes ?? "",
+                setOrder: patch.order !== undefined ? 1 : 0,
+                order: patch.order ?? 0,
+                now: nowIso(),
+              },
+            ),
           versionTaken,
         );
-        if (name !== row.name) renamed(topicId, row.name, name);
-        return shaped(one(topicId, id)!);
+        if (name !== row.name) await renamed(q, topicId, row.name, name);
+        return shaped(q, (await one(q, topicId, id))!);
       });
-      return tx.immediate();
     },
 
     /** Deletes one version, or with `allVersions` its whole series. False when not found. */
     remove(topicId: number, id: number, allVersions: boolean) {
-      const tx = db.transaction(() => {
-        const row = one(topicId, id);
+      return db.tx(async (q) => {
+        await lockTopic(q, topicId);
+        const row = await one(q, topicId, id);
         if (!row) return false;
-        if (allVersions) q.deleteSeries.run({ topicId, name: row.name });
-        else q.deleteOne.run({ topicId, id });
+        if (allVersions) await q.run(`DELETE FROM titles WHERE topic_id = $topicId AND name = $name`, { topicId, name: row.name });
+        else await q.run(`DELETE FROM titles WHERE topic_id = $topicId AND id = $id`, { topicId, id });
         // A deleted series' old slugs must not lead to a later title that takes its name.
-        if (count(topicId, row.name) === 0) q.forgetSeries.run({ topicId, name: row.name });
+        if ((await count(q, topicId, row.name)) === 0) await q.run(`DELETE FROM title_slugs WHERE topic_id = $topicId AND name = $name`, { topicId, name: row.name });
         return true;
       });
-      return tx.immediate();
     },
   };
 }

@@ -5,25 +5,25 @@ import { randomPhone, topicsStore } from "../topics/store";
 import { titleSlug } from "./schema";
 
 const t = await setup();
-const topics = topicsStore(t.db);
+const topics = topicsStore(t.database);
 const phone = () => randomPhone("+1555");
 
 const owner = await t.signUp("tom");
 const member = await t.signUp("mia");
 const stranger = await t.signUp("sam");
-t.db.run(`INSERT INTO shares (owner_id, member_id, created_at) VALUES (?, ?, ?)`, [owner.user.id, member.user.id, new Date().toISOString()]);
+await t.database.run(`INSERT INTO shares (owner_id, member_id, created_at) VALUES (?, ?, ?)`, owner.user.id, member.user.id, new Date().toISOString());
 
-const personal = topics.create(owner.user.id, { name: "Daily Notes", emoji: null }, phone);
-const pub = topics.create(owner.user.id, { name: "Open Board", emoji: null, accessType: "public" }, phone);
-const priv = topics.create(owner.user.id, { name: "Secret Stuff", emoji: null, accessType: "private" }, phone);
-const other = topics.create(stranger.user.id, { name: "Sams Topic", emoji: null }, phone);
+const personal = await topics.create(owner.user.id, { name: "Daily Notes", emoji: null }, phone);
+const pub = await topics.create(owner.user.id, { name: "Open Board", emoji: null, accessType: "public" }, phone);
+const priv = await topics.create(owner.user.id, { name: "Secret Stuff", emoji: null, accessType: "private" }, phone);
+const other = await topics.create(stranger.user.id, { name: "Sams Topic", emoji: null }, phone);
 
 const base = (topic: { linkSlug: string }, username = "tom") => `/api/${username}/${topic.linkSlug}/titles`;
 const P = base(personal);
 
 type Row = Record<string, unknown>;
-const rows = () => t.db.query(`SELECT * FROM titles ORDER BY id`).all() as Row[];
-const rowOf = (id: number) => t.db.query(`SELECT * FROM titles WHERE id = ?`).get(id) as Row | null;
+const rows = () => t.database.all<Row>(`SELECT * FROM titles ORDER BY id`);
+const rowOf = (id: number) => t.database.get<Row>(`SELECT * FROM titles WHERE id = ?`, id);
 
 async function add(path: string, body: Record<string, unknown>, cookie = owner.cookie) {
   const r = await t.call("POST", path, { body, cookie });
@@ -82,11 +82,11 @@ describe("versions", () => {
   ];
   for (const [name, body] of conflicts) {
     test(`409 for ${name}, nothing stored`, async () => {
-      const before = rows();
+      const before = await rows();
       const r = await t.call("POST", P, { body, cookie: owner.cookie });
       expect(r.status).toBe(409);
       expect(r.json.error.message).toBe("A title with that name already exists in this topic");
-      expect(rows()).toEqual(before);
+      expect(await rows()).toEqual(before);
     });
   }
 });
@@ -101,7 +101,7 @@ describe("updates", () => {
     });
     expect(r.status).toBe(200);
     expect(r.json).toMatchObject({ id: b.id, displayName: "Shown name", notes: "n2", keyPhrase: "hello there", version: 2 });
-    expect(rowOf(a.id)).toMatchObject({ notes: "n1", display_name: null, key_phrase: null, version: 1 });
+    expect(await rowOf(a.id)).toMatchObject({ notes: "n1", display_name: null, key_phrase: null, version: 1 });
     // null clears the display name; absent fields stay as they were.
     const cleared = await t.call("PUT", `${P}/${b.id}`, { body: { displayName: null }, cookie: owner.cookie });
     expect(cleared.json).toMatchObject({ displayName: null, notes: "n2", keyPhrase: "hello there" });
@@ -113,20 +113,20 @@ describe("updates", () => {
     const v3 = await add(P, { name: "Series", version: 3 });
     const r = await t.call("PUT", `${P}/${v1.id}?updateAllVersions=true`, { body: { name: "Renamed Series", notes: "only v1" }, cookie: owner.cookie });
     expect(r.status).toBe(200);
-    expect([v1, v2, v3].map((v) => rowOf(v.id)!.name)).toEqual(["Renamed Series", "Renamed Series", "Renamed Series"]);
-    expect([v1, v2, v3].map((v) => rowOf(v.id)!.notes)).toEqual(["only v1", "", ""]);
-    expect(rowOf(v1.id)!.original_name).toBe("Series");
+    expect(await Promise.all([v1, v2, v3].map(async (v) => (await rowOf(v.id))!.name))).toEqual(["Renamed Series", "Renamed Series", "Renamed Series"]);
+    expect(await Promise.all([v1, v2, v3].map(async (v) => (await rowOf(v.id))!.notes))).toEqual(["only v1", "", ""]);
+    expect((await rowOf(v1.id))!.original_name).toBe("Series");
 
     const solo = await t.call("PUT", `${P}/${v3.id}`, { body: { name: "Spin Off" }, cookie: owner.cookie });
     expect(solo.status).toBe(200);
-    expect([v1, v2, v3].map((v) => rowOf(v.id)!.name)).toEqual(["Renamed Series", "Renamed Series", "Spin Off"]);
+    expect(await Promise.all([v1, v2, v3].map(async (v) => (await rowOf(v.id))!.name))).toEqual(["Renamed Series", "Renamed Series", "Spin Off"]);
     // A lone version may change the case of its own name (the slug stays its own)…
     const recase = await t.call("PUT", `${P}/${v3.id}`, { body: { name: "spin off" }, cookie: owner.cookie });
     expect(recase.status).toBe(200);
     // …but one version of a longer series may not, or two series would share one page.
     const split = await t.call("PUT", `${P}/${v2.id}`, { body: { name: "renamed series" }, cookie: owner.cookie });
     expect(split.status).toBe(409);
-    expect(rowOf(v2.id)!.name).toBe("Renamed Series");
+    expect((await rowOf(v2.id))!.name).toBe("Renamed Series");
   });
 
   const bad: [string, string, Record<string, unknown>, number, string][] = [
@@ -141,11 +141,11 @@ describe("updates", () => {
   bad.forEach(([name, qs, body, status, message], i) => {
     test(`PUT: ${name} → ${status}, nothing changed`, async () => {
       const target = await add(P, { name: `Target ${i}`, version: 1 });
-      const before = rows();
+      const before = await rows();
       const r = await t.call("PUT", `${P}/${target.id}${qs}`, { body, cookie: owner.cookie });
       expect(r.status).toBe(status);
       expect(r.json.error.message).toBe(message);
-      expect(rows()).toEqual(before);
+      expect(await rows()).toEqual(before);
     });
   });
 });
@@ -158,13 +158,13 @@ describe("deletes", () => {
     let r = await t.call("DELETE", `${P}/${v2.id}`, { cookie: owner.cookie });
     expect(r.status).toBe(204);
     expect(r.text).toBe("");
-    expect(rowOf(v2.id)).toBeNull();
-    expect(rowOf(v1.id)).not.toBeNull();
+    expect(await rowOf(v2.id)).toBeNull();
+    expect(await rowOf(v1.id)).not.toBeNull();
     await add(P, { name: "Doomed", version: 2 });
     r = await t.call("DELETE", `${P}/${v1.id}?allVersions=true`, { cookie: owner.cookie });
     expect(r.status).toBe(204);
-    expect(rows().filter((x) => x.name === "Doomed")).toEqual([]);
-    expect(rowOf(keep.id)).not.toBeNull();
+    expect((await rows()).filter((x) => x.name === "Doomed")).toEqual([]);
+    expect(await rowOf(keep.id)).not.toBeNull();
     r = await t.call("DELETE", `${P}/${v1.id}`, { cookie: owner.cookie });
     expect(r.status).toBe(404);
   });
@@ -234,34 +234,34 @@ describe("access: owner, member, viewer, stranger, signed out", () => {
       if (expected.list === 200) expect(list.json.some((x: { id: number }) => x.id === seed.id)).toBe(true);
       else expect(JSON.stringify(list.json)).not.toContain("Seed");
 
-      const before = rows();
+      const before = await rows();
       const created = await t.call("POST", path, { body: { name: `New by ${who}`, version: 1 }, cookie });
       expect(created.status).toBe(expected.create);
-      if (expected.create !== 201) expect(rows()).toEqual(before);
+      if (expected.create !== 201) expect(await rows()).toEqual(before);
 
-      const before2 = rows();
+      const before2 = await rows();
       const updated = await t.call("PUT", `${path}/${seed.id}`, { body: { notes: "changed" }, cookie });
       expect(updated.status).toBe(expected.update);
-      expect(rowOf(seed.id)!.notes).toBe(expected.update === 200 ? "changed" : "original");
-      if (expected.update !== 200) expect(rows()).toEqual(before2);
+      expect((await rowOf(seed.id))!.notes).toBe(expected.update === 200 ? "changed" : "original");
+      if (expected.update !== 200) expect(await rows()).toEqual(before2);
 
-      const before3 = rows();
+      const before3 = await rows();
       const deleted = await t.call("DELETE", `${path}/${seed.id}`, { cookie });
       expect(deleted.status).toBe(expected.delete);
-      if (expected.delete === 204) expect(rowOf(seed.id)).toBeNull();
-      else expect(rows()).toEqual(before3);
+      if (expected.delete === 204) expect(await rowOf(seed.id)).toBeNull();
+      else expect(await rows()).toEqual(before3);
     });
   }
 
   test("a title of another topic cannot be reached through a topic you may write", async () => {
     const foreign = await add(base(other, "sam"), { name: "Sams title", notes: "mine", version: 1 }, stranger.cookie);
-    const before = rows();
+    const before = await rows();
     for (const [method, body] of [["PUT", { notes: "stolen" }], ["DELETE", undefined]] as const) {
       const r = await t.call(method, `${P}/${foreign.id}`, { body, cookie: owner.cookie });
       expect(r.status).toBe(404);
       expect(r.json.error.message).toBe("Title not found");
     }
-    expect(rows()).toEqual(before);
+    expect(await rows()).toEqual(before);
   });
 
   const paths: [string, string][] = [
@@ -278,16 +278,16 @@ describe("access: owner, member, viewer, stranger, signed out", () => {
   }
 
   test("an old topic slug still reaches the titles after a rename", async () => {
-    const topic = topics.create(owner.user.id, { name: "Before Rename", emoji: null }, phone);
+    const topic = await topics.create(owner.user.id, { name: "Before Rename", emoji: null }, phone);
     const made = await add(base(topic), { name: "Survivor", version: 1 });
-    topics.update(owner.user.id, topic.id, { name: "After Rename" });
+    await topics.update(owner.user.id, topic.id, { name: "After Rename" });
     const r = await t.call("GET", "/api/tom/before-rename/titles", { cookie: owner.cookie });
     expect(r.status).toBe(200);
     expect(r.json.map((x: { id: number }) => x.id)).toEqual([made.id]);
   });
 
   test("a renamed title keeps its old slugs: each version lists them, until the series is gone", async () => {
-    const topic = topics.create(owner.user.id, { name: "Slug History", emoji: null }, phone);
+    const topic = await topics.create(owner.user.id, { name: "Slug History", emoji: null }, phone);
     const B = base(topic);
     const v1 = await add(B, { name: "First Name", version: 1 });
     await add(B, { name: "First Name", version: 2 });
@@ -305,7 +305,7 @@ describe("access: owner, member, viewer, stranger, signed out", () => {
     const fresh = await add(B, { name: "Third Name", version: 1 });
     expect(fresh.slug).toBe("third-name");
     expect((await list()).map((x) => x.formerSlugs)).toEqual([[]]);
-    expect(t.db.query(`SELECT COUNT(*) AS n FROM title_slugs WHERE topic_id = ?`).get(topic.id)).toEqual({ n: 0 });
+    expect(await t.database.get(`SELECT COUNT(*) AS n FROM title_slugs WHERE topic_id = ?`, topic.id)).toEqual({ n: 0 });
   });
 
   test("a member's new title notifies the owner once; the owner's own titles do not", async () => {
@@ -314,23 +314,46 @@ describe("access: owner, member, viewer, stranger, signed out", () => {
     await add(P, { name: "From Mia", version: 2 }, member.cookie);
     await add(P, { name: "From Tom", version: 1 }, owner.cookie);
     expect(await t.count("notifications")).toBe(before + 1);
-    const n = t.db.query(`SELECT * FROM notifications ORDER BY id DESC LIMIT 1`).get() as Row;
+    const n = await t.database.get(`SELECT * FROM notifications ORDER BY id DESC LIMIT 1`);
     expect(n).toMatchObject({ user_id: owner.user.id, kind: "title_added", link: "/tom/daily-notes/from-mia" });
   });
 });
 
 describe("hostile input is stored as plain text", () => {
-  const cases: [string, string][] = Object.entries(HOSTILE).filter(([k]) => k !== "huge") as [string, string][];
-  for (const [name, value] of cases) {
+  const cases: [string, string][] = Object.entries(HOSTILE).filter(([k]) => k !== "huge" && k !== "nul") as [string, string][];
+  for (const [name, value] of [...cases, ["multi-line", "one\n\ttwo\r\nthree"]]) {
     test(`${name} in notes, keyPhrase and displayName round-trips unchanged`, async () => {
       const made = await add(P, { name: `Hostile ${name}`, notes: value, version: 1 });
-      // Message text keeps any character; names refuse control characters (http/hardening.test.ts).
-      const named = name === "nul" ? {} : { displayName: value.slice(0, 100) };
+      // Names refuse line breaks (http/hardening.test.ts); message text keeps them.
+      const named = name === "multi-line" ? {} : { displayName: value.slice(0, 100) };
       const r = await t.call("PUT", `${P}/${made.id}`, { body: { keyPhrase: value, ...named }, cookie: owner.cookie });
       expect(r.status).toBe(200);
       expect(r.headers.get("content-type")).toContain("application/json");
-      expect(r.json).toMatchObject({ notes: value, keyPhrase: value, ...(name === "nul" ? {} : { displayName: value.slice(0, 100).trim() }) });
-      expect(rowOf(made.id)).toMatchObject({ notes: value, key_phrase: value });
+      expect(r.json).toMatchObject({ notes: value, keyPhrase: value, ...(name === "multi-line" ? {} : { displayName: value.slice(0, 100).trim() }) });
+      expect(await rowOf(made.id)).toMatchObject({ notes: value, key_phrase: value });
+    });
+  }
+
+  // One rule on both backends (PostgreSQL cannot store U+0000): free text keeps tabs and line
+  // breaks, and refuses the other C0 controls with a clear 400 (docs/decisions.md).
+  const controls: [string, string, Record<string, unknown>, string][] = [
+    ["NUL in notes (POST)", "POST", { name: "Nul Notes", notes: HOSTILE.nul, version: 1 }, "Notes"],
+    ["NUL in the message (POST)", "POST", { name: "Nul Message", keyPhrase: HOSTILE.nul, version: 1 }, "Message"],
+    ["ESC in notes (PUT)", "PUT", { notes: "\u001b[2J" }, "Notes"],
+    ["NUL in the message (PUT)", "PUT", { keyPhrase: "x\u0000" }, "Message"],
+    ["a bell in the message (PUT)", "PUT", { keyPhrase: "ding\u0007" }, "Message"],
+  ];
+  for (const [name, method, body, what] of controls) {
+    test(`${name} → 400, nothing stored`, async () => {
+      const target = await add(P, { name: `Control ${name}`, notes: "kept", version: 1 });
+      const before = await rows();
+      const r = await t.call(method, method === "POST" ? P : `${P}/${target.id}`, { body, cookie: owner.cookie });
+      const message = `${what} must not contain control characters other than tabs and line breaks`;
+      expect({ status: r.status, body: r.json }).toEqual({
+        status: 400,
+        body: { error: { code: "VALIDATION", message, fields: { [what === "Notes" ? "notes" : "keyPhrase"]: message } } },
+      });
+      expect(await rows()).toEqual(before);
     });
   }
 
@@ -338,7 +361,7 @@ describe("hostile input is stored as plain text", () => {
     const made = await add(P, { name: "Huge", version: 1 });
     const r = await t.call("PUT", `${P}/${made.id}`, { body: { keyPhrase: HOSTILE.huge }, cookie: owner.cookie });
     expect(r.status).toBe(200);
-    expect((rowOf(made.id)!.key_phrase as string).length).toBe(10_000);
+    expect(((await rowOf(made.id))!.key_phrase as string).length).toBe(10_000);
   });
 
   test("an SQL-looking name is only a name", async () => {
@@ -395,7 +418,7 @@ describe("route collisions", () => {
   for (const name of ["topics", "links", "invites", "shared-topics"]) {
     test(`a user named '${name}' reaches /api/${name}/{topicSlug}/titles`, async () => {
       const u = await t.signUp(name);
-      const topic = topics.create(u.user.id, { name: "Mine", emoji: null }, phone);
+      const topic = await topics.create(u.user.id, { name: "Mine", emoji: null }, phone);
       const made = await add(`/api/${name}/${topic.linkSlug}/titles`, { name: "Hello", version: 1 }, u.cookie);
       const r = await t.call("GET", `/api/${name}/${topic.linkSlug}/titles`, { cookie: u.cookie });
       expect(r.status).toBe(200);
@@ -408,7 +431,7 @@ describe("rights: members add, only the owner changes what is not theirs (PRODUC
   test("a member cannot edit, rename or delete the owner's title, and nothing changes", async () => {
     const mine = await add(P, { name: "Owners Title", notes: "owner notes", version: 1 });
     await add(P, { name: "Owners Title", notes: "v2 notes", version: 2 });
-    const before = rows();
+    const before = await rows();
     const tries: [string, string, Record<string, unknown> | undefined, number][] = [
       ["PUT", `${P}/${mine.id}`, { notes: "defaced" }, 403],
       ["PUT", `${P}/${mine.id}`, { name: "Hijacked" }, 403],
@@ -422,7 +445,7 @@ describe("rights: members add, only the owner changes what is not theirs (PRODUC
       expect({ path, status: r.status }).toEqual({ path, status });
       expect(r.json.error.code).toBe("FORBIDDEN");
     }
-    expect(rows()).toEqual(before);
+    expect(await rows()).toEqual(before);
     const put = await t.call("PUT", `${P}/${mine.id}`, { body: { notes: "x" }, cookie: member.cookie });
     expect(put.json.error.message).toBe("Only the topic's owner can change titles and messages other people added");
     // A title that does not exist is still 404 for them.
@@ -437,22 +460,22 @@ describe("rights: members add, only the owner changes what is not theirs (PRODUC
     // Their own versions: notes, key phrase and name.
     const edited = await t.call("PUT", `${P}/${reply.id}`, { body: { notes: "mia's message, fixed" }, cookie: member.cookie });
     expect(edited.status).toBe(200);
-    expect(rowOf(reply.id)!.notes).toBe("mia's message, fixed");
+    expect((await rowOf(reply.id))!.notes).toBe("mia's message, fixed");
     const renamed = await t.call("PUT", `${P}/${own.id}?updateAllVersions=true`, { body: { name: "Mias Plan" }, cookie: member.cookie });
     expect(renamed.status).toBe(200);
-    expect(rowOf(own.id)!.name).toBe("Mias Plan");
+    expect((await rowOf(own.id))!.name).toBe("Mias Plan");
     // Renaming a whole series that holds someone else's version is the owner's call.
-    const before = rows();
+    const before = await rows();
     const series = await t.call("PUT", `${P}/${reply.id}?updateAllVersions=true`, { body: { name: "Taken Over" }, cookie: member.cookie });
     expect(series.status).toBe(403);
-    expect(rows()).toEqual(before);
+    expect(await rows()).toEqual(before);
     // Deleting stays the owner's, even for the member's own title.
     expect((await t.call("DELETE", `${P}/${own.id}`, { cookie: member.cookie })).status).toBe(403);
-    expect(rowOf(own.id)).not.toBeNull();
+    expect(await rowOf(own.id)).not.toBeNull();
     // The owner changes anything in the topic.
     expect((await t.call("PUT", `${P}/${reply.id}`, { body: { notes: "moderated" }, cookie: owner.cookie })).status).toBe(200);
     expect((await t.call("PUT", `${P}/${owners.id}?updateAllVersions=true`, { body: { name: "Owner Renamed" }, cookie: owner.cookie })).status).toBe(200);
-    expect([owners.id, reply.id].map((id) => rowOf(id)!.name)).toEqual(["Owner Renamed", "Owner Renamed"]);
+    expect(await Promise.all([owners.id, reply.id].map(async (id) => (await rowOf(id))!.name))).toEqual(["Owner Renamed", "Owner Renamed"]);
     expect((await t.call("DELETE", `${P}/${own.id}`, { cookie: owner.cookie })).status).toBe(204);
   });
 });

@@ -1,21 +1,22 @@
 import { Elysia } from "elysia";
-import { legacy } from "../db/legacy";
 import type { AppContext } from "../context";
 import type { AuthPlugin } from "../http/auth";
 import { badRequest, notFound } from "../http/errors";
+import { rowId } from "../db/ids";
 import { assertCanAddTopic, assertCanUseEmoji } from "../plans/rules";
 import { CreateTopicBody, ReorderBody, SharePayload, SharingUser, Topic, TopicOpen, TopicView, UpdateTopicBody } from "./schema";
 import * as v from "valibot";
 import { defineOperations } from "../openapi/registry";
 import { jsonBody } from "../http/bodyLimit";
+import { hasControlChars } from "../shared/text";
 import { splitEmoji } from "./slug";
 import { randomPhone, topicsStore } from "./store";
 import { topicVcard, vcardFilename } from "./vcard";
 
 /** Path ids are positive integers; anything else is simply not found. */
-export function parseId(raw: string) {
-  const id = /^\d{1,15}$/.test(raw) ? Number(raw) : NaN;
-  if (!Number.isSafeInteger(id) || id <= 0) throw notFound("Topic not found");
+function parseId(raw: string) {
+  const id = rowId(raw);
+  if (id === null) throw notFound("Topic not found");
   return id;
 }
 
@@ -26,7 +27,7 @@ function nameAndEmoji(name: string, emoji: string | null | undefined) {
 }
 
 export function topicRoutes(ctx: AppContext, auth: AuthPlugin) {
-  const store = topicsStore(legacy(ctx.db));
+  const store = topicsStore(ctx.db);
   const phone = () => randomPhone(ctx.config.phonePrefix);
   const linkOf = (t: Topic) => `${ctx.config.publicUrl}/${t.username}/${t.linkSlug}`;
 
@@ -35,20 +36,24 @@ export function topicRoutes(ctx: AppContext, auth: AuthPlugin) {
     .get("/topics", ({ user }) => store.listOwn(user.id), { auth: true })
     .post(
       "/topics",
-      ({ body, user, set }) => {
+      async ({ body, user, set }) => {
         const { name, emoji } = nameAndEmoji(body.name, body.emoji);
-        assertCanAddTopic(user, store.countOwn(user.id), ctx.config.freeTopicLimit);
-        assertCanUseEmoji(user, emoji);
+        // Checked inside the store's transaction, on the count it is about to add to.
+        const allow = (count: number) => {
+          assertCanAddTopic(user, count, ctx.config.freeTopicLimit);
+          assertCanUseEmoji(user, emoji);
+        };
+        const topic = await store.create(user.id, { name, emoji, accessType: body.accessType }, phone, allow);
         set.status = 201;
-        return store.create(user.id, { name, emoji, accessType: body.accessType }, phone);
+        return topic;
       },
       { auth: true, body: jsonBody(CreateTopicBody) },
     )
     // Listed before /topics/:id so "reorder" is never read as an id.
     .post(
       "/topics/reorder",
-      ({ body, user }) => {
-        const list = store.reorder(user.id, body.fromIndex, body.toIndex);
+      async ({ body, user }) => {
+        const list = await store.reorder(user.id, body.fromIndex, body.toIndex);
         if (!list) throw badRequest("fromIndex and toIndex must point at topics in your list");
         return list;
       },
@@ -56,22 +61,25 @@ export function topicRoutes(ctx: AppContext, auth: AuthPlugin) {
     )
     .put(
       "/topics/:id",
-      ({ params, body, user }) => {
+      async ({ params, body, user }) => {
         const id = parseId(params.id);
-        const current = store.get(user.id, id);
+        const current = await store.get(user.id, id);
         if (!current) throw notFound("Topic not found");
         const patch: Parameters<typeof store.update>[2] = { accessType: body.accessType };
         if (body.name !== undefined) Object.assign(patch, nameAndEmoji(body.name, body.emoji));
         else if (body.emoji !== undefined) patch.emoji = body.emoji || null;
         if (patch.emoji !== undefined) assertCanUseEmoji(user, patch.emoji, current.emoji);
-        return store.update(user.id, id, patch)!;
+        // Null only when the topic was deleted since the read above.
+        const updated = await store.update(user.id, id, patch);
+        if (!updated) throw notFound("Topic not found");
+        return updated;
       },
       { auth: true, body: jsonBody(UpdateTopicBody) },
     )
     .delete(
       "/topics/:id",
-      ({ params, user, set }) => {
-        if (!store.remove(user.id, parseId(params.id))) throw notFound("Topic not found");
+      async ({ params, user, set }) => {
+        if (!(await store.remove(user.id, parseId(params.id)))) throw notFound("Topic not found");
         set.status = 204;
         return null;
       },
@@ -79,8 +87,8 @@ export function topicRoutes(ctx: AppContext, auth: AuthPlugin) {
     )
     .get(
       "/topics/:id/contact.vcf",
-      ({ params, user, set }) => {
-        const topic = store.get(user.id, parseId(params.id));
+      async ({ params, user, set }) => {
+        const topic = await store.get(user.id, parseId(params.id));
         if (!topic) throw notFound("Topic not found");
         set.headers["content-type"] = "text/vcard; charset=utf-8";
         set.headers["content-disposition"] = `attachment; filename="${vcardFilename(topic)}"`;
@@ -93,8 +101,8 @@ export function topicRoutes(ctx: AppContext, auth: AuthPlugin) {
     // counts nothing: the message list and detail pages fetch it too.
     .get(
       "/topic/:username/:topicSlug",
-      ({ params, user }) => {
-        const found = store.findVisible(user.id, params.username, params.topicSlug);
+      async ({ params, user }) => {
+        const found = await store.findVisible(user.id, params.username, params.topicSlug);
         if (!found) throw notFound("Topic not found");
         const { topic, role } = found;
         return { ...topic, slug: topic.linkSlug, role };
@@ -106,11 +114,11 @@ export function topicRoutes(ctx: AppContext, auth: AuthPlugin) {
     // Only the topic page (the page behind that link) sends this.
     .post(
       "/topic/:username/:topicSlug/open",
-      ({ params, user }) => {
-        const found = store.findVisible(user.id, params.username, params.topicSlug);
+      async ({ params, user }) => {
+        const found = await store.findVisible(user.id, params.username, params.topicSlug);
         if (!found) throw notFound("Topic not found");
         const { topic, role } = found;
-        const counted = role !== "owner" && store.recordOpen(topic.id, user.id);
+        const counted = role !== "owner" && (await store.recordOpen(topic.id, user.id));
         return { counted, clickCount: topic.clickCount + (counted ? 1 : 0) };
       },
       { auth: true },
@@ -121,10 +129,11 @@ export function topicRoutes(ctx: AppContext, auth: AuthPlugin) {
     .get(
       "/share/:username",
       async ({ params, user }) => {
-        const owner = await ctx.accounts.findByUsername(params.username.toLowerCase());
+        // A username never holds a control character (and PostgreSQL cannot bind U+0000).
+        const owner = hasControlChars(params.username) ? null : await ctx.accounts.findByUsername(params.username.toLowerCase());
         if (!owner) throw notFound("No user with that name");
-        const isMember = owner.id !== user.id && store.sharingUsers(user.id).some((u) => u.id === owner.id);
-        return { username: owner.username, isOwner: owner.id === user.id, isMember, topics: store.listForShare(user.id, owner.username) };
+        const isMember = owner.id !== user.id && (await store.sharingUsers(user.id)).some((u) => u.id === owner.id);
+        return { username: owner.username, isOwner: owner.id === user.id, isMember, topics: await store.listForShare(user.id, owner.username) };
       },
       { auth: true },
     );

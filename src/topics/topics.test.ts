@@ -6,9 +6,10 @@ const t = await setup({ FREE_TOPIC_LIMIT: "3", PHONE_PREFIX: "+1555" });
 const alice = await t.signUp("alice");
 const bob = await t.signUp("bob");
 const premium = await t.signUp("prem");
-t.ctx.accounts.setPlan(premium.user.id, "premium", new Date(Date.now() + 86_400_000).toISOString());
+await t.ctx.accounts.setPlan(premium.user.id, "premium", new Date(Date.now() + 86_400_000).toISOString());
 
-const topicRow = (id: number) => t.db.query("SELECT * FROM topics WHERE id = ?").get(id) as Record<string, unknown> | null;
+const topicRow = (id: number) => t.database.get("SELECT * FROM topics WHERE id = ?", id);
+const orderOf = (userId: number) => t.database.all("SELECT id, sort_order FROM topics WHERE user_id = ? ORDER BY id", userId);
 const create = async (cookie: string, body: unknown) => {
   const r = await t.call("POST", "/api/topics", { cookie, body: body as never });
   if (r.status !== 201) throw new Error(`create failed: ${r.status} ${r.text}`);
@@ -103,6 +104,16 @@ describe("POST /api/topics", () => {
     expect(await t.count("users")).toBeGreaterThan(0);
   });
 
+  test("creates at once never share a slug, order or number, and never fail", async () => {
+    const u = await t.signUp("burst");
+    await t.ctx.accounts.setPlan(u.user.id, "premium", null);
+    const rs = await Promise.all(Array.from({ length: 8 }, () => t.call("POST", "/api/topics", { cookie: u.cookie, body: { name: "Same Name" } })));
+    expect(rs.map((r) => r.status)).toEqual(Array(8).fill(201));
+    expect(rs.map((r) => r.json.linkSlug).sort()).toEqual(["same-name", ...Array.from({ length: 7 }, (_, i) => `same-name-${i + 2}`)].sort());
+    expect(rs.map((r) => r.json.order).sort((a, b) => a - b)).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+    expect(new Set(rs.map((r) => r.json.phoneNumber)).size).toBe(8);
+  });
+
   test("signed out is 401 and adds nothing", async () => {
     const before = await t.count("topics");
     const r = await t.call("POST", "/api/topics", { body: { name: "x" } });
@@ -129,13 +140,20 @@ describe("plan limits on topics", () => {
     const r = await t.call("POST", "/api/topics", { cookie: u.cookie, body: { name: "T4" } });
     expect(r.status).toBe(403);
     expect(r.json.error.message).toBe("The Free plan includes up to 3 topics. Upgrade to Premium for unlimited topics.");
-    expect((t.db.query("SELECT COUNT(*) AS n FROM topics WHERE user_id = ?").get(u.user.id) as { n: number }).n).toBe(3);
+    expect(await t.database.get("SELECT COUNT(*) AS n FROM topics WHERE user_id = ?", u.user.id)).toEqual({ n: 3 });
 
-    t.ctx.accounts.setPlan(u.user.id, "premium", new Date(Date.now() - 1000).toISOString());
+    await t.ctx.accounts.setPlan(u.user.id, "premium", new Date(Date.now() - 1000).toISOString());
     expect((await t.call("POST", "/api/topics", { cookie: u.cookie, body: { name: "T4" } })).status).toBe(403);
 
-    t.ctx.accounts.setPlan(u.user.id, "premium", new Date(Date.now() + 60_000).toISOString());
+    await t.ctx.accounts.setPlan(u.user.id, "premium", new Date(Date.now() + 60_000).toISOString());
     expect((await t.call("POST", "/api/topics", { cookie: u.cookie, body: { name: "🎯 T4" } })).status).toBe(201);
+  });
+
+  test("creates sent at once stop at the limit too (the count is read in the create's transaction)", async () => {
+    const u = await t.signUp("racing");
+    const rs = await Promise.all(Array.from({ length: 6 }, (_, i) => t.call("POST", "/api/topics", { cookie: u.cookie, body: { name: `R${i}` } })));
+    expect(rs.map((r) => r.status).sort()).toEqual([201, 201, 201, 403, 403, 403]);
+    expect(await t.database.get("SELECT COUNT(*) AS n FROM topics WHERE user_id = ?", u.user.id)).toEqual({ n: 3 });
   });
 });
 
@@ -173,15 +191,15 @@ describe("PUT /api/topics/:id", () => {
 
   test("a free user keeps an emoji they already have but cannot set a new one", async () => {
     const u = await t.signUp("downgraded");
-    t.ctx.accounts.setPlan(u.user.id, "premium", new Date(Date.now() + 60_000).toISOString());
+    await t.ctx.accounts.setPlan(u.user.id, "premium", new Date(Date.now() + 60_000).toISOString());
     const topic = await create(u.cookie, { name: "🚀 Rocket" });
-    t.ctx.accounts.setPlan(u.user.id, "free", null);
+    await t.ctx.accounts.setPlan(u.user.id, "free", null);
     const keep = await t.call("PUT", `/api/topics/${topic.id}`, { cookie: u.cookie, body: { name: "🚀 Rocket ship" } });
     expect(keep.status).toBe(200);
     expect(keep.json).toMatchObject({ name: "Rocket ship", emoji: "🚀" });
     const swap = await t.call("PUT", `/api/topics/${topic.id}`, { cookie: u.cookie, body: { name: "🛸 Rocket ship" } });
     expect(swap.status).toBe(403);
-    expect(topicRow(topic.id)).toMatchObject({ emoji: "🚀" });
+    expect(await topicRow(topic.id)).toMatchObject({ emoji: "🚀" });
     const drop = await t.call("PUT", `/api/topics/${topic.id}`, { cookie: u.cookie, body: { name: "Plain" } });
     expect(drop.json).toMatchObject({ name: "Plain", emoji: null });
   });
@@ -196,11 +214,11 @@ describe("PUT /api/topics/:id", () => {
   for (const s of invalid) {
     test(`refuses ${s.name}; the row is unchanged`, async () => {
       const topic = await create(premium.cookie, { name: `Stable ${s.name}` });
-      const before = topicRow(topic.id);
+      const before = await topicRow(topic.id);
       const r = await t.call("PUT", `/api/topics/${topic.id}`, { cookie: premium.cookie, body: s.body as never, raw: s.raw });
       expect(r.status).toBe(s.status);
       if (s.message) expect(r.json.error.message).toMatch(s.message);
-      expect(topicRow(topic.id)).toEqual(before);
+      expect(await topicRow(topic.id)).toEqual(before);
     });
   }
 });
@@ -213,22 +231,22 @@ describe("another user's topic is 404 and unchanged", () => {
     ["delete", "DELETE", `/api/topics/${secret.id}`, undefined],
     ["contact card", "GET", `/api/topics/${secret.id}/contact.vcf`, undefined],
   ] as const)("%s", async (_name, method, path, body) => {
-    const before = topicRow(secret.id);
+    const before = await topicRow(secret.id);
     const r = await t.call(method, path, { cookie: bob.cookie, body: body as never });
     expect(r.status).toBe(404);
     expect(r.json.error.code).toBe("NOT_FOUND");
-    expect(topicRow(secret.id)).toEqual(before);
+    expect(await topicRow(secret.id)).toEqual(before);
   });
 
   test("reorder only ever moves the caller's own topics", async () => {
     const victimId = victim.user.id;
-    const before = t.db.query("SELECT id, sort_order FROM topics WHERE user_id = ? ORDER BY id").all(victimId);
+    const before = await orderOf(victimId);
     const r = await t.call("POST", "/api/topics/reorder", { cookie: bob.cookie, body: { fromIndex: 0, toIndex: 1 } });
     expect(r.status).toBe(200);
-    expect(t.db.query("SELECT id, sort_order FROM topics WHERE user_id = ? ORDER BY id").all(victimId)).toEqual(before);
+    expect(await orderOf(victimId)).toEqual(before);
   });
 
-  test.each(["abc", "0", "-1", "1.5", "99999999", "1e3", "%27%20OR%201=1"])("id %p is 404", async (id) => {
+  test.each(["abc", "0", "-1", "1.5", "99999999", "2147483648", "999999999999999", "1e3", "%27%20OR%201=1"])("id %p is 404", async (id) => {
     const r = await t.call("PUT", `/api/topics/${id}`, { cookie: bob.cookie, body: { name: "x" } });
     expect(r.status).toBe(404);
   });
@@ -240,8 +258,8 @@ describe("DELETE /api/topics/:id", () => {
     const topic = await create(u.cookie, { name: "Gone Soon" });
     const r = await t.call("DELETE", `/api/topics/${topic.id}`, { cookie: u.cookie });
     expect(r.status).toBe(204);
-    expect(topicRow(topic.id)).toBeNull();
-    expect(t.db.query("SELECT COUNT(*) AS n FROM topic_slugs WHERE topic_id = ?").get(topic.id)).toEqual({ n: 0 });
+    expect(await topicRow(topic.id)).toBeNull();
+    expect(await t.database.get("SELECT COUNT(*) AS n FROM topic_slugs WHERE topic_id = ?", topic.id)).toEqual({ n: 0 });
     expect((await t.call("DELETE", `/api/topics/${topic.id}`, { cookie: u.cookie })).status).toBe(404);
     expect((await t.call("GET", "/api/topic/deleter/gone-soon", { cookie: u.cookie })).status).toBe(404);
   });
@@ -250,7 +268,7 @@ describe("DELETE /api/topics/:id", () => {
 describe("POST /api/topics/reorder", () => {
   test("moves one topic and renumbers the rest", async () => {
     const u = await t.signUp("sorter");
-    t.ctx.accounts.setPlan(u.user.id, "premium", null);
+    await t.ctx.accounts.setPlan(u.user.id, "premium", null);
     for (const n of ["A", "B", "C", "D"]) await create(u.cookie, { name: n });
     const names = async () => (await t.call("GET", "/api/topics", { cookie: u.cookie })).json.map((x: { name: string }) => x.name);
     const r = await t.call("POST", "/api/topics/reorder", { cookie: u.cookie, body: { fromIndex: 0, toIndex: 2 } });
@@ -274,11 +292,11 @@ describe("POST /api/topics/reorder", () => {
   ];
   for (const s of invalid) {
     test(`refuses ${s.name}; order unchanged`, async () => {
-      const before = t.db.query("SELECT id, sort_order FROM topics WHERE user_id = ? ORDER BY id").all(alice.user.id);
+      const before = await orderOf(alice.user.id);
       const r = await t.call("POST", "/api/topics/reorder", { cookie: alice.cookie, body: s.body as never, raw: s.raw });
       expect(r.status).toBe(s.status);
       if (s.message) expect(r.json.error.message).toMatch(s.message);
-      expect(t.db.query("SELECT id, sort_order FROM topics WHERE user_id = ? ORDER BY id").all(alice.user.id)).toEqual(before);
+      expect(await orderOf(alice.user.id)).toEqual(before);
     });
   }
 });
@@ -312,10 +330,14 @@ describe("GET /api/topic/:username/:topicSlug and clickCount", () => {
       expect(other.status).toBe(200);
       expect(other.json).toMatchObject({ id: topic.id, role: "viewer", clickCount: 0, slug: "reading-room" });
     }
-    expect(topicRow(topic.id)).toMatchObject({ click_count: 0 });
+    expect(await topicRow(topic.id)).toMatchObject({ click_count: 0 });
     expect((await t.call("GET", "/api/topic/prem/reading-room")).status).toBe(401);
     expect((await t.call("GET", "/api/topic/nobody/reading-room", { cookie: bob.cookie })).status).toBe(404);
     expect((await t.call("GET", `/api/topic/prem/${encodeURIComponent(HOSTILE.sql)}`, { cookie: bob.cookie })).status).toBe(404);
+    for (const path of [`/api/topic/prem/${encodeURIComponent(HOSTILE.nul)}`, `/api/topic/${encodeURIComponent(HOSTILE.nul)}/reading-room`]) {
+      const r = await t.call("GET", path, { cookie: bob.cookie });
+      expect({ path, status: r.status, code: r.json.error.code }).toEqual({ path, status: 404, code: "NOT_FOUND" });
+    }
   });
 
   test("a topic-page open counts once per viewer per day, never for the owner", async () => {
@@ -328,29 +350,31 @@ describe("GET /api/topic/:username/:topicSlug and clickCount", () => {
       expect(own.status).toBe(200);
       expect(own.json).toEqual({ counted: false, clickCount: 0 });
     }
-    expect(topicRow(topic.id)).toMatchObject({ click_count: 0 });
+    expect(await topicRow(topic.id)).toMatchObject({ click_count: 0 });
     const first = await open(bob.cookie, "public-board", "PREM");
     expect(first.json).toEqual({ counted: true, clickCount: 1 });
     expect((await open(alice.cookie)).json).toEqual({ counted: true, clickCount: 2 });
     // Reloads and replays of the same viewer's open, even all at once, count nothing more today.
     const again = await Promise.all(Array.from({ length: 20 }, () => open(bob.cookie)));
     expect(again.every((r) => r.status === 200 && r.json.counted === false && r.json.clickCount === 2)).toBe(true);
-    expect(topicRow(topic.id)).toMatchObject({ click_count: 2 });
+    expect(await topicRow(topic.id)).toMatchObject({ click_count: 2 });
     // The owner's dashboard shows it.
     const mine = (await t.call("GET", "/api/topics", { cookie: premium.cookie })).json as { id: number; clickCount: number }[];
     expect(mine.find((x) => x.id === topic.id)?.clickCount).toBe(2);
     // Another day is another open (the store is told the day; yesterday's keys are swept).
-    const store = topicsStore(t.db);
-    expect(store.recordOpen(topic.id, bob.user.id, new Date(Date.now() + 86_400_000))).toBe(true);
-    expect(store.recordOpen(topic.id, bob.user.id, new Date(Date.now() + 86_400_000))).toBe(false);
-    expect(topicRow(topic.id)).toMatchObject({ click_count: 3 });
-    expect(t.db.query("SELECT COUNT(*) AS n FROM topic_opens WHERE day < ?").get(new Date(Date.now() + 86_400_000).toISOString().slice(0, 10))).toEqual({ n: 0 });
+    const store = topicsStore(t.database);
+    expect(await store.recordOpen(topic.id, bob.user.id, new Date(Date.now() + 86_400_000))).toBe(true);
+    expect(await store.recordOpen(topic.id, bob.user.id, new Date(Date.now() + 86_400_000))).toBe(false);
+    expect(await topicRow(topic.id)).toMatchObject({ click_count: 3 });
+    const tomorrow = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
+    expect(await t.database.get("SELECT COUNT(*) AS n FROM topic_opens WHERE day < ?", tomorrow)).toEqual({ n: 0 });
     // Nothing counts for the unauthenticated, unknown or hidden.
     expect((await open(undefined)).status).toBe(401);
     expect((await open(bob.cookie, "no-such-topic")).status).toBe(404);
     expect((await open(bob.cookie, HOSTILE.sql)).status).toBe(404);
+    expect((await open(bob.cookie, HOSTILE.nul)).status).toBe(404);
     expect((await open(bob.cookie, "secret-plans", "victim")).status).toBe(404);
-    expect(topicRow(secret.id)).toMatchObject({ click_count: 0 });
-    expect(topicRow(topic.id)).toMatchObject({ click_count: 3 });
+    expect(await topicRow(secret.id)).toMatchObject({ click_count: 0 });
+    expect(await topicRow(topic.id)).toMatchObject({ click_count: 3 });
   });
 });
