@@ -1,7 +1,6 @@
 // /api/links (the Link Tracker) and /api/pic-drift-links (the brand tracker): one factory,
 // parameterised by tracker; the brand tracker adds edit, reset and the root link.
 import { Elysia } from "elysia";
-import { legacy } from "../db/legacy";
 import type { AppContext } from "../context";
 import { ownerId, type AuthPlugin } from "../http/auth";
 import { badRequest, conflict, forbidden, notFound } from "../http/errors";
@@ -30,7 +29,7 @@ const parseId = (raw: string) => (/^\d{1,15}$/.test(raw) ? Number(raw) : 0);
 
 export function linkRoutes(ctx: AppContext, auth: AuthPlugin, links: Links, tracker: Tracker) {
   const prefix = tracker === "main" ? "/api/links" : "/api/pic-drift-links";
-  const reports = analyticsReports(legacy(ctx.db));
+  const reports = analyticsReports(ctx.db);
   const isOwner = async (userId: number) => tracker === "brand" && (await ownerId(ctx)) === userId;
 
   /** The user's link in this tracker, or the root link for the instance owner; else 404. */
@@ -162,7 +161,7 @@ export function linkRoutes(ctx: AppContext, auth: AuthPlugin, links: Links, trac
       async ({ params, user }) => {
         await links.recorder.flush();
         const row = await find(params.id, user.id);
-        return new Response(await reports.csv(row), {
+        return new Response(reports.csv(row), {
           headers: {
             "content-type": "text/csv; charset=utf-8",
             "content-disposition": `attachment; filename="clicks-${row.short_code}.csv"`,
