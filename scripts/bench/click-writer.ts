@@ -3,20 +3,27 @@
 // thread's HEAD-only rate). Bounded, no network; not part of `npm test`.
 //
 //   node_modules/.bin/bun run scripts/bench/click-writer.ts
-//   BENCH_LINKS=100000 BENCH_CLICKS=300000 bun run scripts/bench/click-writer.ts
+//   BENCH_SIZES=8192 BENCH_LINKS=100000 BENCH_CLICKS=300000 BENCH_WARM=300000 bun run scripts/bench/click-writer.ts
 //
-// A fresh database (the real migrations) with 100,000 links; 300,000 clicks spread uniformly
-// over them (the redirect benchmark's pattern: the worst case, as every click lands on a
-// different link's index pages) are written through the real ClickWriter on a connection set up
-// as the click worker sets up its own, with a PASSIVE checkpoint every second as the worker runs.
-// Each new link's first click also writes its milestone notification, as in the redirect bench.
-// The clicks start as the recorder's batches (ClickLines), so decoding is paid as in the worker:
-// captured click lines in, committed rows, indexes and counts out. CPU time is this process's
-// (one thread does the work), so the figure holds while other work shares the machine.
+// A fresh database (the real migrations) with 100,000 links, written through the real
+// ClickWriter on a connection set up as the click worker sets up its own, with a PASSIVE
+// checkpoint every second as the worker runs. The clicks start as the recorder's batches
+// (ClickLines), so decoding is paid as in the worker: captured click lines in, committed rows,
+// indexes and counts out. CPU time is this process's (one thread does the work), so the figure
+// holds while other work shares the machine.
+// The clicks are spread uniformly over the links (the redirect benchmark's pattern, the worst
+// case: every click lands on a different link's pages), each from a different public IPv4
+// address (so each pays a location lookup and its own strings, as a server facing the internet
+// does; loopback clicks pay neither), with a handful of real user agents and referrers.
+// First BENCH_WARM clicks (8,192 a transaction) give the links a history, as a running server's
+// links have: that is where each link's first click and its milestone notification happen
+// (printed apart, "fresh links"). Then BENCH_CLICKS more are timed at each transaction size: a
+// table that already holds clicks, a fold that rewrites a larger per-link index, and milestones
+// at the rate a link with history crosses them.
 // Beside it: the HEAD-only rate that scripts/bench/redirect.ts measured last on this machine
 // (.tmp/bench-head-only.json), per core from the request thread's CPU, or BENCH_HEAD_US.
 import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { openDbFile } from "../../src/db/open";
 import { migrate } from "../../src/db/migrate";
@@ -26,8 +33,28 @@ import { ClickLines, decodeClicks } from "../../src/analytics/recorder";
 
 const LINKS = Number(process.env.BENCH_LINKS ?? 100_000);
 const CLICKS = Number(process.env.BENCH_CLICKS ?? 300_000);
+const WARM = Number(process.env.BENCH_WARM ?? 300_000);
 const SIZES = (process.env.BENCH_SIZES ?? "512,2048,8192").split(",").map(Number);
-const UA = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36";
+const WARM_SIZE = 8_192;
+const AGENTS = [
+  "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36",
+  "Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1",
+  "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Mobile Safari/537.36",
+  "Mozilla/5.0 (Macintosh; Intel Mac OS X 14_5) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Safari/605.1.15",
+  "Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0",
+  "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)",
+];
+const REFERRERS = [null, null, "https://news.ycombinator.com/", "https://www.google.com/", "https://t.co/x1y2z3", "https://example.org/blog/post?id=7"];
+const pick = <T>(a: readonly T[]) => a[Math.floor(Math.random() * a.length)]!;
+
+/** A random public IPv4 address (never a private, loopback, shared or multicast one). */
+function publicIp() {
+  for (;;) {
+    const a = 1 + Math.floor(Math.random() * 223);
+    if (a === 10 || a === 127 || a === 100 || a === 169 || a === 172 || a === 192) continue;
+    return `${a}.${Math.floor(Math.random() * 256)}.${Math.floor(Math.random() * 256)}.${1 + Math.floor(Math.random() * 254)}`;
+  }
+}
 
 function seed(path: string) {
   const db = openDbFile(path);
@@ -47,6 +74,49 @@ function seed(path: string) {
   return first;
 }
 
+/** Recorder batches of `size` clicks, `total` in all, as the redirect captures them. */
+function batches(firstLink: number, size: number, total: number) {
+  const lines: string[] = [];
+  for (let done = 0; done < total; done += size) {
+    const batch = new ClickLines();
+    for (let i = 0; i < size; i++) {
+      const referrer = pick(REFERRERS);
+      batch.add({
+        linkId: firstLink + Math.floor(Math.random() * LINKS),
+        at: Date.now(),
+        userAgent: pick(AGENTS),
+        referrer,
+        ip: publicIp(),
+        // The redirect mints a visitor cookie for a request without one (wrk sends none).
+        visitorId: Bun.randomUUIDv7(),
+        newVisitor: true,
+        // As src/redirects/routes.ts names a plain GET's source.
+        source: referrer ? "referrer" : "direct",
+        country: null,
+        city: null,
+      });
+    }
+    lines.push(batch.take());
+  }
+  return lines;
+}
+
+/** Writes the batches as the worker does; CPU µs per click (all, kernel) and wall µs per click. */
+function write(writer: ClickWriter, db: ReturnType<typeof openDbFile>, lines: string[], clicks: number) {
+  const cpu = process.cpuUsage();
+  const started = performance.now();
+  let checkpointed = started;
+  for (const batch of lines) {
+    writer.write(decodeClicks(batch));
+    if (performance.now() - checkpointed >= 1_000) {
+      db.query("PRAGMA wal_checkpoint(PASSIVE)").get();
+      checkpointed = performance.now();
+    }
+  }
+  const used = process.cpuUsage(cpu);
+  return { cpuUs: (used.user + used.system) / clicks, kernelUs: used.system / clicks, wallUs: ((performance.now() - started) * 1_000) / clicks };
+}
+
 async function run(size: number) {
   const dir = mkdtempSync(join(tmpdir(), "threadlink-writer-bench-"));
   try {
@@ -58,51 +128,33 @@ async function run(size: number) {
     db.exec("PRAGMA foreign_keys = OFF");
     db.exec("PRAGMA temp_store = MEMORY");
     const writer = new ClickWriter(db, { ipStorage: "truncated", geoipDb: null });
-    await writer.geo.load();
-    const lines: string[] = [];
-    for (let done = 0; done < CLICKS; done += size) {
-      const batch = new ClickLines();
-      for (let i = 0; i < size; i++) {
-        batch.add({
-          linkId: firstLink + Math.floor(Math.random() * LINKS),
-          at: Date.now(),
-          userAgent: UA,
-          referrer: null,
-          ip: "203.0.113.9",
-          visitorId: Bun.randomUUIDv7(),
-          newVisitor: true,
-          source: "direct",
-          country: null,
-          city: null,
-        });
-      }
-      lines.push(batch.take());
+    writer.geo.load();
+    if (WARM > 0) {
+      const fresh = write(writer, db, batches(firstLink, WARM_SIZE, WARM), WARM);
+      const notices = (db.query("SELECT COUNT(*) AS n FROM notifications").get() as { n: number }).n;
+      console.log(
+        `  fresh links, first ${WARM.toLocaleString("en-US")} clicks (${WARM_SIZE} a transaction, ${notices.toLocaleString("en-US")} first-click notifications): ` +
+          `${fresh.cpuUs.toFixed(1)} µs/click CPU (${fresh.kernelUs.toFixed(1)} in the kernel)`,
+      );
     }
-    const cpu = process.cpuUsage();
-    const started = performance.now();
-    let checkpointed = started;
-    for (const batch of lines) {
-      writer.write(decodeClicks(batch));
-      if (performance.now() - checkpointed >= 1_000) {
-        db.query("PRAGMA wal_checkpoint(PASSIVE)").get();
-        checkpointed = performance.now();
-      }
-    }
-    const wallUs = ((performance.now() - started) * 1_000) / CLICKS;
-    const used = process.cpuUsage(cpu);
+    const lines = batches(firstLink, size, CLICKS);
+    const t = write(writer, db, lines, lines.length * size);
     db.close();
-    const cpuUs = (used.user + used.system) / CLICKS;
     console.log(
-      `transactions of ${String(size).padStart(5)} clicks: ${wallUs.toFixed(1)} µs/click wall, ` +
-        `${cpuUs.toFixed(1)} µs/click CPU (${(used.system / CLICKS).toFixed(1)} in the kernel) → ${Math.round(1e6 / cpuUs).toLocaleString("en-US")} clicks/s on one core`,
+      `transactions of ${String(size).padStart(5)} clicks: ${t.wallUs.toFixed(1)} µs/click wall, ` +
+        `${t.cpuUs.toFixed(1)} µs/click CPU (${t.kernelUs.toFixed(1)} in the kernel) → ${Math.round(1e6 / t.cpuUs).toLocaleString("en-US")} clicks/s on one core`,
     );
-    return cpuUs;
+    return t.cpuUs;
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
-console.log(`${CLICKS.toLocaleString("en-US")} clicks over ${LINKS.toLocaleString("en-US")} links, through ClickWriter`);
+console.log(
+  `${CLICKS.toLocaleString("en-US")} clicks over ${LINKS.toLocaleString("en-US")} links with ${WARM.toLocaleString("en-US")} clicks already stored, through ClickWriter (load average ${loadavg()
+    .map((l) => l.toFixed(1))
+    .join(", ")})`,
+);
 const costs = new Map<number, number>();
 for (const size of SIZES) costs.set(size, await run(size));
 const headFile = ".tmp/bench-head-only.json";

@@ -25,9 +25,16 @@ export function isPrivateIp(ip: string): boolean {
   if (v.includes(":")) {
     return v === "::1" || v === "::" || /^f[cd]/.test(v) || /^fe[89ab]/.test(v) || v.startsWith("::ffff:") && isPrivateIp(v.slice(7));
   }
+  const n = ipv4Number(v);
+  if (n >= 0) return isPrivateV4(n);
   const p = v.split(".").map(Number);
-  if (p.length !== 4 || p.some((n) => !Number.isInteger(n) || n < 0 || n > 255)) return true;
-  const [a, b] = p as [number, number, number, number];
+  if (p.length !== 4 || p.some((x) => !Number.isInteger(x) || x < 0 || x > 255)) return true;
+  return isPrivateV4(((p[0]! << 24) | (p[1]! << 16) | (p[2]! << 8) | p[3]!) >>> 0);
+}
+
+function isPrivateV4(n: number) {
+  const a = n >>> 24;
+  const b = (n >>> 16) & 255;
   return a === 10 || a === 127 || a === 0 || (a === 169 && b === 254) || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 100 && b >= 64 && b <= 127) || a >= 224;
 }
 
@@ -61,23 +68,60 @@ function openReader(path: string): Lookup {
   return new Reader(buf, { cache: recordCache() }) as unknown as Lookup;
 }
 
-/** A dotted quad as a 32-bit number, or -1 (then mmdb-lib parses it itself). */
+/**
+ * A dotted quad (1–3 digits a part, each ≤ 255) as a 32-bit number, or -1: anything else (IPv6,
+ * other forms) is left to isPrivateIp's general path and mmdb-lib. One pass over the characters:
+ * the split, regex and Number calls it replaces were a third of a public click's location cost.
+ */
 function ipv4Number(ip: string) {
-  const p = ip.split(".");
-  if (p.length !== 4 || !p.every((x) => /^\d{1,3}$/.test(x))) return -1;
-  return ((Number(p[0]) << 24) | (Number(p[1]) << 16) | (Number(p[2]) << 8) | Number(p[3])) >>> 0;
+  let n = 0;
+  let part = 0;
+  let digits = 0;
+  let dots = 0;
+  for (let i = 0; i < ip.length; i++) {
+    const c = ip.charCodeAt(i);
+    if (c === 46) {
+      if (digits === 0 || dots === 3) return -1;
+      n = n * 256 + part;
+      part = 0;
+      digits = 0;
+      dots++;
+    } else if (c >= 48 && c <= 57 && digits < 3) {
+      part = part * 10 + c - 48;
+      digits++;
+      if (part > 255) return -1;
+    } else {
+      return -1;
+    }
+  }
+  return dots === 3 && digits > 0 ? n * 256 + part : -1;
 }
 
 /**
  * mmdb-lib's search-tree walk for an IPv4 address (its findAddressInTree), reading the node
  * records' bytes directly: its per-node Buffer.readUIntBE and address parsing were most of a
- * click's location cost (~1 µs). Same answers (geo.test.ts checks it against Reader.get).
+ * click's location cost (~1 µs). `top`, when given, keeps the node reached after an address's
+ * first 16 bits (-1 until walked): the walk then starts there, 16 steps shorter (256 KB a
+ * database). Same answers (geo.test.ts checks both against Reader.get).
  */
-export function lookupV4(r: Lookup, addr: number): CityRecord | null {
+export function lookupV4(r: Lookup, addr: number, top?: Int32Array): CityRecord | null {
+  const { nodeCount } = r.metadata;
+  let node: number;
+  if (top) {
+    node = top[addr >>> 16]!;
+    if (node < 0) node = top[addr >>> 16] = walk(r, addr, r.ipv4StartNodeNumber, 0, 16);
+    node = walk(r, addr, node, 16, 32);
+  } else {
+    node = walk(r, addr, r.ipv4StartNodeNumber, 0, 32);
+  }
+  return node > nodeCount ? r.resolveDataPointer(node) : null;
+}
+
+/** The tree walk from `node` at bit `from` of the address until bit `to` or a leaf. */
+function walk(r: Lookup, addr: number, node: number, from: number, to: number) {
   const { db } = r;
   const { nodeCount, nodeByteSize, recordSize } = r.metadata;
-  let node = r.ipv4StartNodeNumber;
-  for (let depth = 0; depth < 32 && node < nodeCount; depth++) {
+  for (let depth = from; depth < to && node < nodeCount; depth++) {
     const o = node * nodeByteSize;
     const right = (addr >>> (31 - depth)) & 1;
     if (recordSize === 24) {
@@ -90,11 +134,13 @@ export function lookupV4(r: Lookup, addr: number): CityRecord | null {
       node = db.readUInt32BE(right ? o + 4 : o);
     }
   }
-  return node > nodeCount ? r.resolveDataPointer(node) : null;
+  return node;
 }
 
 export class Geo {
   private readers: Lookup[] | null = null;
+  /** Per reader, the IPv4 walk's node after 16 bits (lookupV4's `top`). */
+  private tops: Int32Array[] = [];
 
   constructor(private geoipDb: string | null) {}
 
@@ -120,19 +166,22 @@ export class Geo {
       log.warn("bundled country database could not be read", { error: String(e) });
     }
     this.readers = readers;
+    this.tops = readers.map(() => new Int32Array(65_536).fill(-1));
     return readers;
   }
 
   lookup(ip: string | null): Place {
-    if (!ip || isPrivateIp(ip)) return NOWHERE;
+    if (!ip) return NOWHERE;
+    const v4 = ipv4Number(ip);
+    if (v4 >= 0 ? isPrivateV4(v4) : isPrivateIp(ip)) return NOWHERE;
     const readers = this.load();
     let country: string | null = null;
     let city: string | null = null;
-    const v4 = ip.includes(":") ? -1 : ipv4Number(ip);
-    for (const r of readers) {
+    for (let i = 0; i < readers.length; i++) {
+      const r = readers[i]!;
       let rec: CityRecord | null = null;
       try {
-        rec = v4 >= 0 ? lookupV4(r, v4) : r.get(ip);
+        rec = v4 >= 0 ? lookupV4(r, v4, this.tops[i]) : r.get(ip);
       } catch {
         rec = null;
       }
