@@ -8,8 +8,10 @@
 // bounded, the victims' data reads back identical, no stack trace or long line was logged,
 // the database is intact and the server still stops cleanly.
 // Prints one line per failure and ends with "hostile: N passed, M failed".
+// HOSTILE_BACKEND=postgres runs the binary with DATABASE_URL on a throwaway PostgreSQL cluster
+// (scripts/lib/pgcluster.ts), and checks its indexes with amcheck instead of SQLite's check.
 //
-//   BINARY=dist/threadlink HOSTILE_PORT=4300 bun run scripts/hostile.ts
+//   BINARY=dist/threadlink HOSTILE_PORT=4300 [HOSTILE_BACKEND=postgres] bun run scripts/hostile.ts
 import { Database } from "bun:sqlite";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -18,6 +20,8 @@ import { buildCorpus, isRedirectLane, type Case, type Expect, type Fixture, type
 import { send, type RawResponse } from "./hostile/http";
 import { appRoutes } from "./hostile/routes";
 import { apiClient } from "./lib/apiClient";
+import { type PgCluster, startCluster } from "./lib/pgcluster";
+import { SQL } from "bun";
 
 const binary = resolve(process.env.BINARY ?? "dist/threadlink");
 const port = Number(process.env.HOSTILE_PORT ?? 4300);
@@ -52,6 +56,21 @@ if (await fetch(`${base}/api/health`).then(() => true, () => false)) {
   process.exit(1);
 }
 
+const onPostgres = process.env.HOSTILE_BACKEND === "postgres";
+let cluster: PgCluster | null = null;
+let databaseUrl: string | null = null;
+if (onPostgres) {
+  try {
+    cluster = await startCluster();
+    databaseUrl = await cluster.createDatabase("threadlink_hostile");
+  } catch (e) {
+    console.log(`hostile: no PostgreSQL cluster: ${e instanceof Error ? e.message : String(e)}`);
+    console.log("hostile: 0 passed, 1 failed");
+    await cluster?.stop();
+    process.exit(1);
+  }
+}
+
 const dir = mkdtempSync(join(tmpdir(), "threadlink-hostile-"));
 const server = Bun.spawn([binary, "serve"], {
   cwd: dir,
@@ -66,6 +85,7 @@ const server = Bun.spawn([binary, "serve"], {
     // The corpus's anonymous requests all come from loopback, hundreds a minute: counted (the
     // limiter's cost is in every measurement) but never refused.
     API_ANON_RATE_LIMIT: "1000000",
+    ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
   },
   stdout: "pipe",
   stderr: "pipe",
@@ -413,12 +433,31 @@ try {
     "the log stays short under attack",
     attackLogBytes > 300 * sent || log.longest > 2048 ? `${attackLogBytes} bytes logged for ${sent} requests; longest line ${log.longest} chars` : null,
   );
-  const db = new Database(join(dir, "data", "threadlink.db"), { readonly: true });
-  const integrity = (db.query("PRAGMA integrity_check").get() as { integrity_check: string }).integrity_check;
-  db.close();
-  record("PRAGMA integrity_check after the attack", integrity === "ok" ? null : integrity);
+  if (cluster) {
+    // PostgreSQL's own check of every B-tree index against its table (amcheck, in Debian's
+    // server package): a superuser connection, as an operator would run it.
+    const admin = new SQL({ url: cluster.adminUrl("threadlink_hostile"), max: 1 });
+    let problem: string | null = null;
+    try {
+      await admin`CREATE EXTENSION IF NOT EXISTS amcheck`;
+      const indexes = await admin`SELECT c.relname AS name, bt_index_check(c.oid, true) IS NULL AS ok FROM pg_index i
+        JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_am a ON a.oid = c.relam JOIN pg_namespace n ON n.oid = c.relnamespace
+        WHERE a.amname = 'btree' AND n.nspname = 'public'`;
+      if (indexes.length === 0) problem = "no index was checked";
+    } catch (e) {
+      problem = e instanceof Error ? e.message : String(e);
+    } finally {
+      await admin.close();
+    }
+    record("amcheck (bt_index_check with heap) after the attack", problem);
+  } else {
+    const db = new Database(join(dir, "data", "threadlink.db"), { readonly: true });
+    const integrity = (db.query("PRAGMA integrity_check").get() as { integrity_check: string }).integrity_check;
+    db.close();
+    record("PRAGMA integrity_check after the attack", integrity === "ok" ? null : integrity);
+  }
 
-  console.log(`hostile: sent ${sent} hostile requests (${byGroup.size + 1} groups) to ${routes.length} routes in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  console.log(`hostile: sent ${sent} hostile requests (${byGroup.size + 1} groups) to ${routes.length} routes on ${onPostgres ? "PostgreSQL" : "SQLite"} in ${((performance.now() - started) / 1000).toFixed(1)} s`);
   for (const [g, { n, failed: f }] of byGroup) if (f) console.log(`  ${g}: ${f} of ${n} fell short`);
   console.log(
     `hostile: redirects during the attack: ${samples.length} followed, ${JSON.stringify(statuses)}, p50 ${p50.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, max ${max.toFixed(1)} ms`,
@@ -441,7 +480,9 @@ try {
   for (const f of failures) console.log(f);
 } finally {
   if (server.exitCode === null) server.kill("SIGKILL");
+  await server.exited;
   rmSync(dir, { recursive: true, force: true });
+  await cluster?.stop();
 }
 console.log(`hostile: ${passed} passed, ${failed} failed`);
 process.exit(exitCode);

@@ -1,6 +1,10 @@
 // Binary smoke test: copy dist/threadlink to an empty temp folder, start it there and check
 // it serves the whole shell from inside itself. Prints "smoke: N passed, M failed".
+// SMOKE_BACKEND=postgres runs the same checks with DATABASE_URL on a throwaway PostgreSQL
+// cluster (scripts/lib/pgcluster.ts): the server and the CLI on it, nothing written to SQLite.
 import { Database } from "bun:sqlite";
+import { SQL } from "bun";
+import { type PgCluster, startCluster } from "./lib/pgcluster";
 import { copyFileSync, existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -13,6 +17,40 @@ const KEY_LIMIT = 15;
 const dir = mkdtempSync(join(tmpdir(), "threadlink-smoke-"));
 const exe = join(dir, "threadlink");
 copyFileSync(binary, exe);
+
+const onPostgres = process.env.SMOKE_BACKEND === "postgres";
+let cluster: PgCluster | null = null;
+/** DATABASE_URL for the server and every CLI run, on PostgreSQL. */
+const backend: Record<string, string> = {};
+if (onPostgres) {
+  try {
+    cluster = await startCluster();
+    backend.DATABASE_URL = await cluster.createDatabase("threadlink_smoke");
+  } catch (e) {
+    console.log(`  ✗ a PostgreSQL cluster to run on: ${e instanceof Error ? e.message : e}`);
+    console.log("smoke: 0 passed, 1 failed");
+    await cluster?.stop();
+    rmSync(dir, { recursive: true, force: true });
+    process.exit(1);
+  }
+}
+/** One number from the app's database, read behind the server's back. */
+async function scalar(query: string): Promise<number> {
+  if (cluster) {
+    const admin = new SQL({ url: cluster.adminUrl("threadlink_smoke"), max: 1 });
+    try {
+      return Number(Object.values((await admin.unsafe(query))[0])[0]);
+    } finally {
+      await admin.close();
+    }
+  }
+  const db = new Database(join(dir, "data", "threadlink.db"), { readonly: true });
+  try {
+    return Number(Object.values(db.query(query).get() as Record<string, unknown>)[0]);
+  } finally {
+    db.close();
+  }
+}
 
 let passed = 0;
 let failed = 0;
@@ -50,7 +88,7 @@ await check("a bad configuration exits non-zero naming each variable", () => {
 // No DATA_DIR: the binary must create ./data next to where it is started.
 const server = Bun.spawn([exe, "serve"], {
   cwd: dir,
-  env: { PATH: process.env.PATH ?? "", PORT: String(port), HOST: "127.0.0.1", PUBLIC_URL: base, LOG_LEVEL: "warn", API_RATE_LIMIT: String(KEY_LIMIT) },
+  env: { PATH: process.env.PATH ?? "", PORT: String(port), HOST: "127.0.0.1", PUBLIC_URL: base, LOG_LEVEL: "warn", API_RATE_LIMIT: String(KEY_LIMIT), ...backend },
   stdout: "inherit",
   stderr: "inherit",
 });
@@ -68,12 +106,13 @@ async function waitForHealth() {
   throw new Error("server did not become healthy");
 }
 
-await check("starts in an empty folder, creates ./data, answers /api/health", async () => {
+await check(onPostgres ? "starts on PostgreSQL, writes no SQLite database, answers /api/health" : "starts in an empty folder, creates ./data, answers /api/health", async () => {
   await waitForHealth();
   const r = await fetch(`${base}/api/health`);
   const body = (await r.json()) as { status: string; db: string };
   assert(body.status === "ok" && body.db === "ok", JSON.stringify(body));
-  assert(existsSync(join(dir, "data", "threadlink.db")), "no data/threadlink.db");
+  if (onPostgres) assert(!existsSync(join(dir, "data", "threadlink.db")), "a data/threadlink.db was made beside PostgreSQL");
+  else assert(existsSync(join(dir, "data", "threadlink.db")), "no data/threadlink.db");
   const hc = run(["healthcheck"], { PORT: String(port) });
   assert(hc.exitCode === 0, "healthcheck command failed while serving");
 });
@@ -117,7 +156,7 @@ await check("the app's HTML and hashed chunks come from the binary, with caching
 });
 
 await check("CLI: user create, set-plan and reset-password work beside the running server", async () => {
-  const env = { DATA_DIR: join(dir, "data") };
+  const env = { DATA_DIR: join(dir, "data"), ...backend };
   const created = run(["user", "create", "cliuser", "cli@example.test"], { ...env, THREADLINK_PASSWORD: "cli-password-1" });
   assert(created.exitCode === 0, created.stderr.toString());
   const again = run(["user", "create", "cliuser", "other@example.test"], { ...env, THREADLINK_PASSWORD: "cli-password-1" });
@@ -137,7 +176,13 @@ await check("CLI: user create, set-plan and reset-password work beside the runni
   assert((await login("cli-password-2")).status === 200, "new password refused");
 });
 
-await check("backup writes a consistent copy while serving", () => {
+await check(onPostgres ? "backup explains pg_dump on PostgreSQL and writes nothing" : "backup writes a consistent copy while serving", () => {
+  if (onPostgres) {
+    const r = run(["backup", "backup.db"], { DATA_DIR: join(dir, "data"), ...backend });
+    assert(r.exitCode === 1 && r.stderr.toString().includes("pg_dump"), `exit ${r.exitCode}: ${r.stderr}`);
+    assert(!existsSync(join(dir, "backup.db")), "a backup.db was written");
+    return;
+  }
   const r = run(["backup", "backup.db"], { DATA_DIR: join(dir, "data") });
   assert(r.exitCode === 0, r.stderr.toString());
   const copy = new Database(join(dir, "backup.db"), { readonly: true });
@@ -151,7 +196,7 @@ await check("backup writes a consistent copy while serving", () => {
 // README "API": a user and a key made with the CLI, then nothing but `Authorization: Bearer`
 // (no cookie, no Origin): create, edit, list, follow, read the analytics, and meet the limit.
 await check("API walkthrough with a key from the CLI: create, edit, list, analytics, then 429 past the limit", async () => {
-  const env = { DATA_DIR: join(dir, "data") };
+  const env = { DATA_DIR: join(dir, "data"), ...backend };
   const user = run(["user", "create", "apiwalk", "apiwalk@example.test"], { ...env, THREADLINK_PASSWORD: "api-walk-password" });
   assert(user.exitCode === 0, user.stderr.toString());
   const made = run(["api-key", "create", "apiwalk", "smoke script", "--scope", "read-write"], env);
@@ -207,16 +252,25 @@ await check("API walkthrough with a key from the CLI: create, edit, list, analyt
   assert(limited.json.error?.code === "RATE_LIMITED", JSON.stringify(limited.json));
   const write = await api("POST", "/api/links", { originalUrl: "https://example.com/too-many", title: "Refused" });
   assert(write.status === 429, `a write past the limit answered ${write.status}`);
-  const db = new Database(join(dir, "data", "threadlink.db"), { readonly: true });
-  const n = (db.query("SELECT COUNT(*) AS n FROM short_links WHERE original_url = 'https://example.com/too-many'").get() as { n: number }).n;
-  db.close();
+  const n = await scalar("SELECT COUNT(*) AS n FROM short_links WHERE original_url = 'https://example.com/too-many'");
   assert(n === 0, "the refused write was stored");
 });
 
-await check("SIGTERM exits 0 and leaves an intact database", async () => {
+await check(onPostgres ? "SIGTERM exits 0 and closes every connection to PostgreSQL" : "SIGTERM exits 0 and leaves an intact database", async () => {
   server.kill("SIGTERM");
   const code = await Promise.race([server.exited, Bun.sleep(10_000).then(() => "timeout")]);
   assert(code === 0, `exit code ${code}`);
+  if (onPostgres) {
+    // A backend ends a moment after its client closes: a second's grace before it counts.
+    let open = 0;
+    for (let i = 0; i < 20; i++) {
+      open = await scalar("SELECT COUNT(*) FROM pg_stat_activity WHERE datname = 'threadlink_smoke' AND pid <> pg_backend_pid()");
+      if (open === 0) break;
+      await Bun.sleep(50);
+    }
+    assert(open === 0, `${open} connections still open 1 s after the server stopped`);
+    return;
+  }
   const db = new Database(join(dir, "data", "threadlink.db"));
   const ok = db.query("PRAGMA integrity_check").get() as { integrity_check: string };
   db.close();
@@ -224,11 +278,13 @@ await check("SIGTERM exits 0 and leaves an intact database", async () => {
 });
 
 await check("migrate on an up-to-date database is a no-op", () => {
-  const r = run(["migrate"], { DATA_DIR: join(dir, "data") });
+  const r = run(["migrate"], { DATA_DIR: join(dir, "data"), ...backend });
   assert(r.exitCode === 0 && r.stdout.toString().includes("Up to date"), r.stdout.toString() + r.stderr.toString());
 });
 
 if (server.exitCode === null) server.kill("SIGKILL");
+await server.exited;
+await cluster?.stop();
 rmSync(dir, { recursive: true, force: true });
 console.log(`smoke: ${passed} passed, ${failed} failed`);
 process.exit(failed ? 1 : 0);

@@ -13,8 +13,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig } from "../../src/config";
-import { openDb } from "../../src/db/open";
-import { migrate } from "../../src/db/migrate";
+import { openDatabase } from "../../src/db/connect";
 import { createApp } from "../../src/app";
 import { apiRequestLimits } from "../../src/http/rateLimit";
 import { hashToken } from "../../src/http/auth";
@@ -34,17 +33,23 @@ console.log(`count and fields: ${(((cpuUs() - t0) * 1000) / COUNTS).toFixed(0)} 
 async function app(limits: Record<string, string>) {
   const dir = mkdtempSync(join(tmpdir(), "threadlink-bench-limits-"));
   const config = loadConfig({ DATA_DIR: dir, PUBLIC_URL: "http://localhost:3000", ...limits });
-  const db = openDb(config.dataDir);
-  migrate(db);
+  const { db } = await openDatabase(config);
   const { app, ctx } = await createApp({ db, config });
-  const user = ctx.accounts.createUser("bench", "not-a-real-hash", "bench@example.test");
+  const user = await ctx.accounts.createUser("bench", "not-a-real-hash", "bench@example.test");
   const { key, prefix } = newApiKey();
-  apiKeysStore(db).create(user.id, { name: "bench", prefix, hash: hashToken(key), scope: "read", only: null });
+  await apiKeysStore(db).create(user.id, { name: "bench", prefix, hash: hashToken(key), scope: "read", only: null });
   const token = "bench-session-token-0123456789";
-  ctx.accounts.createSession(hashToken(token), user.id, new Date(Date.now() + 86_400_000).toISOString());
-  for (let i = 0; i < 20; i++) db.run("INSERT INTO short_links (user_id, tracker, short_code, original_url, title, created_at, updated_at) VALUES (?, 'main', ?, 'https://example.com/', 't', '2026-01-01', '2026-01-01')", [user.id, `bench${i}`]);
+  await ctx.accounts.createSession(hashToken(token), user.id, new Date(Date.now() + 86_400_000).toISOString());
+  for (let i = 0; i < 20; i++) {
+    await db.run("INSERT INTO short_links (user_id, tracker, short_code, original_url, title, created_at, updated_at) VALUES (?, 'main', ?, 'https://example.com/', 't', '2026-01-01', '2026-01-01')", user.id, `bench${i}`);
+  }
   const headers = { key: { authorization: `Bearer ${key}` }, cookie: { cookie: `tl_session=${token}` } };
-  return { app, headers, close: () => (db.close(), rmSync(dir, { recursive: true, force: true })) };
+  const close = async () => {
+    for (const hook of ctx.shutdownHooks) await hook();
+    await db.close();
+    rmSync(dir, { recursive: true, force: true });
+  };
+  return { app, headers, close };
 }
 
 // On: the defaults' code path with a ceiling the run never reaches (300 a minute would refuse it).
@@ -66,5 +71,5 @@ for (const who of ["key", "cookie"] as const) {
   }
   console.log(`GET /api/links with a ${who}: limits on ${best.on!.toFixed(1)} µs, off ${best.off!.toFixed(1)} µs CPU a request (best of ${ROUNDS} × ${N})`);
 }
-on.close();
-off.close();
+await on.close();
+await off.close();

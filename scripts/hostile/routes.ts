@@ -4,8 +4,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig } from "../../src/config";
-import { openDb } from "../../src/db/open";
-import { migrate } from "../../src/db/migrate";
+import { openDatabase } from "../../src/db/connect";
 import { createApp } from "../../src/app";
 
 export type Route = {
@@ -19,15 +18,16 @@ export async function appRoutes(): Promise<Route[]> {
   const dir = mkdtempSync(join(tmpdir(), "threadlink-hostile-routes-"));
   try {
     const config = loadConfig({ DATA_DIR: dir, LOG_LEVEL: "error" });
-    const db = openDb(config.dataDir);
-    migrate(db);
-    const { app } = await createApp({ db, config });
+    // A SQLite file whatever the run's backend: only the router is read, never the data.
+    const { db } = await openDatabase({ dataDir: config.dataDir, databaseUrl: null });
+    const { app, ctx } = await createApp({ db, config });
     const out = app.routes.map((r) => ({
       method: r.method.toUpperCase(),
       path: r.path,
       hasBody: Boolean((r.hooks as { body?: unknown } | undefined)?.body),
     }));
-    db.close();
+    for (const hook of ctx.shutdownHooks) await hook();
+    await db.close();
     return out;
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -113,7 +113,9 @@ export function accountRoutes(ctx: AppContext, auth: AuthPlugin) {
       "/login",
       async ({ body, set, request, server }) => {
         const address = clientIp(ctx, request, server);
-        const user = await ctx.accounts.findByUsername(body.username);
+        // No account's name holds U+0000 (the sign-up schema refuses it), and PostgreSQL cannot
+        // even compare one: such a name is looked up as nobody, as on SQLite.
+        const user = body.username.includes("\u0000") ? null : await ctx.accounts.findByUsername(body.username);
         const device = deviceToken(request);
         const deviceHash = device ? hashToken(device) : null;
         const knownDevice = !!user && deviceHash !== null && (await ctx.accounts.isKnownDevice(deviceHash, user.id, isoIn(-DEVICE_TTL_MS)));

@@ -138,6 +138,11 @@ const unavailable = rateLimitedLog(5, 60_000);
 export const errorHandler = new Elysia({ name: "errors" }).onError({ as: "global" }, ({ code, error, request, route }) => {
   if (error instanceof AppError) return errorResponse(error.code, error.message, error.fields, error.headers);
   if (error instanceof PageError) return error.page();
+  // PostgreSQL refuses U+0000 in text (22021), which SQLite stores: the request's value, not a
+  // fault. Schemas refuse it in names; this answers for any other text that reaches a query.
+  if ((error as { name?: unknown } | null)?.name === "PostgresError" && (error as { errno?: unknown }).errno === "22021") {
+    return errorResponse("BAD_REQUEST", "Text must not contain the NUL character (U+0000)");
+  }
   const fault = sqliteFault(error) ?? postgresFault(error);
   if (fault) {
     // Operators need to see these (a full disk does not fix itself); no request body is logged.
