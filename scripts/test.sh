@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Runs every test suite: the linter, server (bun test, on SQLite and then the PostgreSQL tests), the compiled binary's smoke test, and the browser
+# Runs every test suite: the linter, server (bun test on SQLite, the PostgreSQL tests, then the whole
+# server suite again on PostgreSQL), the compiled binary's smoke test and hostile-input suite (each on
+# SQLite and on PostgreSQL), and the browser
 # tests (Playwright + Debian's Chromium against the binary; then the main flows again with the
 # binary on PostgreSQL). Ends with one line
 # "N passed, N failed" totalling all suites, and exits non-zero if anything failed.
@@ -40,6 +42,21 @@ else
 fi
 passed=$((passed + p)); failed=$((failed + f))
 
+echo "== Server tests on PostgreSQL (the whole bun test with TEST_BACKEND=postgres: a throwaway cluster per test process)"
+# The same files as the first run, each setup() on a fresh PostgreSQL database; tests about
+# SQLite's internals skip there, saying why. No PostgreSQL, or a run that passes nothing, fails.
+if bash scripts/ensure-postgres.sh; then
+  TEST_BACKEND=postgres bun test 2>&1 | tee .tmp/unit-pg.log
+  [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+  p=$(grep -Eo '^ *[0-9]+ pass' .tmp/unit-pg.log | tail -1 | grep -Eo '[0-9]+' || echo 0)
+  f=$(grep -Eo '^ *[0-9]+ fail' .tmp/unit-pg.log | tail -1 | grep -Eo '[0-9]+' || echo 0)
+  if [ "$p" -eq 0 ] && [ "$f" -eq 0 ]; then f=1; status=1; fi
+else
+  echo "PostgreSQL could not be installed (scripts/ensure-postgres.sh)"
+  p=0; f=1; status=1
+fi
+passed=$((passed + p)); failed=$((failed + f))
+
 echo "== Build the binary"
 if ! bun run scripts/build.ts; then
   echo "0 passed, $((failed + 1)) failed"
@@ -53,11 +70,38 @@ p=$(grep -Eo '^smoke: [0-9]+ passed' .tmp/smoke.log | grep -Eo '[0-9]+' || echo 
 f=$(grep -Eo '[0-9]+ failed$' .tmp/smoke.log | tail -1 | grep -Eo '[0-9]+' || echo 1)
 passed=$((passed + p)); failed=$((failed + f))
 
+echo "== Binary smoke test on PostgreSQL (DATABASE_URL on a throwaway cluster)"
+# smoke.ts starts and removes the cluster itself; one that cannot start is its one failure.
+if bash scripts/ensure-postgres.sh; then
+  SMOKE_BACKEND=postgres bun run scripts/smoke.ts 2>&1 | tee .tmp/smoke-pg.log
+  [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+  p=$(grep -Eo '^smoke: [0-9]+ passed' .tmp/smoke-pg.log | grep -Eo '[0-9]+' || echo 0)
+  f=$(grep -Eo '[0-9]+ failed$' .tmp/smoke-pg.log | tail -1 | grep -Eo '[0-9]+' || echo 1)
+  if [ "$p" -eq 0 ] && [ "$f" -eq 0 ]; then f=1; status=1; fi
+else
+  echo "PostgreSQL could not be installed (scripts/ensure-postgres.sh)"
+  p=0; f=1; status=1
+fi
+passed=$((passed + p)); failed=$((failed + f))
+
 echo "== Hostile-input suite (compiled binary; one test per request, plus whole-run checks)"
 bun run scripts/hostile.ts 2>&1 | tee .tmp/hostile.log
 [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 p=$(grep -Eo '^hostile: [0-9]+ passed' .tmp/hostile.log | tail -1 | grep -Eo '[0-9]+' || echo 0)
 f=$(grep -Eo '^hostile: [0-9]+ passed, [0-9]+ failed$' .tmp/hostile.log | tail -1 | grep -Eo '[0-9]+ failed' | grep -Eo '[0-9]+' || echo 1)
+passed=$((passed + p)); failed=$((failed + f))
+
+echo "== Hostile-input suite on PostgreSQL (the binary with DATABASE_URL on a throwaway cluster)"
+if bash scripts/ensure-postgres.sh; then
+  HOSTILE_BACKEND=postgres bun run scripts/hostile.ts 2>&1 | tee .tmp/hostile-pg.log
+  [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+  p=$(grep -Eo '^hostile: [0-9]+ passed' .tmp/hostile-pg.log | tail -1 | grep -Eo '[0-9]+' || echo 0)
+  f=$(grep -Eo '^hostile: [0-9]+ passed, [0-9]+ failed$' .tmp/hostile-pg.log | tail -1 | grep -Eo '[0-9]+ failed' | grep -Eo '[0-9]+' || echo 1)
+  if [ "$p" -eq 0 ] && [ "$f" -eq 0 ]; then f=1; status=1; fi
+else
+  echo "PostgreSQL could not be installed (scripts/ensure-postgres.sh)"
+  p=0; f=1; status=1
+fi
 passed=$((passed + p)); failed=$((failed + f))
 
 echo "== Browser tests (Playwright, Chromium, compiled binary)"
