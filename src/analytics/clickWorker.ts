@@ -1,9 +1,10 @@
-// The click worker: a Bun Worker with its own SQLite connection. The request thread posts raw
-// clicks here in batches; this thread parses, locates and writes them (src/analytics/writer.ts)
-// and also runs the WAL checkpoints, so neither ever happens inside a visitor's request.
+// The click worker: a Bun Worker with its own SQLite connection, or on PostgreSQL its own
+// connection to DATABASE_URL. The request thread posts raw clicks here in batches; this thread
+// parses, locates and writes them (src/analytics/writer.ts, pgWriter.ts) and on SQLite also runs
+// the WAL checkpoints, so neither ever happens inside a visitor's request.
 // It is a separate entrypoint of the compiled binary (scripts/build.ts).
 //
-// Messages in:  open {path, ipStorage, geoipDb, checkpointMs, coalesceMs, foldEvery} · batch {data, n}
+// Messages in:  open {path, url, ipStorage, geoipDb, checkpointMs, coalesceMs, foldEvery} · batch {data, n}
 //               · counts {counts: [linkId, n][]} (clicks the recorder could not keep: counted only) · flush {id} · close
 // Messages out: ready · written {n} (written, or given up on) · flushed {id, ok} · closed · error {message}
 // Messages are handled in order, so a flush is answered only after every batch posted before it.
@@ -11,11 +12,13 @@ import type { Db } from "../db/open";
 import { openDbFile } from "../db/open";
 import { decodeClicks } from "./recorder";
 import { ClickWriter, type IpStorage } from "./writer";
+import { PgClickWriter } from "./pgWriter";
 
 declare const self: Worker;
 
 export type ToWorker =
-  | { type: "open"; path: string; ipStorage: IpStorage; geoipDb: string | null; checkpointMs: number; coalesceMs: number; foldEvery?: number | undefined }
+  /** `url`: PostgreSQL's (DATABASE_URL), written to instead of the SQLite file at `path`. */
+  | { type: "open"; path: string; url: string | null; ipStorage: IpStorage; geoipDb: string | null; checkpointMs: number; coalesceMs: number; foldEvery?: number | undefined }
   | { type: "batch"; data: string; n: number }
   | { type: "counts"; counts: [number, number][] }
   | { type: "flush"; id: number }
@@ -43,7 +46,7 @@ const RETRY_MS = 1_000;
 const IDLE_FOLD_MS = 2_000;
 
 let db: Db | null = null;
-let writer: ClickWriter | null = null;
+let writer: ClickWriter | PgClickWriter | null = null;
 // Batches as they came (ClickLines): decoded only when written.
 let pending: { data: string; n: number }[] = [];
 let pendingCount = 0;
@@ -58,8 +61,17 @@ let coalesceMs = 0;
 
 const send = (m: FromWorker) => self.postMessage(m);
 
-/** Writes what is pending; false (and a retry scheduled) when the database refused. */
-function drain(): boolean {
+/**
+ * Writes what is pending; false (and a retry scheduled) when the database refused. One drain
+ * at a time: PostgreSQL's writes are awaited, and batches arriving meanwhile join the queue.
+ */
+let draining: Promise<boolean> = Promise.resolve(true);
+function drain(): Promise<boolean> {
+  draining = draining.then(drainNow);
+  return draining;
+}
+
+async function drainNow(): Promise<boolean> {
   if (pending.length === 0 && extraCounts.size === 0) return true;
   if (!writer) return false;
   while (pending.length > 0 || extraCounts.size > 0) {
@@ -68,17 +80,20 @@ function drain(): boolean {
     let n = 0;
     while (take < pending.length && (take === 0 || n + pending[take]!.n <= MAX_TX)) n += pending[take++]!.n;
     const batches = pending.slice(0, take);
+    // Counts arriving while a write is awaited go to the next transaction.
+    const extra = extraCounts;
+    extraCounts = new Map();
     try {
       const clicks = batches.length === 1 ? decodeClicks(batches[0]!.data) : batches.flatMap((b) => decodeClicks(b.data));
-      writer.write(clicks, extraCounts);
-      extraCounts = new Map();
+      await writer.write(clicks, extra);
     } catch (e) {
+      for (const [linkId, n] of extra) extraCounts.set(linkId, (extraCounts.get(linkId) ?? 0) + n);
       // Kept for the next attempt (a locked or full disk may recover). The recorder bounds what
       // can wait here (MAX_BACKLOG): it stops posting detail rows once that many are unwritten.
       send({ type: "error", message: `click write failed (${pendingCount} waiting): ${String(e)}` });
       retry ??= setTimeout(() => {
         retry = null;
-        drain();
+        void drain();
       }, RETRY_MS);
       return false;
     }
@@ -128,6 +143,13 @@ self.onmessage = (e: MessageEvent<ToWorker>) => {
   const m = e.data;
   if (m.type === "open") {
     try {
+      coalesceMs = m.coalesceMs;
+      if (m.url) {
+        // PostgreSQL: nothing to set up on a connection, and no WAL of ours to checkpoint.
+        writer = new PgClickWriter(m.url, { ipStorage: m.ipStorage, geoipDb: m.geoipDb });
+        send({ type: "ready" });
+        return;
+      }
       db = openDbFile(m.path);
       // This thread checkpoints on a timer (below): a commit never stops to copy the WAL, and a
       // page rewritten by several commits in a second is copied into the database once.
@@ -144,7 +166,6 @@ self.onmessage = (e: MessageEvent<ToWorker>) => {
       writer = new ClickWriter(db, { ipStorage: m.ipStorage, geoipDb: m.geoipDb, foldEvery: m.foldEvery });
       // The location databases open with the first click that needs a lookup (geo.ts).
       checkpoints = setInterval(checkpoint, m.checkpointMs);
-      coalesceMs = m.coalesceMs;
       send({ type: "ready" });
     } catch (err) {
       send({ type: "error", message: `click writer could not open the database: ${String(err)}` });
@@ -162,7 +183,7 @@ self.onmessage = (e: MessageEvent<ToWorker>) => {
       scheduled = setTimeout(
         () => {
           scheduled = null;
-          drain();
+          void drain();
         },
         full ? 0 : coalesceMs,
       );
@@ -171,21 +192,24 @@ self.onmessage = (e: MessageEvent<ToWorker>) => {
     for (const [linkId, n] of m.counts) extraCounts.set(linkId, (extraCounts.get(linkId) ?? 0) + n);
     scheduled ??= setTimeout(() => {
       scheduled = null;
-      drain();
+      void drain();
     }, coalesceMs);
   } else if (m.type === "flush") {
-    send({ type: "flushed", id: m.id, ok: drain() });
+    void drain().then((ok) => send({ type: "flushed", id: m.id, ok }));
   } else if (m.type === "close") {
     if (retry) clearTimeout(retry);
     if (scheduled) clearTimeout(scheduled);
     if (checkpoints) clearInterval(checkpoints);
     if (idleFold) clearTimeout(idleFold);
-    // Written, then folded: the next start finds no tail to scan.
-    if (drain()) foldAll();
-    checkpoint();
-    db?.close();
-    db = null;
-    writer = null;
-    send({ type: "closed" });
+    void drain().then(async (ok) => {
+      // Written, then folded: the next start finds no tail to scan.
+      if (ok) foldAll();
+      checkpoint();
+      db?.close();
+      db = null;
+      if (writer instanceof PgClickWriter) await writer.close().catch(() => {});
+      writer = null;
+      send({ type: "closed" });
+    });
   }
 };

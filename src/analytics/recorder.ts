@@ -1,8 +1,9 @@
 // Click recording off the request thread. A redirect only pushes a few raw strings into an
 // array; every ~100 ms (or once BATCH clicks wait) the array goes to the click worker in one
-// message. The worker (src/analytics/clickWorker.ts, its own SQLite connection) parses, locates
-// and writes them and runs the WAL checkpoints. Reads that must see every click await flush().
-import type { Db } from "../db/open";
+// message. The worker (src/analytics/clickWorker.ts, its own SQLite or PostgreSQL connection)
+// parses, locates and writes them (and on SQLite runs the WAL checkpoints). Reads that must see
+// every click await flush().
+import type { Database } from "../db/database";
 import { log } from "../http/log";
 import type { FromWorker, ToWorker } from "./clickWorker";
 
@@ -108,8 +109,11 @@ const CLOSE_TIMEOUT_MS = 5_000;
 const CHECKPOINT_MS = 1_000;
 const DEFAULT_AUTOCHECKPOINT = 1000;
 
-/** `foldEvery`: clicks per fold of the per-link index (store.ts FOLD_EVERY; tests lower it). */
-type Opts = { ipStorage: "truncated" | "full" | "none"; geoipDb: string | null; maxBacklog?: number | undefined; foldEvery?: number | undefined };
+/**
+ * `foldEvery`: clicks per fold of the per-link index (writerStore.ts FOLD_EVERY; tests lower it).
+ * `databaseUrl`: DATABASE_URL when the database is PostgreSQL (the worker opens its own connection).
+ */
+type Opts = { ipStorage: "truncated" | "full" | "none"; geoipDb: string | null; maxBacklog?: number | undefined; foldEvery?: number | undefined; databaseUrl?: string | null | undefined };
 
 /** What `/api/health` shows of the click writer. */
 export type ClickStats = {
@@ -149,9 +153,11 @@ export class ClickRecorder {
   private onClosed: (() => void) | null = null;
 
   constructor(
-    private db: Db,
+    private db: Database,
     private opts: Opts,
-  ) {}
+  ) {
+    if (db.dialect === "postgres" && !opts.databaseUrl) throw new Error("ClickRecorder on PostgreSQL needs opts.databaseUrl");
+  }
 
   /**
    * Called on the request path: O(1), never touches the database and never makes the redirect
@@ -296,8 +302,9 @@ export class ClickRecorder {
       this.flushes.clear();
       this.restoreCheckpoints();
     };
-    const path = this.db.filename;
-    w.postMessage({ type: "open", path, ipStorage: this.opts.ipStorage, geoipDb: this.opts.geoipDb, checkpointMs: CHECKPOINT_MS, coalesceMs: COALESCE_MS, foldEvery: this.opts.foldEvery } satisfies ToWorker);
+    const url = this.db.dialect === "postgres" ? this.opts.databaseUrl! : null;
+    const path = this.db.sqlite?.filename ?? "";
+    w.postMessage({ type: "open", path, url, ipStorage: this.opts.ipStorage, geoipDb: this.opts.geoipDb, checkpointMs: CHECKPOINT_MS, coalesceMs: COALESCE_MS, foldEvery: this.opts.foldEvery } satisfies ToWorker);
     this.worker = w;
     return w;
   }
@@ -308,7 +315,7 @@ export class ClickRecorder {
 
   private exec(sql: string) {
     try {
-      this.db.exec(sql);
+      this.db.sqlite?.exec(sql);
     } catch {
       /* the database is already closed */
     }

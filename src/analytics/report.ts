@@ -3,7 +3,7 @@
 import type { LinkRow } from "../links/store";
 import { DIMENSIONS, type AnalyticsReport } from "./schema";
 import { analyticsStore, type ClickRow } from "./store";
-import type { Db } from "../db/open";
+import type { Database } from "../db/database";
 
 export const PAGE_SIZE_DEFAULT = 25;
 export const PAGE_SIZE_MAX = 100;
@@ -25,17 +25,23 @@ function daySeries(days: number, counts: { day: string; count: number }[], now =
   return out;
 }
 
-export function analyticsReports(db: Db) {
+export function analyticsReports(db: Database) {
   const store = analyticsStore(db);
   return {
-    report(link: LinkRow, shortUrl: string, query: Record<string, string | undefined>): AnalyticsReport {
+    async report(link: LinkRow, shortUrl: string, query: Record<string, string | undefined>): Promise<AnalyticsReport> {
       const pageSize = int(query.pageSize, PAGE_SIZE_DEFAULT, 1, PAGE_SIZE_MAX);
       const page = int(query.page, 1, 1, 1_000_000);
       const wanted = int(query.days, 30, 1, 366);
       const days = (RANGE_DAYS as readonly number[]).includes(wanted) ? wanted : 30;
       const since = new Date(Date.now() - (days - 1) * 86_400_000).toISOString().slice(0, 10);
-      store.rollUp(link.id);
-      const tallies = Object.fromEntries(DIMENSIONS.map((d) => [d, store.top(link.id, d)])) as AnalyticsReport["tallies"];
+      await store.rollUp(link.id);
+      const tallies = Object.fromEntries(await Promise.all(DIMENSIONS.map(async (d) => [d, await store.top(link.id, d)]))) as AnalyticsReport["tallies"];
+      const [uniqueVisitors, lastClick, perDay, clicks] = await Promise.all([
+        store.uniqueVisitors(link.id),
+        store.lastClick(link.id),
+        store.days(link.id, since),
+        store.page(link.id, pageSize, (page - 1) * pageSize),
+      ]);
       return {
         link: {
           id: link.id,
@@ -47,43 +53,37 @@ export function analyticsReports(db: Db) {
           expiresAt: link.expires_at,
         },
         clickCount: link.click_count,
-        uniqueVisitors: store.uniqueVisitors(link.id),
-        lastClick: store.lastClick(link.id),
+        uniqueVisitors,
+        lastClick,
         tallies,
-        timeline: { days, series: daySeries(days, store.days(link.id, since)) },
+        timeline: { days, series: daySeries(days, perDay) },
         page,
         pageSize,
-        clicks: store.page(link.id, pageSize, (page - 1) * pageSize),
+        clicks,
       };
     },
 
-    /** All of a link's clicks as CSV, streamed so a million rows never sit in memory at once. */
+    /**
+     * All of a link's clicks as CSV, streamed a page at a time (store.cursor), so a million rows
+     * never sit in memory at once; a client that goes away ends the read.
+     */
     csv(link: LinkRow): ReadableStream<Uint8Array> {
-      const { rows, close } = store.cursor(link.id);
+      const pages = store.cursor(link.id);
       const enc = new TextEncoder();
       let headerSent = false;
       return new ReadableStream({
-        pull(controller) {
+        async pull(controller) {
           if (!headerSent) {
             headerSent = true;
             controller.enqueue(enc.encode(csvLine(["timestamp", "browser", "device", "os", "country", "city", "referrer", "visit_type", "visit_number", "source", "is_bot", "user_agent", "ip"])));
+            return;
           }
-          let chunk = "";
-          for (let i = 0; i < 1000; i++) {
-            const next = rows.next();
-            if (next.done) {
-              if (chunk) controller.enqueue(enc.encode(chunk));
-              close();
-              controller.close();
-              return;
-            }
-            chunk += csvRow(next.value);
-          }
-          controller.enqueue(enc.encode(chunk));
+          const next = await pages.next();
+          if (next.done) controller.close();
+          else controller.enqueue(enc.encode(next.value.map(csvRow).join("")));
         },
-        // The client went away mid-download: end the read at once.
-        cancel() {
-          close();
+        async cancel() {
+          await pages.return(undefined);
         },
       });
     },

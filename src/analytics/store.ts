@@ -1,6 +1,7 @@
-// The report side of click analytics: roll-ups and the aggregate and click reads (the click
-// writer's statements are in writerStore.ts, on the click worker's own connection).
-import type { Db } from "../db/open";
+// The report side of click analytics: roll-ups and the aggregate and click reads, on both
+// backends (the click writers' statements are in writerStore.ts for SQLite and pgWriterStore.ts
+// for PostgreSQL, each on the click worker's own connection).
+import type { Database, Queries } from "../db/database";
 import type { ClickView, Dimension, Tally } from "./schema";
 
 export type ClickRow = {
@@ -60,105 +61,140 @@ type Aggregate = Map<string, number>;
 
 /** The columns a click page and the CSV read. */
 const ROW = "id, timestamp, referrer, user_agent, ip, country, city, device_type, browser, os, metadata";
-// A link's clicks are the folded ones (link_clicks, up to the fold mark) plus the unfolded tail
-// (ids above the mark, found by scanning that id range: at most a fold interval of rows). Every
-// tail id is above every folded one, so "newest first" is the tail's then the folded ones: each
-// arm below comes out in id order by itself (a reverse rowid range, the index: the folded arm
-// must name i.click_id, not a.id, for SQLite to see that), and SQLite merges them without
-// sorting a link's million clicks (migrations/0008).
-const TAIL = "id > (SELECT folded FROM click_fold) AND link_id = ?1";
-const newestFirst = (cols: string) =>
-  `SELECT ${cols} FROM link_analytics WHERE ${TAIL}
+/** The columns a roll-up reads. */
+const FRESH = "id, timestamp, country, city, browser, device_type, os, referrer, visitor_id, is_bot";
+
+/**
+ * A link's clicks in id order (`order`), `cols` starting with the id; `bound`, when given, a
+ * condition on the id written with `$id`.
+ *
+ * SQLite (migrations/0008): the folded clicks (link_clicks, up to the fold mark) plus the
+ * unfolded tail (ids above the mark, found by scanning that id range: at most a fold interval of
+ * rows). Every tail id is above every folded one, and each arm comes out in id order by itself
+ * (a rowid range, the index: the folded arm must name i.click_id, not a.id, for SQLite to see
+ * that), so SQLite merges them without sorting a link's million clicks.
+ *
+ * PostgreSQL (migrations/pg/0010): one range of the index link_analytics (link_id, id). Its
+ * click writer does not fold: there a btree insert costs less than the fold (docs/decisions.md).
+ */
+function clicksOf(db: Queries, cols: string, order: "ASC" | "DESC", bound?: string) {
+  const and = (id: string) => (bound ? ` AND ${bound.replaceAll("$id", id)}` : "");
+  if (db.dialect === "postgres") return `SELECT ${cols} FROM link_analytics WHERE link_id = ?1${and("id")} ORDER BY id ${order}`;
+  return `SELECT ${cols} FROM link_analytics WHERE id > (SELECT folded FROM click_fold) AND link_id = ?1${and("id")}
    UNION ALL
-   SELECT i.click_id, ${cols.split(", ").slice(1).map((c) => `a.${c}`).join(", ")} FROM link_clicks i JOIN link_analytics a ON a.id = i.click_id WHERE i.link_id = ?1
-   ORDER BY 1 DESC`;
+   SELECT i.click_id, ${cols.split(", ").slice(1).map((c) => `a.${c}`).join(", ")} FROM link_clicks i JOIN link_analytics a ON a.id = i.click_id
+   WHERE i.link_id = ?1${and("i.click_id")}
+   ORDER BY 1 ${order}`;
+}
 
-export function analyticsStore(db: Db) {
-  const q = {
-    add: db.prepare(
-      `INSERT INTO link_rollups (link_id, dim, value, count) VALUES (?, ?, ?, ?)
-       ON CONFLICT (link_id, dim, value) DO UPDATE SET count = count + excluded.count RETURNING count`,
-    ),
-    setMark: db.prepare(
-      `INSERT INTO link_rollups (link_id, dim, value, count) VALUES (?, 'summary', ?, ?)
-       ON CONFLICT (link_id, dim, value) DO UPDATE SET count = excluded.count`,
-    ),
-    mark: db.prepare("SELECT count FROM link_rollups WHERE link_id = ? AND dim = 'summary' AND value = 'mark_id'"),
-    // Above the roll-up mark, oldest first: the tail, and the folded clicks above the mark.
-    fresh: db.prepare(
-      `SELECT id, timestamp, country, city, browser, device_type, os, referrer, visitor_id, is_bot FROM link_analytics WHERE ${TAIL} AND id > ?2
-       UNION ALL
-       SELECT i.click_id, a.timestamp, a.country, a.city, a.browser, a.device_type, a.os, a.referrer, a.visitor_id, a.is_bot
-       FROM link_clicks i JOIN link_analytics a ON a.id = i.click_id WHERE i.link_id = ?1 AND i.click_id > ?2
-       ORDER BY 1`,
-    ),
-    top: db.prepare("SELECT value AS name, count FROM link_rollups WHERE link_id = ? AND dim = ? ORDER BY count DESC, value LIMIT ?"),
-    summary: db.prepare("SELECT count FROM link_rollups WHERE link_id = ? AND dim = 'summary' AND value = 'unique'"),
-    days: db.prepare("SELECT value AS day, count FROM link_rollups WHERE link_id = ? AND dim = 'day' AND value >= ? ORDER BY value"),
-    last: db.prepare(
-      `SELECT timestamp AS last FROM link_analytics WHERE id = COALESCE(
-         (SELECT MAX(id) FROM link_analytics WHERE ${TAIL}), (SELECT MAX(click_id) FROM link_clicks WHERE link_id = ?1))`,
-    ),
-    page: db.prepare(`${newestFirst(ROW)} LIMIT ?2 OFFSET ?3`),
-  };
+/** Clicks a roll-up transaction reads at most (memory stays flat, and the writer waits less). */
+const ROLL_UP_CHUNK = 20_000;
+/** Rows a CSV page reads. */
+const CSV_PAGE = 1_000;
+/**
+ * PostgreSQL: roll-ups of one link run one at a time (a transaction-level advisory lock on
+ * this class and the link id): two instances reading the same link's analytics at once would
+ * otherwise both add the same new clicks. SQLite's BEGIN IMMEDIATE already serialises them.
+ */
+const ROLL_UP_LOCK = 0x746c7275;
 
+type Fresh = { id: number; timestamp: string; country: string | null; city: string | null; browser: string | null; device_type: string | null; os: string | null; referrer: string | null; visitor_id: string | null; is_bot: number };
+
+/**
+ * Adds per-value counts to a link's roll-ups in one statement, from a JSON array of
+ * [dim, value, n]; `returning`: each row's count after the addition.
+ */
+function addAll(q: Queries, returning: boolean) {
+  const from =
+    q.dialect === "postgres"
+      ? "SELECT ?1, j ->> 0, j ->> 1, (j ->> 2)::bigint FROM json_array_elements(?2::text::json) AS j"
+      : // WHERE true: an upsert's SELECT needs one, or SQLite reads ON CONFLICT as a join's ON.
+        "SELECT ?1, j.value ->> 0, j.value ->> 1, j.value ->> 2 FROM json_each(?2) AS j WHERE true";
+  return `INSERT INTO link_rollups (link_id, dim, value, count) ${from}
+    ON CONFLICT (link_id, dim, value) DO UPDATE SET count = link_rollups.count + excluded.count${returning ? " RETURNING value, count" : ""}`;
+}
+
+export function analyticsStore(db: Database) {
   /**
-   * Folds the clicks written since the last roll-up into the link's tallies. The mark is the
-   * id of the last click folded in: a link's clicks are written in capture order, so their ids
-   * only grow, and link_clicks (which holds the id) and the tail find the new ones directly.
+   * Folds up to ROLL_UP_CHUNK clicks written since the last roll-up into the link's tallies, in
+   * one transaction; true when there may be more. The mark is the id of the last click rolled
+   * up: a link's clicks are written in capture order with growing ids (on PostgreSQL the click
+   * writers take turns, so ids also commit in order: pgWriterStore.ts), so the new ones are
+   * exactly those above it.
    */
-  const rollUp = db.transaction((linkId: number) => {
-    const markId = (q.mark.get(linkId) as { count: number } | null)?.count ?? 0;
-    const dims = new Map<string, Aggregate>();
-    const visitors: Aggregate = new Map();
-    const bump = (dim: string, value: string) => {
-      let agg = dims.get(dim);
-      if (!agg) dims.set(dim, (agg = new Map()));
-      agg.set(value, (agg.get(value) ?? 0) + 1);
-    };
-    let lastId = markId;
-    type Fresh = { id: number; timestamp: string; country: string | null; city: string | null; browser: string | null; device_type: string | null; os: string | null; referrer: string | null; visitor_id: string | null; is_bot: number };
-    for (const r of q.fresh.iterate(linkId, markId) as IterableIterator<Fresh>) {
-      bump("country", r.country ?? UNKNOWN);
-      bump("city", r.city ?? UNKNOWN);
-      bump("browser", r.browser ?? UNKNOWN);
-      bump("device", r.device_type ?? UNKNOWN);
-      bump("os", r.os ?? UNKNOWN);
-      bump("referrer", referrerHost(r.referrer));
-      bump("day", r.timestamp.slice(0, 10));
-      // Bots are counted as clicks but never as visitors.
-      if (!r.is_bot && r.visitor_id) visitors.set(r.visitor_id, (visitors.get(r.visitor_id) ?? 0) + 1);
-      lastId = r.id;
-    }
-    if (lastId === markId) return;
-    for (const [dim, agg] of dims) for (const [value, n] of agg) q.add.get(linkId, dim, value, n);
-    let newVisitors = 0;
-    for (const [visitor, n] of visitors) {
-      const total = (q.add.get(linkId, "visitor", visitor, n) as { count: number }).count;
-      if (total === n) newVisitors++;
-    }
-    if (newVisitors) q.add.get(linkId, "summary", "unique", newVisitors);
-    q.setMark.run(linkId, "mark_id", lastId);
-  });
+  const rollUpChunk = (linkId: number) =>
+    db.tx(async (q) => {
+      if (q.dialect === "postgres") await q.get("SELECT pg_advisory_xact_lock(?, ?)", ROLL_UP_LOCK, linkId);
+      const markId = (await q.get<{ count: number }>("SELECT count FROM link_rollups WHERE link_id = ? AND dim = 'summary' AND value = 'mark_id'", linkId))?.count ?? 0;
+      const fresh = await q.all<Fresh>(`${clicksOf(q, FRESH, "ASC", "$id > ?2")} LIMIT ?3`, linkId, markId, ROLL_UP_CHUNK);
+      if (fresh.length === 0) return false;
+      const dims = new Map<string, Aggregate>();
+      const visitors: Aggregate = new Map();
+      const bump = (dim: string, value: string) => {
+        let agg = dims.get(dim);
+        if (!agg) dims.set(dim, (agg = new Map()));
+        agg.set(value, (agg.get(value) ?? 0) + 1);
+      };
+      for (const r of fresh) {
+        bump("country", r.country ?? UNKNOWN);
+        bump("city", r.city ?? UNKNOWN);
+        bump("browser", r.browser ?? UNKNOWN);
+        bump("device", r.device_type ?? UNKNOWN);
+        bump("os", r.os ?? UNKNOWN);
+        bump("referrer", referrerHost(r.referrer));
+        bump("day", r.timestamp.slice(0, 10));
+        // Bots are counted as clicks but never as visitors.
+        if (!r.is_bot && r.visitor_id) visitors.set(r.visitor_id, (visitors.get(r.visitor_id) ?? 0) + 1);
+      }
+      const tallies: [string, string, number][] = [];
+      for (const [dim, agg] of dims) for (const [value, n] of agg) tallies.push([dim, value, n]);
+      await q.run(addAll(q, false), linkId, JSON.stringify(tallies));
+      if (visitors.size) {
+        // A visitor is new to the link when its count is what this roll-up added.
+        const rows = await q.all<{ value: string; count: number }>(addAll(q, true), linkId, JSON.stringify([...visitors].map(([v, n]) => ["visitor", v, n])));
+        const newVisitors = rows.reduce((k, r) => k + (r.count === visitors.get(r.value) ? 1 : 0), 0);
+        if (newVisitors) await q.run(addAll(q, false), linkId, JSON.stringify([["summary", "unique", newVisitors]]));
+      }
+      await q.run(
+        `INSERT INTO link_rollups (link_id, dim, value, count) VALUES (?, 'summary', 'mark_id', ?)
+         ON CONFLICT (link_id, dim, value) DO UPDATE SET count = excluded.count`,
+        linkId, fresh[fresh.length - 1]!.id,
+      );
+      return fresh.length === ROLL_UP_CHUNK;
+    });
 
   return {
-    // IMMEDIATE: two connections write (the app's and the click writer's); a deferred transaction
-    // that reads first would fail with SQLITE_BUSY instead of waiting if the other committed.
-    rollUp: (linkId: number) => rollUp.immediate(linkId),
-    top: (linkId: number, dim: Dimension, limit = TOP) => q.top.all(linkId, dim, limit) as Tally[],
-    uniqueVisitors: (linkId: number) => (q.summary.get(linkId) as { count: number } | null)?.count ?? 0,
-    /** Clicks per UTC day from `since` (YYYY-MM-DD) on; days without clicks are absent. */
-    days: (linkId: number, since: string) => q.days.all(linkId, since) as { day: string; count: number }[],
-    lastClick: (linkId: number) => (q.last.get(linkId) as { last: string } | null)?.last ?? null,
-    page: (linkId: number, limit: number, offset: number) => (q.page.all(linkId, limit, offset) as ClickRow[]).map(toClickView),
     /**
-     * Every click of a link, newest first, as a cursor. Each call gets its own statement (two
-     * exports at once must not share one); `close` ends the read so the WAL can be checkpointed.
+     * Brings the link's tallies up to date with its clicks. SQLite: each chunk is an IMMEDIATE
+     * transaction (db.tx), as the click worker's connection writes too and a deferred one that
+     * read first would fail with SQLITE_BUSY instead of waiting when it committed.
      */
-    cursor(linkId: number) {
-      const stmt = db.prepare(newestFirst(ROW));
-      const rows = stmt.iterate(linkId) as IterableIterator<ClickRow>;
-      return { rows, close: () => stmt.finalize() };
+    async rollUp(linkId: number) {
+      while (await rollUpChunk(linkId));
+    },
+    top: (linkId: number, dim: Dimension, limit = TOP) =>
+      db.all<Tally>("SELECT value AS name, count FROM link_rollups WHERE link_id = ? AND dim = ? ORDER BY count DESC, value LIMIT ?", linkId, dim, limit),
+    uniqueVisitors: async (linkId: number) =>
+      (await db.get<{ count: number }>("SELECT count FROM link_rollups WHERE link_id = ? AND dim = 'summary' AND value = 'unique'", linkId))?.count ?? 0,
+    /** Clicks per UTC day from `since` (YYYY-MM-DD) on; days without clicks are absent. */
+    days: (linkId: number, since: string) =>
+      db.all<{ day: string; count: number }>("SELECT value AS day, count FROM link_rollups WHERE link_id = ? AND dim = 'day' AND value >= ? ORDER BY value", linkId, since),
+    lastClick: async (linkId: number) => (await db.get<{ timestamp: string }>(`${clicksOf(db, "id, timestamp", "DESC")} LIMIT 1`, linkId))?.timestamp ?? null,
+    page: async (linkId: number, limit: number, offset: number) =>
+      (await db.all<ClickRow>(`${clicksOf(db, ROW, "DESC")} LIMIT ?2 OFFSET ?3`, linkId, limit, offset)).map(toClickView),
+    /**
+     * Every click of a link, newest first, a page at a time (keyset: each page an index range
+     * below the last id seen), so a million rows never sit in memory and no read transaction
+     * stays open while a slow client downloads. Clicks written meanwhile are newer than the
+     * first page and are left out; a link's clicks deleted meanwhile may end it early.
+     */
+    async *cursor(linkId: number): AsyncGenerator<ClickRow[]> {
+      for (let below = Number.MAX_SAFE_INTEGER; ; ) {
+        const page = await db.all<ClickRow>(`${clicksOf(db, ROW, "DESC", "$id < ?2")} LIMIT ?3`, linkId, below, CSV_PAGE);
+        if (page.length) yield page;
+        if (page.length < CSV_PAGE) return;
+        below = page[page.length - 1]!.id;
+      }
     },
   };
 }

@@ -2,7 +2,6 @@
 // map the redirects read, and the click recorder. Every write goes through here so the map
 // stays exact (a changed destination is used by the very next redirect).
 import type { AppContext } from "../context";
-import { legacy } from "../db/legacy";
 import { ClickRecorder } from "../analytics/recorder";
 import { linksStore, type LinkRow, type RedirectRow } from "./store";
 import type { LinkView } from "./schema";
@@ -39,7 +38,7 @@ export async function createLinks(ctx: AppContext, opts: { maxClickBacklog?: num
   await store.syncRootUrl(ctx.config.rootRedirectUrl);
 
   // Clicks are written (and the WAL checkpointed) by a worker with its own connection.
-  const recorder = new ClickRecorder(legacy(ctx.db), { ipStorage: ctx.config.ipStorage, geoipDb: ctx.config.geoipDb, maxBacklog: opts.maxClickBacklog });
+  const recorder = new ClickRecorder(ctx.db, { ipStorage: ctx.config.ipStorage, geoipDb: ctx.config.geoipDb, maxBacklog: opts.maxClickBacklog, databaseUrl: ctx.config.databaseUrl });
   // Every captured click is written and the worker closed before (in serve) the database closes.
   ctx.shutdownHooks.push(() => recorder.stop());
 
