@@ -1,18 +1,21 @@
 // Graceful stop against a real process: whatever clients hold open, SIGTERM ends it within
-// 5 s, after answering the requests already received and flushing the buffered clicks.
+// 5 s, after answering the requests already received and flushing the buffered clicks; on
+// PostgreSQL (TEST_BACKEND=postgres) it also closes every connection it opened.
 import { expect, test } from "bun:test";
-import { Database } from "bun:sqlite";
+import { SQL } from "bun";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { PASSWORD } from "../test/helpers";
+import { openDatabase } from "../db/connect";
+import { PASSWORD, onPostgres, testCluster, testDatabaseUrl } from "../test/helpers";
 
 test("SIGTERM with 60 half-sent requests and idle keep-alives: requests received are answered, clicks flushed, exit 0 within 5 s", async () => {
   const dir = mkdtempSync(join(tmpdir(), "threadlink-stop-"));
   const port = 20000 + Math.floor(Math.random() * 20000);
   const base = `http://127.0.0.1:${port}`;
+  const databaseUrl = onPostgres ? await testDatabaseUrl() : null;
   const proc = Bun.spawn([process.execPath, join(import.meta.dir, "../main.ts"), "serve"], {
-    env: { ...process.env, PORT: String(port), HOST: "127.0.0.1", DATA_DIR: dir, PUBLIC_URL: base, LOG_LEVEL: "error" },
+    env: { ...process.env, PORT: String(port), HOST: "127.0.0.1", DATA_DIR: dir, PUBLIC_URL: base, LOG_LEVEL: "error", ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) },
     stdout: "ignore",
     stderr: "ignore",
   });
@@ -79,11 +82,27 @@ test("SIGTERM with 60 half-sent requests and idle keep-alives: requests received
     expect(took).toBeLessThan(5000);
     expect(answer).toStartWith("HTTP/1.1 401");
 
-    const db = new Database(join(dir, "threadlink.db"), { readonly: true });
+    if (databaseUrl) {
+      // Every connection the server opened (its pool, the click writer's, the listener) is
+      // closed: a backend ends a moment after its client goes, so a second's grace.
+      const name = new URL(databaseUrl).pathname.slice(1);
+      const admin = new SQL({ url: (await testCluster()).adminUrl(), max: 1 });
+      try {
+        let open = -1;
+        for (let i = 0; i < 20 && open !== 0; i++) {
+          if (i) await Bun.sleep(50);
+          open = (await admin`SELECT COUNT(*)::int AS n FROM pg_stat_activity WHERE datname = ${name}`)[0].n;
+        }
+        expect(open).toBe(0);
+      } finally {
+        await admin.close();
+      }
+    }
+    const { db } = await openDatabase({ dataDir: dir, databaseUrl });
     try {
-      expect(db.query("SELECT COUNT(*) AS n FROM link_analytics WHERE link_id = ?").get(linkId)).toEqual({ n: 1 });
+      expect(await db.get("SELECT COUNT(*) AS n FROM link_analytics WHERE link_id = ?", linkId)).toEqual({ n: 1 });
     } finally {
-      db.close();
+      await db.close();
     }
   } finally {
     for (const s of sockets) s.end();
