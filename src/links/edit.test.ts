@@ -148,6 +148,9 @@ describe("PUT /api/links/{id}", () => {
       [alice.cookie, l.id],
       [bob.cookie, brand.json.id],
       [bob.cookie, 999999],
+      // Past PostgreSQL's integer ids: names no link on either backend (not a 5xx).
+      [bob.cookie, "2147483648"],
+      [bob.cookie, "999999999999999"],
       [bob.cookie, "1;DROP TABLE short_links"],
       [bob.cookie, "-1"],
     ] as const) {

@@ -221,6 +221,10 @@ describe("GET and DELETE /api/links", () => {
       ["GET", `/api/links/${id}/analytics`],
       ["GET", `/api/links/${id}/clicks.csv`],
       ["DELETE", `/api/pic-drift-links/${id}`],
+      // Ids past PostgreSQL's integer name no link on either backend (not a 5xx).
+      ["DELETE", "/api/links/2147483648"],
+      ["GET", "/api/links/999999999999999/analytics"],
+      ["POST", "/api/pic-drift-links/2147483648/reset-clicks"],
     ] as const) {
       const res = await t.call(method, path, { cookie: bob.cookie });
       expect(res.status).toBe(404);
