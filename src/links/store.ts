@@ -140,15 +140,11 @@ export function linksStore(db: Database) {
     resetClicks: (id: number) =>
       db.tx(async (q: Queries) => {
         // SQLite: BEGIN IMMEDIATE already holds the one writer lock (the click writer's
-        // connection included). PostgreSQL, where writers run side by side (other instances'
-        // click writers, a fold): the fold mark's row is locked first, so no fold moves clicks
-        // from the tail into link_clicks between the deletes below and none is missed…
+        // connection included). PostgreSQL, where every instance's click writer runs beside
+        // this: the fold mark's row is the lock those writers take first for each batch
+        // (analytics/pgWriterStore.ts), so taken here first, no batch of clicks is half
+        // counted and half deleted, and the rows, roll-ups and count are cleared as one.
         if (q.dialect === "postgres") await q.run("SELECT folded FROM click_fold WHERE id = 1 FOR UPDATE");
-        // …and the count's row next (an UPDATE holds it to the commit): a click writer counting
-        // this link waits, then adds its clicks to the zero, while its rows — not yet committed
-        // when the deletes below read — stay, so count and rows agree. One that counted first
-        // has committed by the time this UPDATE proceeds, and each later statement (read
-        // committed) sees and deletes its rows.
         await q.run("UPDATE link_click_counts SET clicks = 0 WHERE link_id = ?", id);
         await q.run("DELETE FROM link_analytics WHERE id IN (SELECT click_id FROM link_clicks WHERE link_id = ?1)", id);
         await q.run("DELETE FROM link_analytics WHERE id > (SELECT folded FROM click_fold) AND link_id = ?1", id);
