@@ -3,13 +3,17 @@
 // and a session or an API key made on one works on the other. Real processes on loopback: the
 // compiled binary when THREADLINK_BINARY names one, else src/main.ts run by this Bun.
 // Run by scripts/test.sh's PostgreSQL section; without PostgreSQL these fail, they never skip.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SQL } from "bun";
 import { type PgCluster, startCluster } from "../../scripts/lib/pgcluster";
 import { PASSWORD } from "../test/helpers";
+
+// A timed-out test has its child processes killed by bun test: the instances too, for every
+// test after it. The bounds that matter are asserted inside each test.
+setDefaultTimeout(30_000);
 
 /** The bound every propagation is held to (issue 15). */
 const FOLLOW_MS = 100;
@@ -128,6 +132,9 @@ describe("two instances on one database", () => {
   });
 
   test(`create, edit, expiry and delete on A are followed by B within ${FOLLOW_MS} ms`, async () => {
+    // Untimed first: B's first read of a link may open a new pool connection (authentication).
+    const warm = await fetch(`${a.base}/api/links`, { method: "POST", ...json({ originalUrl: "https://example.com/warm", title: "Warm", shortCode: "warm" }, cookie) });
+    await followed(async () => warm, b, "warm", "https://example.com/warm");
     const times: number[] = [];
     let id = 0;
     times.push(
@@ -166,6 +173,36 @@ describe("two instances on one database", () => {
     const ms = await followed(() => fetch(`${a.base}/api/pic-drift-links/${id}`, { method: "PUT", ...json(rename, cookie) }), b, "pic-new", "https://example.com/pic2");
     expect(ms).toBeLessThan(FOLLOW_MS);
     expect(await target(b, "pic-old")).toBe(404);
+  });
+
+  test("a click reset on A (Pic Drift links): B's clicks after it count from zero, and the analytics add up", async () => {
+    const r = await fetch(`${a.base}/api/pic-drift-links`, { method: "POST", ...json({ originalUrl: "https://example.com/reset", title: "Reset", shortCode: "resetme" }, cookie) });
+    const { id } = (await r.json()) as { id: number };
+    await followed(async () => new Response(null), b, "resetme", "https://example.com/reset");
+    const clicksOnB = async (n: number) => {
+      for (let i = 0; i < n; i++) expect((await fetch(`${b.base}/resetme`, { redirect: "manual" })).status).toBe(302);
+    };
+    /** The count A reads, once B's click writer has written what it was given (≤ 300 ms). */
+    const countIs = async (want: number) => {
+      const t0 = performance.now();
+      for (;;) {
+        const list = (await (await fetch(`${a.base}/api/pic-drift-links`, { headers: { cookie } })).json()) as { id: number; clickCount: number }[];
+        const view = list.find((l) => l.id === id)!;
+        if (view.clickCount === want) return;
+        if (performance.now() - t0 > 10_000) throw new Error(`the count stayed ${view.clickCount}, not ${want}`);
+        await Bun.sleep(50);
+      }
+    };
+    await clicksOnB(3);
+    await countIs(3);
+    expect((await fetch(`${a.base}/api/pic-drift-links/${id}/reset-clicks`, { method: "POST", headers: { cookie } })).status).toBe(200);
+    await countIs(0);
+    await clicksOnB(2);
+    await countIs(2);
+    const analytics = (await (await fetch(`${a.base}/api/pic-drift-links/${id}/analytics`, { headers: { cookie } })).json()) as { clickCount: number; clicks: unknown[]; timeline: { series: { count: number }[] } };
+    expect(analytics.clickCount).toBe(2);
+    expect(analytics.clicks.length).toBe(2);
+    expect(analytics.timeline.series.reduce((n, d) => n + d.count, 0)).toBe(2);
   });
 
   test("a link written behind the app's back (another tool, a hand-run UPDATE) is followed by both", async () => {
