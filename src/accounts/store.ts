@@ -42,18 +42,22 @@ export function accountsStore(db: Database) {
     return null;
   }
 
-  const insertUser = (q: Queries, username: string, hash: string, email: string) =>
-    uniqueOr(
-      async () =>
-        (await q.get<UserRow>(
-          `INSERT INTO users (username, password_hash, email, created_at, updated_at)
-           VALUES ($username, $hash, $email, $now, $now) RETURNING *`,
-          { username, hash, email, now: nowIso() },
-        ))!,
-      // Read back after the clash, outside the failed statement (PostgreSQL has aborted its
-      // transaction by then, so the check runs on the database, not on `q`).
-      async () => (await takenConflict(username, email)) ?? conflict("That username or email is already taken"),
-    );
+  const insertUser = async (q: Queries, username: string, hash: string, email: string) =>
+    (await q.get<UserRow>(
+      `INSERT INTO users (username, password_hash, email, created_at, updated_at)
+       VALUES ($username, $hash, $email, $now, $now) RETURNING *`,
+      { username, hash, email, now: nowIso() },
+    ))!;
+
+  /**
+   * Two sign-ups racing for one name both pass the route's check (the password hash runs
+   * between it and this insert); the UNIQUE constraint decides, and the loser gets the same
+   * CONFLICT the check gives. Read back once the write (and its transaction) has ended: on
+   * PostgreSQL the failed statement aborted the transaction, and on SQLite a read on the
+   * database while it is still open would wait for it.
+   */
+  const clashing = <T>(write: () => Promise<T>, username: string, email: string) =>
+    uniqueOr(write, async () => (await takenConflict(username, email)) ?? conflict("That username or email is already taken"));
 
   const insertSession = (q: Queries, id: string, userId: number, expires: string) =>
     q.run(`INSERT INTO sessions (id, user_id, created_at, expires_at) VALUES ($id, $userId, $now, $expires)`, {
@@ -64,19 +68,19 @@ export function accountsStore(db: Database) {
     });
 
   return {
-    /**
-     * Two sign-ups racing for one name both pass the route's check (the password hash runs
-     * between it and this insert); the UNIQUE constraint decides, and the loser gets the same
-     * CONFLICT the check gives, read back after the clash.
-     */
-    createUser: (username: string, hash: string, email: string) => insertUser(db, username, hash, email),
+    createUser: (username: string, hash: string, email: string) => clashing(() => insertUser(db, username, hash, email), username, email),
     /** A new account and its first session, both or neither (sign-up). */
     createUserWithSession: (username: string, hash: string, email: string, sessionId: string, expires: string) =>
-      db.tx(async (q) => {
-        const user = await insertUser(q, username, hash, email);
-        await insertSession(q, sessionId, user.id, expires);
-        return user;
-      }),
+      clashing(
+        () =>
+          db.tx(async (q) => {
+            const user = await insertUser(q, username, hash, email);
+            await insertSession(q, sessionId, user.id, expires);
+            return user;
+          }),
+        username,
+        email,
+      ),
     findByUsername: (username: string) => db.get<UserRow>(`SELECT * FROM users WHERE username = ?`, username),
     findById: (id: number) => db.get<UserRow>(`SELECT * FROM users WHERE id = ?`, id),
     takenConflict,

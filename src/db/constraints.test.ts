@@ -47,22 +47,23 @@ describe("isUniqueViolation", () => {
   });
 });
 
+// On both backends: SQLite's result code and PostgreSQL's SQLSTATE give the same CONFLICT.
 describe("stores answer a clash with CONFLICT and the field at fault", async () => {
   const t = await setup();
   const alice = await t.signUp("alice");
-  const links = linksStore(t.db);
+  const links = linksStore(t.database);
   const link = { originalUrl: "https://example.com/a", title: "A", description: "", expiresAt: null };
 
   test("links: creating or renaming onto a taken code (the route's check raced) changes nothing", async () => {
-    const first = links.create(alice.user.id, "main", { ...link, shortCode: "raced-code" });
-    const other = links.create(alice.user.id, "brand", { ...link, shortCode: "other-code" });
+    const first = await links.create(alice.user.id, "main", { ...link, shortCode: "raced-code" });
+    const other = await links.create(alice.user.id, "brand", { ...link, shortCode: "other-code" });
     const before = await t.count("short_links");
-    const again = failure(() => links.create(alice.user.id, "brand", { ...link, shortCode: "raced-code" }));
+    const again = await links.create(alice.user.id, "brand", { ...link, shortCode: "raced-code" }).catch((e) => e);
     expect(again).toMatchObject({ code: "CONFLICT", message: "That short code is already taken", fields: { shortCode: "That short code is already taken" } });
-    const rename = failure(() => links.update(other.id, alice.user.id, "brand", { ...link, shortCode: first.short_code }));
+    const rename = await links.update(other.id, alice.user.id, "brand", { ...link, shortCode: first.short_code }).catch((e) => e);
     expect(rename).toMatchObject({ code: "CONFLICT", fields: { shortCode: "That short code is already taken" } });
     expect(await t.count("short_links")).toBe(before);
-    expect(links.get(other.id, alice.user.id, "brand")!.short_code).toBe("other-code");
+    expect((await links.get(other.id, alice.user.id, "brand"))!.short_code).toBe("other-code");
   });
 
   test("accounts: two sign-ups racing for one username: one account, the other a CONFLICT on username", async () => {

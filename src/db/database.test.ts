@@ -70,6 +70,12 @@ describe("sqliteDatabase", () => {
     expect(await db.all("SELECT id, v FROM t")).toEqual([{ id: 2, v: "outside" }]);
   });
 
+  test("the database used inside its own transaction fails at once (tests only), instead of waiting for itself", async () => {
+    const db = fresh();
+    await expect(db.tx(async () => db.run("INSERT INTO t (id, v) VALUES (1, 'a')"))).rejects.toThrow("use the transaction's handle (q)");
+    expect(await db.all("SELECT * FROM t")).toEqual([]);
+  });
+
   test("transactions run one after another", async () => {
     const db = fresh();
     const add = (i: number) =>
