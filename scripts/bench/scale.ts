@@ -243,6 +243,10 @@ async function postgresPhases(dir: string) {
         `from the edit's request p50 ${pct(fromStart, 50).toFixed(2)} ms, p99 ${pct(fromStart, 99).toFixed(2)} ms (B polled over HTTP: ~0.2 ms a poll included)`,
     );
 
+    // The click writers' backlog from the wrk runs, drained first: the exact count below is
+    // about a graceful stop, not about how far behind c=64 left the writers.
+    const drain = await Promise.all([ports.a, ports.b].map(drained));
+    console.log(`click backlog after the wrk runs: ${drain.map((d) => `${d.left.toLocaleString("en-US")} clicks (dropped ${d.dropped}), drained in ${(d.ms / 1000).toFixed(1)} s`).join("; ")}`);
     // Exact clicks through the balancer, then a graceful stop of both.
     const sent = await exactClicks(ports.lb);
     await stop(lb);
@@ -262,6 +266,20 @@ async function postgresPhases(dir: string) {
     await admin.close();
     await cluster.stop();
   }
+}
+
+type Clicks = { backlog: number; dropped: number };
+const clickStats = async (port: number) => ((await (await fetch(`http://${HOST}:${port}/api/health`)).json()) as { details: { clicks: Clicks } }).details.clicks;
+
+/** Waits until an instance's click writer has nothing left to write (at most 5 minutes). */
+async function drained(port: number) {
+  const t0 = performance.now();
+  const first = await clickStats(port);
+  for (let s = first; s.backlog > 0; s = await clickStats(port)) {
+    if (performance.now() - t0 > 300_000) throw new Error(`port ${port}: ${s.backlog} clicks still unwritten after 5 minutes`);
+    await Bun.sleep(100);
+  }
+  return { left: first.backlog, dropped: (await clickStats(port)).dropped, ms: performance.now() - t0 };
 }
 
 /** EXACT GETs over the exact links (no cookie: each a new visitor), 32 at a time; all must be 302. */
