@@ -5,8 +5,12 @@ import type { SQL } from "bun";
 import { openDb } from "../db/open";
 import { openPg } from "../db/pg";
 import { linksStore } from "../links/store";
-import { onPostgres, setup } from "../test/helpers";
+import { onPostgres, setup, testCluster } from "../test/helpers";
 import { ClickRecorder, type RawClick } from "./recorder";
+
+// The throwaway cluster starts (initdb, a migrated template: seconds) when a test file loads
+// this, not inside its first test's time limit.
+if (onPostgres) await testCluster();
 
 export const FIREFOX = "Mozilla/5.0 (X11; Linux x86_64; rv:125.0) Gecko/20100101 Firefox/125.0";
 
