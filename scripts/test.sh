@@ -15,6 +15,39 @@ passed=0
 failed=0
 status=0
 
+# A finished run's counts into p and f: bun test's "N pass" / "N fail", or a script's closing
+# "NAME: N passed, M failed" (no such line: it died early, one failure).
+bun_counts() {
+  p=$(grep -Eo '^ *[0-9]+ pass' "$1" | tail -1 | grep -Eo '[0-9]+' || echo 0)
+  f=$(grep -Eo '^ *[0-9]+ fail' "$1" | tail -1 | grep -Eo '[0-9]+' || echo 0)
+}
+script_counts() {
+  local line
+  line=$(grep -E "^$1: [0-9]+ passed, [0-9]+ failed\$" "$2" | tail -1)
+  p=$(echo "$line" | grep -Eo '[0-9]+ passed' | grep -Eo '[0-9]+' || echo 0)
+  f=$(echo "$line" | grep -Eo '[0-9]+ failed' | grep -Eo '[0-9]+' || echo 1)
+}
+smoke_counts() { script_counts smoke "$1"; }
+hostile_counts() { script_counts hostile "$1"; }
+
+# A section that needs PostgreSQL (installed when missing): `with_postgres COUNTS LOG COMMAND…`.
+# No PostgreSQL, or a run that passed nothing (no file found, or it died before its summary),
+# is a failure: these never skip.
+with_postgres() {
+  local counts=$1 log=$2
+  shift 2
+  if bash scripts/ensure-postgres.sh; then
+    "$@" 2>&1 | tee "$log"
+    [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+    "$counts" "$log"
+    if [ "$p" -eq 0 ] && [ "$f" -eq 0 ]; then f=1; status=1; fi
+  else
+    echo "PostgreSQL could not be installed (scripts/ensure-postgres.sh)"
+    p=0; f=1; status=1
+  fi
+  passed=$((passed + p)); failed=$((failed + f))
+}
+
 # Counted as one test: the linter passes (1 passed) or prints its violations (1 failed).
 echo "== Lint (Biome: correctness and import boundaries; knip: unused files, exports, dependencies)"
 if npm run --silent lint; then passed=$((passed + 1)); else failed=$((failed + 1)); status=1; fi
@@ -22,40 +55,18 @@ if npm run --silent lint; then passed=$((passed + 1)); else failed=$((failed + 1
 echo "== Server tests (bun test)"
 bun test 2>&1 | tee .tmp/unit.log
 [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
-p=$(grep -Eo '^ *[0-9]+ pass' .tmp/unit.log | tail -1 | grep -Eo '[0-9]+' || echo 0)
-f=$(grep -Eo '^ *[0-9]+ fail' .tmp/unit.log | tail -1 | grep -Eo '[0-9]+' || echo 0)
+bun_counts .tmp/unit.log
 passed=$((passed + p)); failed=$((failed + f))
 
 echo "== PostgreSQL tests (bun test on *.pg.test.ts; throwaway PostgreSQL 15 clusters, installed when missing)"
 # bunfig.toml keeps these files out of the run above; the flags below replace its ignore list.
-# A PostgreSQL that cannot be installed or started fails here: these tests never skip.
-if bash scripts/ensure-postgres.sh; then
-  bun test --path-ignore-patterns='web/e2e/**' --path-ignore-patterns='dist/**' --path-ignore-patterns='test-results/**' .pg.test 2>&1 | tee .tmp/pg.log
-  [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
-  p=$(grep -Eo '^ *[0-9]+ pass' .tmp/pg.log | tail -1 | grep -Eo '[0-9]+' || echo 0)
-  f=$(grep -Eo '^ *[0-9]+ fail' .tmp/pg.log | tail -1 | grep -Eo '[0-9]+' || echo 0)
-  # A run that passed nothing (no file found, or it died before its summary) is a failure.
-  if [ "$p" -eq 0 ] && [ "$f" -eq 0 ]; then f=1; status=1; fi
-else
-  echo "PostgreSQL could not be installed (scripts/ensure-postgres.sh)"
-  p=0; f=1; status=1
-fi
-passed=$((passed + p)); failed=$((failed + f))
+with_postgres bun_counts .tmp/pg.log \
+  bun test --path-ignore-patterns='web/e2e/**' --path-ignore-patterns='dist/**' --path-ignore-patterns='test-results/**' .pg.test
 
 echo "== Server tests on PostgreSQL (the whole bun test with TEST_BACKEND=postgres: a throwaway cluster per test process)"
 # The same files as the first run, each setup() on a fresh PostgreSQL database; tests about
-# SQLite's internals skip there, saying why. No PostgreSQL, or a run that passes nothing, fails.
-if bash scripts/ensure-postgres.sh; then
-  TEST_BACKEND=postgres bun test 2>&1 | tee .tmp/unit-pg.log
-  [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
-  p=$(grep -Eo '^ *[0-9]+ pass' .tmp/unit-pg.log | tail -1 | grep -Eo '[0-9]+' || echo 0)
-  f=$(grep -Eo '^ *[0-9]+ fail' .tmp/unit-pg.log | tail -1 | grep -Eo '[0-9]+' || echo 0)
-  if [ "$p" -eq 0 ] && [ "$f" -eq 0 ]; then f=1; status=1; fi
-else
-  echo "PostgreSQL could not be installed (scripts/ensure-postgres.sh)"
-  p=0; f=1; status=1
-fi
-passed=$((passed + p)); failed=$((failed + f))
+# SQLite's internals skip there, saying why.
+with_postgres bun_counts .tmp/unit-pg.log env TEST_BACKEND=postgres bun test
 
 echo "== Build the binary"
 if ! bun run scripts/build.ts; then
@@ -66,43 +77,20 @@ fi
 echo "== Binary smoke test"
 bun run scripts/smoke.ts 2>&1 | tee .tmp/smoke.log
 [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
-p=$(grep -Eo '^smoke: [0-9]+ passed' .tmp/smoke.log | grep -Eo '[0-9]+' || echo 0)
-f=$(grep -Eo '[0-9]+ failed$' .tmp/smoke.log | tail -1 | grep -Eo '[0-9]+' || echo 1)
+smoke_counts .tmp/smoke.log
 passed=$((passed + p)); failed=$((failed + f))
 
-echo "== Binary smoke test on PostgreSQL (DATABASE_URL on a throwaway cluster)"
-# smoke.ts starts and removes the cluster itself; one that cannot start is its one failure.
-if bash scripts/ensure-postgres.sh; then
-  SMOKE_BACKEND=postgres bun run scripts/smoke.ts 2>&1 | tee .tmp/smoke-pg.log
-  [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
-  p=$(grep -Eo '^smoke: [0-9]+ passed' .tmp/smoke-pg.log | grep -Eo '[0-9]+' || echo 0)
-  f=$(grep -Eo '[0-9]+ failed$' .tmp/smoke-pg.log | tail -1 | grep -Eo '[0-9]+' || echo 1)
-  if [ "$p" -eq 0 ] && [ "$f" -eq 0 ]; then f=1; status=1; fi
-else
-  echo "PostgreSQL could not be installed (scripts/ensure-postgres.sh)"
-  p=0; f=1; status=1
-fi
-passed=$((passed + p)); failed=$((failed + f))
+echo "== Binary smoke test on PostgreSQL (DATABASE_URL on a throwaway cluster, which smoke.ts starts and removes)"
+with_postgres smoke_counts .tmp/smoke-pg.log env SMOKE_BACKEND=postgres bun run scripts/smoke.ts
 
 echo "== Hostile-input suite (compiled binary; one test per request, plus whole-run checks)"
 bun run scripts/hostile.ts 2>&1 | tee .tmp/hostile.log
 [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
-p=$(grep -Eo '^hostile: [0-9]+ passed' .tmp/hostile.log | tail -1 | grep -Eo '[0-9]+' || echo 0)
-f=$(grep -Eo '^hostile: [0-9]+ passed, [0-9]+ failed$' .tmp/hostile.log | tail -1 | grep -Eo '[0-9]+ failed' | grep -Eo '[0-9]+' || echo 1)
+hostile_counts .tmp/hostile.log
 passed=$((passed + p)); failed=$((failed + f))
 
 echo "== Hostile-input suite on PostgreSQL (the binary with DATABASE_URL on a throwaway cluster)"
-if bash scripts/ensure-postgres.sh; then
-  HOSTILE_BACKEND=postgres bun run scripts/hostile.ts 2>&1 | tee .tmp/hostile-pg.log
-  [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
-  p=$(grep -Eo '^hostile: [0-9]+ passed' .tmp/hostile-pg.log | tail -1 | grep -Eo '[0-9]+' || echo 0)
-  f=$(grep -Eo '^hostile: [0-9]+ passed, [0-9]+ failed$' .tmp/hostile-pg.log | tail -1 | grep -Eo '[0-9]+ failed' | grep -Eo '[0-9]+' || echo 1)
-  if [ "$p" -eq 0 ] && [ "$f" -eq 0 ]; then f=1; status=1; fi
-else
-  echo "PostgreSQL could not be installed (scripts/ensure-postgres.sh)"
-  p=0; f=1; status=1
-fi
-passed=$((passed + p)); failed=$((failed + f))
+with_postgres hostile_counts .tmp/hostile-pg.log env HOSTILE_BACKEND=postgres bun run scripts/hostile.ts
 
 echo "== Browser tests (Playwright, Chromium, compiled binary)"
 rm -f .tmp/e2e-results.json
