@@ -141,5 +141,3 @@ export function accountsStore(db: Database) {
     deleteStaleDevices: (before: string) => db.run(`DELETE FROM login_devices WHERE last_used_at <= ?`, before),
   };
 }
-
-export type AccountsStore = ReturnType<typeof accountsStore>;
