@@ -119,7 +119,8 @@ describe.skipIf(onPostgres)("a full disk (PRAGMA max_page_count pinned to the cu
     } finally {
       limit(1_073_741_823);
     }
-  });
+    // Hundreds of creates and a few dozen password hashes: seconds on a machine under load.
+  }, 30_000);
 
   test("after space is freed writes work again", async () => {
     const r = await s.call("POST", "/api/topics", { body: { name: "After the disk was freed" }, cookie: carol.cookie });
