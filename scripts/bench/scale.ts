@@ -19,13 +19,15 @@
 //    A's answer (the commit) to B's first right answer.
 // 5. The SQLite default not getting slower: SCALE_BASELINE (a binary of an earlier commit;
 //    skipped when unset) and SCALE_BINARY on the same seeded SQLite data, alternating rounds
-//    of wrk at c=64, medians and their ratio.
+//    of wrk at c=64 (the order turning each round), medians and their ratios: the rate, and the
+//    server's CPU per redirect (click writing included), which other load on the machine
+//    disturbs far less than the rate or p99.
 // On this 2-core machine wrk, haproxy, PostgreSQL and the instances share the cores: two
 // instances cannot double throughput here; the figures that must hold are correctness and p99.
 import { $ } from "bun";
 import { SQL } from "bun";
 import { Database } from "bun:sqlite";
-import { cpSync, existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createHash } from "node:crypto";
@@ -44,6 +46,7 @@ const ONLY = process.env.SCALE_ONLY ?? "";
 /** Links the exact-click phase uses (no wrk run touches them). */
 const EXACT_LINKS = 100;
 const TOKEN = "scale-session-token-0123456789abcdef";
+const CLK_TCK = 100; // Linux USER_HZ
 
 const ports = { lb: PORT, a: PORT + 1, b: PORT + 2, liteBase: PORT + 3, liteNew: PORT + 4 };
 const children: Bun.Subprocess[] = [];
@@ -113,16 +116,40 @@ ${servers.map((p, i) => `  server i${i} ${HOST}:${p} check inter 2s`).join("\n")
   return p;
 }
 
-type Wrk = { rps: number; p50: number; p99: number; requests: number; errors: number; non3xx: number };
+type Wrk = { rps: number; p50: number; p99: number; requests: number; errors: number; non3xx: number; cpuUs: number };
 
-async function wrk(port: number, script: string, c = 64): Promise<Wrk> {
+/** CPU ticks (user + system, every thread) a process has used. */
+function cpuTicks(pid: number) {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return Number(f[11]) + Number(f[12]);
+}
+
+/**
+ * wrk at c=64 for SECONDS; `servers` are the processes whose CPU per request is reported (the
+ * instances): steadier than requests/s on a machine others share, as it leaves out the waiting.
+ */
+async function wrk(port: number, script: string, servers: Bun.Subprocess[], c = 64): Promise<Wrk> {
+  const before = servers.map((p) => cpuTicks(p.pid));
   const out = await $`wrk -t2 -c${c} -d${SECONDS}s --timeout 5s -s ${script} http://${HOST}:${port}/`.quiet().text();
+  const ticks = servers.reduce((n, p, i) => n + cpuTicks(p.pid) - before[i]!, 0);
   const j = JSON.parse(out.slice(out.indexOf("BENCH_JSON") + 10).trim().split("\n")[0]!);
-  return { rps: j.requests / (j.duration / 1e6), p50: j.p50 / 1000, p99: j.p99 / 1000, requests: j.requests, errors: j.connect + j.read + j.write + j.timeout, non3xx: j.status };
+  return {
+    rps: j.requests / (j.duration / 1e6),
+    p50: j.p50 / 1000,
+    p99: j.p99 / 1000,
+    requests: j.requests,
+    errors: j.connect + j.read + j.write + j.timeout,
+    non3xx: j.status,
+    cpuUs: (ticks * (1e6 / CLK_TCK)) / j.requests,
+  };
 }
 
 const show = (label: string, r: Wrk) =>
-  console.log(`${label.padEnd(34)} ${r.rps.toFixed(0).padStart(6)} redirects/s  p50 ${r.p50.toFixed(2)} ms  p99 ${r.p99.toFixed(2)} ms  errors ${r.errors}, non-3xx ${r.non3xx}`);
+  console.log(
+    `${label.padEnd(34)} ${r.rps.toFixed(0).padStart(6)} redirects/s  p50 ${r.p50.toFixed(2)} ms  p99 ${r.p99.toFixed(2)} ms  ` +
+      `instances' cpu ${r.cpuUs.toFixed(1)} µs/redirect  errors ${r.errors}, non-3xx ${r.non3xx}`,
+  );
 
 function wrkScript(dir: string, codes: string[]) {
   const codesFile = join(dir, "codes.txt");
@@ -199,7 +226,7 @@ async function postgresPhases(dir: string) {
     const startA = await healthy(ports.a);
     console.log(`instance A: healthy ${startA.toFixed(0)} ms after spawn (${LINKS.toLocaleString("en-US")} links in its map); connections: ${await connectionsNow(admin, DB)}`);
     let lb = await balancer(dir, [ports.a]);
-    const [one, held1] = await connectionsDuring(admin, DB, wrk(ports.lb, script));
+    const [one, held1] = await connectionsDuring(admin, DB, wrk(ports.lb, script, [a]));
     show("1 instance behind haproxy, c=64", one);
     console.log(`${"".padEnd(34)} PostgreSQL connections held: at most ${held1} during the run; after: ${await connectionsNow(admin, DB)}`);
     await stop(lb);
@@ -208,7 +235,7 @@ async function postgresPhases(dir: string) {
     const b = spawnServe(binary, env(ports.b));
     await healthy(ports.b);
     lb = await balancer(dir, [ports.a, ports.b]);
-    const [two, held2] = await connectionsDuring(admin, DB, wrk(ports.lb, script));
+    const [two, held2] = await connectionsDuring(admin, DB, wrk(ports.lb, script, [a, b]));
     show("2 instances behind haproxy, c=64", two);
     console.log(`${"".padEnd(34)} PostgreSQL connections held: at most ${held2} during the run; after: ${await connectionsNow(admin, DB)}`);
     console.log(`${"".padEnd(34)} 2 / 1 instance: ${(two.rps / one.rps).toFixed(2)}× (2 cores shared by wrk, haproxy, PostgreSQL and the instances)`);
@@ -320,13 +347,15 @@ async function sqlitePhase(dir: string) {
   const script = wrkScript(join(dir), Array.from({ length: LINKS }, (_, i) => codeOf(i)));
   const runs: Record<"before" | "after", Wrk[]> = { before: [], after: [] };
   for (let round = 1; round <= ROUNDS; round++) {
-    for (const [which, bin, port] of [["before", baseline, ports.liteBase], ["after", binary, ports.liteNew]] as const) {
+    const pair = [["before", baseline, ports.liteBase], ["after", binary, ports.liteNew]] as const;
+    // The order turns every round, so neither binary always runs second (after the other's load).
+    for (const [which, bin, port] of round % 2 ? pair : [...pair].reverse()) {
       // A fresh copy per run: every run starts from the same file, without the clicks of the last.
       const data = join(dir, `lite-${which}-${round}`);
       cpSync(seeded, data, { recursive: true });
       const p = spawnServe(bin, { PORT: String(port), DATA_DIR: data, PUBLIC_URL: `http://${HOST}:${port}` });
       await healthy(port);
-      const r = await wrk(port, script);
+      const r = await wrk(port, script, [p]);
       show(`SQLite ${which} (round ${round}), c=64`, r);
       runs[which].push(r);
       await stop(p);
@@ -335,7 +364,11 @@ async function sqlitePhase(dir: string) {
   }
   const [b, a] = [median(runs.before.map((r) => r.rps)), median(runs.after.map((r) => r.rps))];
   const [b99, a99] = [median(runs.before.map((r) => r.p99)), median(runs.after.map((r) => r.p99))];
-  console.log(`SQLite medians: before ${b.toFixed(0)} redirects/s p99 ${b99.toFixed(2)} ms; after ${a.toFixed(0)} redirects/s p99 ${a99.toFixed(2)} ms; after/before ${(a / b).toFixed(3)}×`);
+  const [bCpu, aCpu] = [median(runs.before.map((r) => r.cpuUs)), median(runs.after.map((r) => r.cpuUs))];
+  console.log(
+    `SQLite medians: before ${b.toFixed(0)} redirects/s p99 ${b99.toFixed(2)} ms cpu ${bCpu.toFixed(1)} µs/redirect; ` +
+      `after ${a.toFixed(0)} redirects/s p99 ${a99.toFixed(2)} ms cpu ${aCpu.toFixed(1)} µs/redirect; after/before ${(a / b).toFixed(3)}× the rate, ${(aCpu / bCpu).toFixed(3)}× the CPU`,
+  );
 }
 
 async function main() {
