@@ -56,16 +56,14 @@ export async function clickFixture(env: Record<string, string> = {}) {
   return { t, db, links, user, make, recorder, click, rows, count, notices, done };
 }
 
-export type ClickFixture = Awaited<ReturnType<typeof clickFixture>>;
-
 /**
  * Stalls every click writer of the database until `release()`, as a slow disk or a long lock
  * would: on SQLite another connection holds the write lock; on PostgreSQL another session holds
  * the fold mark's row, which each click-writing transaction locks first (pgWriterStore.ts).
  */
-export async function stallClickWriters(f: Pick<ClickFixture, "t">): Promise<{ release(): Promise<void> }> {
+export async function stallClickWriters(f: { dir: string; databaseUrl: string | null }): Promise<{ release(): Promise<void> }> {
   if (!onPostgres) {
-    const blocker = openDb(f.t.dir);
+    const blocker = openDb(f.dir);
     blocker.exec("BEGIN IMMEDIATE");
     return {
       async release() {
@@ -74,7 +72,7 @@ export async function stallClickWriters(f: Pick<ClickFixture, "t">): Promise<{ r
       },
     };
   }
-  const pool: SQL = openPg(f.t.config.databaseUrl!, { max: 1 });
+  const pool: SQL = openPg(f.databaseUrl!, { max: 1 });
   const conn = await pool.reserve();
   await conn`BEGIN`;
   await conn`SELECT folded FROM click_fold WHERE id = 1 FOR UPDATE`;

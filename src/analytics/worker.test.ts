@@ -148,7 +148,7 @@ test("overload: past the bound a click never waits; its row is not kept but its 
     r.capture(f.visit(f.b.id, 0));
     await r.flush();
     // A stalled writer (stallClickWriters): nothing the worker tries to commit can land meanwhile.
-    stall = await stallClickWriters(f);
+    stall = await stallClickWriters({ dir: f.t.dir, databaseUrl: f.t.config.databaseUrl });
     const started = performance.now();
     for (let i = 1; i <= 40; i++) expect(r.capture(f.visit(i % 4 === 0 ? f.b.id : f.a.id, i))).toBeUndefined();
     expect(performance.now() - started).toBeLessThan(50);

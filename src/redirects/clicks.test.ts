@@ -68,7 +68,7 @@ describe("a stalled click writer", () => {
 
       // The writer's commit waits (stallClickWriters: SQLite's write lock, PostgreSQL's fold-mark
       // row), then retries every second, as it would behind a stalled disk or a long lock.
-      stall = await stallClickWriters({ t: { dir: d.dir, config: d.config } });
+      stall = await stallClickWriters({ dir: d.dir, databaseUrl: d.config.databaseUrl });
       const N = 3 * BOUND;
       let sent = 0;
       let slowest = 0;

@@ -1,12 +1,15 @@
 // Redirects through a real listening socket: the peer address decides whether proxy headers
-// are believed, and a real process must flush its buffered clicks on SIGTERM.
+// are believed, and a real process must flush its buffered clicks on SIGTERM. On either backend
+// (TEST_BACKEND): on PostgreSQL the process is started with DATABASE_URL.
 import { describe, expect, test } from "bun:test";
-import { Database } from "bun:sqlite";
+import { Database as SqliteHandle } from "bun:sqlite";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { setup } from "../test/helpers";
+import { onPostgres, setup, testDatabaseUrl } from "../test/helpers";
 import { WRITE_WITHIN_MS } from "../analytics/recorder";
+import { type Database, pgDatabase, sqliteDatabase } from "../db/database";
+import { openPg } from "../db/pg";
 
 async function listening(env: Record<string, string>) {
   const t = await setup(env);
@@ -16,7 +19,7 @@ async function listening(env: Record<string, string>) {
   const r = await t.call("POST", "/api/links", { body: { originalUrl: "https://example.com/geo", title: "Geo", shortCode: "geo" }, cookie: alice.cookie });
   const id = r.json.id as number;
   const get = (headers: Record<string, string>) => fetch(`${base}/geo`, { headers, redirect: "manual" });
-  const rows = () => t.db.query("SELECT ip, country, city FROM link_analytics WHERE link_id = ? ORDER BY id").all(id) as { ip: string; country: string | null; city: string | null }[];
+  const rows = () => t.database.all<{ ip: string; country: string | null; city: string | null }>("SELECT ip, country, city FROM link_analytics WHERE link_id = ? ORDER BY id", id);
   return { t, base, get, rows, stop: () => server.stop(true) };
 }
 
@@ -49,7 +52,7 @@ describe("the fast lane (Bun's router) answers exactly as the app does", () => {
     expect((await viaServer("/geo", { method: "POST", headers: { origin: base } })).status).not.toBe(302);
     await settle();
     // Eight GETs (four through each path) became clicks; the HEADs and the POST did not.
-    expect(s.rows()).toHaveLength(8);
+    expect(await s.rows()).toHaveLength(8);
     s.stop();
   });
 });
@@ -68,7 +71,7 @@ describe("location and address from proxy headers", () => {
     // A private address the proxy appended is the client: 10.0.0.1 is not a trusted proxy.
     await s.get({ "x-forwarded-for": "8.8.8.8, 10.0.0.1" });
     await settle();
-    expect(s.rows()).toEqual([
+    expect(await s.rows()).toEqual([
       // Resolved by the embedded DB-IP country database; stored truncated (IP_STORAGE default).
       { ip: "8.8.8.0", country: "US", city: null },
       { ip: "203.0.113.0", country: "DE", city: "München" },
@@ -99,7 +102,7 @@ describe("location and address from proxy headers", () => {
     ] as const;
     for (const [xff] of chains) await s.get({ "x-forwarded-for": xff });
     await settle();
-    expect(s.rows().map((r) => r.ip)).toEqual(chains.map(([, ip]) => ip));
+    expect((await s.rows()).map((r) => r.ip)).toEqual(chains.map(([, ip]) => ip));
     s.stop();
   });
 
@@ -107,7 +110,7 @@ describe("location and address from proxy headers", () => {
     const s = await listening({ TRUSTED_PROXIES: "10.9.9.9", IP_STORAGE: "full" });
     await s.get({ "x-forwarded-for": "8.8.8.8", "cf-ipcountry": "FR", "cf-ipcity": "Paris", "x-vercel-ip-country": "JP" });
     await settle();
-    expect(s.rows()).toEqual([{ ip: "127.0.0.1", country: null, city: null }]);
+    expect(await s.rows()).toEqual([{ ip: "127.0.0.1", country: null, city: null }]);
     s.stop();
   });
 
@@ -115,21 +118,23 @@ describe("location and address from proxy headers", () => {
     const s = await listening({ IP_STORAGE: "none" });
     await s.get({ "x-forwarded-for": "8.8.4.4" });
     await settle();
-    expect(s.rows()).toEqual([{ ip: null as unknown as string, country: "US", city: null }]);
+    expect(await s.rows()).toEqual([{ ip: null as unknown as string, country: "US", city: null }]);
     s.stop();
   });
 });
 
 /**
  * `threadlink serve` from source in its own process, healthy, with one user and a link `code`
- * made through the API. `dir` is its data folder.
+ * made through the API. `dir` is its data folder; on PostgreSQL it serves a database of the test
+ * cluster (DATABASE_URL). `open()` reads what it stored, from outside the process.
  */
 async function servedProcess(code: string) {
   const dir = mkdtempSync(join(tmpdir(), `threadlink-${code}-`));
+  const url = onPostgres ? await testDatabaseUrl() : null;
   const port = 20000 + Math.floor(Math.random() * 20000);
   const base = `http://127.0.0.1:${port}`;
   const proc = Bun.spawn([process.execPath, "src/main.ts", "serve"], {
-    env: { ...process.env, PORT: String(port), HOST: "127.0.0.1", DATA_DIR: dir, PUBLIC_URL: base, LOG_LEVEL: "error" },
+    env: { ...process.env, PORT: String(port), HOST: "127.0.0.1", DATA_DIR: dir, PUBLIC_URL: base, LOG_LEVEL: "error", ...(url ? { DATABASE_URL: url } : {}) },
     stdout: "ignore",
     stderr: "ignore",
   });
@@ -137,6 +142,7 @@ async function servedProcess(code: string) {
     proc.kill();
     rmSync(dir, { recursive: true, force: true });
   };
+  const open = (): Database => (url ? pgDatabase(openPg(url, { max: 1, bigint: true })) : sqliteDatabase(new SqliteHandle(join(dir, "threadlink.db"), { readonly: true })));
   try {
     for (let i = 0; i < 100; i++) {
       try {
@@ -162,12 +168,12 @@ async function servedProcess(code: string) {
     done();
     throw e;
   }
-  return { dir, base, proc, done };
+  return { base, proc, done, open };
 }
 
 describe("graceful shutdown", () => {
   test("SIGTERM under load: every redirect that got its 302 is exactly one click row, and the count equals the rows", async () => {
-    const { dir, base, proc, done } = await servedProcess("load");
+    const { base, proc, done, open } = await servedProcess("load");
     try {
       // Sixteen clients redirect as fast as they can; SIGTERM lands in the middle of it.
       let ok = 0;
@@ -192,12 +198,14 @@ describe("graceful shutdown", () => {
       // Under load: hundreds of redirects answered before the signal, still arriving at it.
       expect(before).toBeGreaterThan(100);
 
-      const db = new Database(join(dir, "threadlink.db"), { readonly: true });
-      const rows = (db.query("SELECT COUNT(*) AS n FROM link_analytics").get() as { n: number }).n;
-      const count = (db.query("SELECT clicks AS n FROM link_click_counts WHERE link_id = (SELECT id FROM short_links WHERE short_code = 'load')").get() as { n: number }).n;
-      // The stop also folded them into the per-link index (migrations/0008): no tail left.
-      const indexed = (db.query("SELECT COUNT(*) AS n FROM link_clicks").get() as { n: number }).n;
-      db.close();
+      const db = open();
+      const n = async (sql: string) => (await db.get<{ n: number }>(sql))!.n;
+      const rows = await n("SELECT COUNT(*) AS n FROM link_analytics");
+      const count = await n("SELECT clicks AS n FROM link_click_counts WHERE link_id = (SELECT id FROM short_links WHERE short_code = 'load')");
+      // SQLite: the stop also folded them into the per-link index (migrations/0008): no tail
+      // left. (PostgreSQL does not fold.)
+      const indexed = onPostgres ? ok : await n("SELECT COUNT(*) AS n FROM link_clicks");
+      await db.close();
       expect(rows).toBe(ok);
       expect(count).toBe(ok);
       expect(indexed).toBe(ok);
@@ -207,7 +215,7 @@ describe("graceful shutdown", () => {
   }, 60_000);
 
   test("kill -9: the click writer runs from start-up, so a click is on disk within the write window of the first redirect", async () => {
-    const { dir, base, proc, done } = await servedProcess("kill9");
+    const { base, proc, done, open } = await servedProcess("kill9");
     // Bun names a Worker's thread "Worker" (Linux only; elsewhere the durability check below stands alone).
     const workerThreads = () => {
       try {
@@ -220,17 +228,17 @@ describe("graceful shutdown", () => {
       // No redirect yet, and the writer's thread is already there.
       if (process.platform === "linux") expect(workerThreads()).toBe(1);
 
-      const db = new Database(join(dir, "threadlink.db"), { readonly: true });
-      const rows = () => (db.query("SELECT COUNT(*) AS n FROM link_analytics").get() as { n: number }).n;
+      const db = open();
+      const rows = async () => (await db.get<{ n: number }>("SELECT COUNT(*) AS n FROM link_analytics"))!.n;
       const clicked = performance.now();
       expect((await fetch(`${base}/kill9`, { redirect: "manual" })).status).toBe(302);
-      while (rows() === 0 && performance.now() - clicked < 5_000) await Bun.sleep(10);
+      while ((await rows()) === 0 && performance.now() - clicked < 5_000) await Bun.sleep(10);
       const took = performance.now() - clicked;
       proc.kill("SIGKILL");
       await proc.exited;
       // Committed before the kill, and still there after it.
-      expect(rows()).toBe(1);
-      db.close();
+      expect(await rows()).toBe(1);
+      await db.close();
       // The documented window, with room for a busy machine (a writer started by the click took ~0.5-0.7 s more).
       expect(took).toBeLessThan(WRITE_WITHIN_MS + 400);
     } finally {
