@@ -371,18 +371,21 @@ async function sqlitePhase(dir: string) {
   );
 }
 
+/** The machine's load averages (1, 5, 15 minutes) and the time: the other work beside this run. */
+const loadAverage = () => `${new Date().toISOString().slice(11, 19)} UTC, load average ${readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(", ")}`;
+
 async function main() {
   await ensureTools();
   if (!existsSync(binary)) {
     console.log(`building ${binary}…`);
     await $`OUTFILE=${binary} ${process.execPath} run scripts/build.ts`;
   }
-  console.log(`load before: ${(await $`uptime`.text()).trim()}`);
+  console.log(`load before: ${loadAverage()}`);
   const dir = mkdtempSync(join(tmpdir(), "threadlink-scale-"));
   try {
     const pg = ONLY === "sqlite" ? null : await postgresPhases(dir);
     if (ONLY !== "postgres") await sqlitePhase(dir);
-    console.log(`load after: ${(await $`uptime`.text()).trim()}`);
+    console.log(`load after: ${loadAverage()}`);
     if (pg) {
       const p99ok = pg.one.p99 <= 10 && pg.two.p99 <= 10;
       console.log(`verdict: p99 ≤ 10 ms ${p99ok ? "MET" : "MISSED"}; clicks ${pg.ok ? "EXACT" : "NOT EXACT"}; errors ${pg.one.errors + pg.two.errors}, non-3xx ${pg.one.non3xx + pg.two.non3xx}`);
