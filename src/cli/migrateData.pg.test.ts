@@ -168,8 +168,11 @@ describe("targets", () => {
     const install = await setup();
     const carl = await install.signUp("carl");
     const topic = (await install.call("POST", "/api/topics", { cookie: carl.cookie, body: { name: "Nul" } })).json;
-    const made = await install.call("POST", `/api/carl/${topic.linkSlug}/titles`, { cookie: carl.cookie, body: { name: "Zero", notes: "a\u0000b" } });
+    const made = await install.call("POST", `/api/carl/${topic.linkSlug}/titles`, { cookie: carl.cookie, body: { name: "Zero", notes: "ab" } });
     expect(made.status).toBe(201);
+    // Written behind the API's back: the API refuses control characters now, but an install
+    // from before that rule may hold them.
+    install.db.query("UPDATE titles SET notes = ? WHERE id = ?").run("a\u0000b", made.json.id);
     const error = await migrateData(install.config, [url], () => {}).catch((e) => e);
     expect(error.message).toBe(
       "Copying titles failed: titles.notes holds a NUL character (U+0000), which PostgreSQL cannot store in text. Remove it from that row in SQLite, then run migrate-data again.",
