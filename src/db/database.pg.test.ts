@@ -5,6 +5,7 @@ import { startCluster } from "../../scripts/lib/pgcluster";
 import { isUniqueViolation, uniqueOr } from "./constraints";
 import { type Database, pgDatabase } from "./database";
 import { openPg } from "./pg";
+import { openDatabase, PG_SESSION } from "./connect";
 import { conflict } from "../http/errors";
 
 const cluster = await startCluster();
@@ -51,6 +52,13 @@ describe("pgDatabase", () => {
       return a!.pid;
     });
     expect(typeof pid).toBe("number");
+  });
+
+  test("the app's connections bound lock waits and idle transactions", async () => {
+    const { db } = await openDatabase({ dataDir: "", databaseUrl: await cluster.createDatabase() });
+    dbs.push(db);
+    expect(await db.get("SHOW lock_timeout")).toEqual({ lock_timeout: PG_SESSION.lock_timeout });
+    expect(await db.get("SHOW idle_in_transaction_session_timeout")).toEqual({ idle_in_transaction_session_timeout: PG_SESSION.idle_in_transaction_session_timeout });
   });
 
   test("a unique clash is recognised (SQLSTATE 23505) and mapped like SQLite's", async () => {

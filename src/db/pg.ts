@@ -18,8 +18,8 @@ export const MIGRATION_LOCK = 0x746c6d696772;
  * `bigint`: int8 values as BigInt rather than text — the app's pool (pgDatabase turns them into
  * numbers); tools that copy values as they are (migrate-data) keep the default.
  */
-export function openPg(url: string, opts: { max?: number; bigint?: boolean } = {}) {
-  return new SQL({ url, max: opts.max ?? 10, bigint: opts.bigint ?? false });
+export function openPg(url: string, opts: { max?: number; bigint?: boolean; connection?: Record<string, string> } = {}) {
+  return new SQL({ url, max: opts.max ?? 10, bigint: opts.bigint ?? false, ...(opts.connection ? { connection: opts.connection } : {}) });
 }
 
 /**
@@ -33,6 +33,9 @@ export async function migratePg(sql: SQL, migrations: Migration[] = pgMigrations
   try {
     // Session-level, not per transaction: it must cover reading what is applied and every
     // migration after it. The server drops it if this connection dies.
+    // The app's pool bounds lock waits (connect.ts); an instance waiting here for another's
+    // migrations waits as long as they take.
+    await conn`SET lock_timeout = 0`;
     await conn`SELECT pg_advisory_lock(${MIGRATION_LOCK})`;
     try {
       await conn`CREATE TABLE IF NOT EXISTS schema_migrations (
@@ -55,6 +58,7 @@ export async function migratePg(sql: SQL, migrations: Migration[] = pgMigrations
       return { applied, version: Math.max(current, latest) };
     } finally {
       await conn`SELECT pg_advisory_unlock(${MIGRATION_LOCK})`.catch(() => {});
+      await conn`RESET lock_timeout`.catch(() => {});
     }
   } finally {
     conn.release();
