@@ -1,6 +1,7 @@
 // /api/api-keys: a signed-in user's API keys (issue 14). Reached only with a session: the
 // auth macro answers a key's request here with 403 (src/apikeys/access.ts).
 import { Elysia } from "elysia";
+import { rowId } from "../db/ids";
 import type { AppContext } from "../context";
 import { hashToken, type AuthPlugin } from "../http/auth";
 import { notFound } from "../http/errors";
@@ -11,7 +12,8 @@ import { Ok, defineOperations } from "../openapi/registry";
 import { apiKeysStore, toView } from "./store";
 import { newApiKey } from "./access";
 
-const parseId = (raw: string) => (/^\d{1,15}$/.test(raw) ? Number(raw) : 0);
+// 0 names no row: ids past PostgreSQL's integer are refused before any query (src/db/ids.ts).
+const parseId = (raw: string) => rowId(raw) ?? 0;
 
 export function apiKeyRoutes(ctx: AppContext, auth: AuthPlugin) {
   const keys = apiKeysStore(ctx.db);

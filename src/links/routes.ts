@@ -1,6 +1,7 @@
 // /api/links (the Link Tracker) and /api/pic-drift-links (the brand tracker): one factory,
 // parameterised by tracker; the brand tracker adds edit, reset and the root link.
 import { Elysia } from "elysia";
+import { rowId } from "../db/ids";
 import type { AppContext } from "../context";
 import { ownerId, type AuthPlugin } from "../http/auth";
 import { badRequest, conflict, forbidden, notFound } from "../http/errors";
@@ -25,7 +26,8 @@ export function generateCode() {
   return s;
 }
 
-const parseId = (raw: string) => (/^\d{1,15}$/.test(raw) ? Number(raw) : 0);
+// 0 names no row: ids past PostgreSQL's integer are refused before any query (src/db/ids.ts).
+const parseId = (raw: string) => rowId(raw) ?? 0;
 
 export function linkRoutes(ctx: AppContext, auth: AuthPlugin, links: Links, tracker: Tracker) {
   const prefix = tracker === "main" ? "/api/links" : "/api/pic-drift-links";
