@@ -74,7 +74,7 @@ const FRESH = "id, timestamp, country, city, browser, device_type, os, referrer,
  * (a rowid range, the index: the folded arm must name i.click_id, not a.id, for SQLite to see
  * that), so SQLite merges them without sorting a link's million clicks.
  *
- * PostgreSQL (migrations/pg/0010): one range of the index link_analytics (link_id, id). Its
+ * PostgreSQL (migrations/pg/0011): one range of the index link_analytics (link_id, id). Its
  * click writer does not fold: there a btree insert costs less than the fold (docs/decisions.md).
  */
 function clicksOf(db: Queries, cols: string, order: "ASC" | "DESC", bound?: string) {
