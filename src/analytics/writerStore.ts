@@ -67,14 +67,14 @@ export function clickWriterStore(db: Db) {
 
   // A first visit's metadata text by source and bot flag: most clicks share a handful, so each
   // is built once (a JSON.stringify and a concatenation a click otherwise).
-  const firstVisit = new Map<string, string>();
+  const firstVisit = [new Map<string, string>(), new Map<string, string>()] as const;
   const metadata = (visitNumber: number, source: string, isBot: boolean) => {
     if (visitNumber !== 1) return metadataJson(visitNumber, source, isBot);
-    const key = `${isBot ? 1 : 0}${source}`;
-    let text = firstVisit.get(key);
+    const bySource = firstVisit[isBot ? 1 : 0];
+    let text = bySource.get(source);
     if (text === undefined) {
       text = metadataJson(1, source, isBot);
-      if (firstVisit.size < 64) firstVisit.set(key, text);
+      if (bySource.size < 32) bySource.set(source, text);
     }
     return text;
   };
