@@ -28,6 +28,17 @@ script_counts() {
   f=$(echo "$line" | grep -Eo '[0-9]+ failed' | grep -Eo '[0-9]+' || echo 1)
 }
 smoke_counts() { script_counts smoke "$1"; }
+# A Playwright run's counts from its JSON report: `playwright_counts RESULTS EXIT_CODE`. A run
+# that failed without a failing test (the web server could not start, a global error) is one
+# failure, so the closing line never reads "0 failed" for a failed run.
+playwright_counts() {
+  if [ -f "$1" ]; then
+    read -r p f < <(node -e 'const s=require(require("node:path").resolve(process.argv[1])).stats; console.log(s.expected + s.flaky, s.unexpected)' "$1")
+  else
+    p=0; f=0
+  fi
+  if [ "$2" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi
+}
 hostile_counts() { script_counts hostile "$1"; }
 
 # A section that needs PostgreSQL (installed when missing): `with_postgres COUNTS LOG COMMAND…`.
@@ -97,14 +108,7 @@ rm -f .tmp/e2e-results.json
 E2E_DATA_DIR="" npx --no-install playwright test
 e2e=$?
 [ $e2e -eq 0 ] || status=1
-if [ -f .tmp/e2e-results.json ]; then
-  read -r p f < <(node -e 'const s=require("./.tmp/e2e-results.json").stats; console.log(s.expected + s.flaky, s.unexpected)')
-else
-  p=0; f=0
-fi
-# A run that failed without a failing test (the web server could not start, a global error)
-# still counts as one failure, so the closing line never reads "0 failed" for a failed run.
-[ $e2e -ne 0 ] && [ "$f" -eq 0 ] && f=1
+playwright_counts .tmp/e2e-results.json $e2e
 passed=$((passed + p)); failed=$((failed + f))
 
 echo "== Browser tests on PostgreSQL (the @main-flow tests; the binary with DATABASE_URL on a throwaway cluster)"
@@ -119,14 +123,9 @@ else
   e2e=1
 fi
 [ $e2e -eq 0 ] || status=1
-if [ -f .tmp/e2e-pg-results.json ]; then
-  read -r p f < <(node -e 'const s=require("./.tmp/e2e-pg-results.json").stats; console.log(s.expected + s.flaky, s.unexpected)')
-else
-  p=0; f=0
-fi
-[ $e2e -ne 0 ] && [ "$f" -eq 0 ] && f=1
+playwright_counts .tmp/e2e-pg-results.json $e2e
 # Nothing selected (the tags gone) passes nothing: a failure, not a quiet "0 passed".
-[ "$p" -eq 0 ] && [ "$f" -eq 0 ] && { f=1; status=1; }
+if [ "$p" -eq 0 ] && [ "$f" -eq 0 ]; then f=1; status=1; fi
 passed=$((passed + p)); failed=$((failed + f))
 
 [ "$failed" -eq 0 ] || status=1
