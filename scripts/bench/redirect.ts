@@ -28,6 +28,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync,
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createHash } from "node:crypto";
+import { ensureWrk, parseWrk, writeRandomCodesScript } from "../lib/wrk";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const LINKS = Number(process.env.BENCH_LINKS ?? 100_000);
@@ -40,16 +41,6 @@ const MODE = process.env.BENCH_MODE ?? "closed";
 const HOST = "127.0.0.1"; // loopback only, always
 const binary = process.env.BENCH_BINARY ?? "dist/threadlink";
 const CLK_TCK = 100; // Linux USER_HZ
-
-async function ensureWrk() {
-  if (Bun.which("wrk")) return;
-  console.log("wrk not found: installing it from Debian (apt-get install wrk)…");
-  const install = await $`apt-get install -y wrk`.nothrow().quiet();
-  if (install.exitCode !== 0) {
-    await $`apt-get update`.quiet();
-    await $`apt-get install -y wrk`.quiet();
-  }
-}
 
 function cpuTicks(pid: number) {
   const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
@@ -167,7 +158,7 @@ async function wrk(label: string, port: number, pid: number, c: number, script: 
   const stolen = (100 * (machine.steal - machineBefore.steal)) / Math.max(1, machine.all - machineBefore.all);
   const idlePct = (100 * (machine.idle - machineBefore.idle)) / Math.max(1, machine.all - machineBefore.all);
   const threads = [...threadTicks(pid)].map(([name, t]) => [name, t - (threadsBefore.get(name) ?? 0)] as const).filter(([, t]) => t > 0);
-  const json = JSON.parse(out.slice(out.indexOf("BENCH_JSON") + 10).trim().split("\n")[0]!);
+  const json = parseWrk(out);
   const errors = json.connect + json.read + json.write + json.timeout + json.status;
   const r: Run = {
     label,
@@ -300,19 +291,7 @@ async function main() {
     writeFileSync(codesFile, codes.join("\n") + "\n");
     const script = join(dir, "random.lua");
     // Random codes from the seeded set; `done` prints the figures as one JSON line.
-    writeFileSync(
-      script,
-      `local codes = {}
-for line in io.lines("${codesFile}") do codes[#codes + 1] = line end
-math.randomseed(os.time())
-local method = os.getenv("BENCH_METHOD") or "GET"
-request = function() return wrk.format(method, "/" .. codes[math.random(#codes)]) end
-done = function(s, latency, requests)
-  io.write(string.format('BENCH_JSON{"requests":%d,"duration":%d,"connect":%d,"read":%d,"write":%d,"timeout":%d,"status":%d,"p50":%d,"p99":%d}\\n',
-    s.requests, s.duration, s.errors.connect, s.errors.read, s.errors.write, s.errors.timeout, s.errors.status, latency:percentile(50), latency:percentile(99)))
-end
-`,
-    );
+    writeRandomCodesScript(script, codesFile);
 
     // (a) the ceiling and (b) the binary run side by side; each round measures a then b at once,
     // so both see the same machine (this is a shared VM: other guests take CPU at random,

@@ -32,6 +32,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createHash } from "node:crypto";
 import { startCluster } from "../lib/pgcluster";
+import { ensureWrk, parseWrk, writeRandomCodesScript } from "../lib/wrk";
 
 const SECONDS = Number(process.env.SCALE_SECONDS ?? 10);
 const LINKS = Number(process.env.SCALE_LINKS ?? 100_000);
@@ -54,13 +55,7 @@ const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, 
 const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!;
 
 async function ensureTools() {
-  if (!Bun.which("wrk")) {
-    console.log("wrk not found: installing it from Debian (apt-get install wrk)…");
-    if ((await $`apt-get install -y wrk`.nothrow().quiet()).exitCode !== 0) {
-      await $`apt-get update`.quiet();
-      await $`apt-get install -y wrk`.quiet();
-    }
-  }
+  await ensureWrk();
   await $`bash scripts/ensure-haproxy.sh`;
   await $`bash scripts/ensure-postgres.sh`;
 }
@@ -133,7 +128,7 @@ async function wrk(port: number, script: string, servers: Bun.Subprocess[], c = 
   const before = servers.map((p) => cpuTicks(p.pid));
   const out = await $`wrk -t2 -c${c} -d${SECONDS}s --timeout 5s -s ${script} http://${HOST}:${port}/`.quiet().text();
   const ticks = servers.reduce((n, p, i) => n + cpuTicks(p.pid) - before[i]!, 0);
-  const j = JSON.parse(out.slice(out.indexOf("BENCH_JSON") + 10).trim().split("\n")[0]!);
+  const j = parseWrk(out);
   return {
     rps: j.requests / (j.duration / 1e6),
     p50: j.p50 / 1000,
@@ -155,19 +150,7 @@ function wrkScript(dir: string, codes: string[]) {
   const codesFile = join(dir, "codes.txt");
   writeFileSync(codesFile, `${codes.join("\n")}\n`);
   const script = join(dir, "random.lua");
-  // Random codes from the seeded set; `done` prints the figures as one JSON line.
-  writeFileSync(
-    script,
-    `local codes = {}
-for line in io.lines("${codesFile}") do codes[#codes + 1] = line end
-math.randomseed(os.time())
-request = function() return wrk.format("GET", "/" .. codes[math.random(#codes)]) end
-done = function(s, latency, requests)
-  io.write(string.format('BENCH_JSON{"requests":%d,"duration":%d,"connect":%d,"read":%d,"write":%d,"timeout":%d,"status":%d,"p50":%d,"p99":%d}\\n',
-    s.requests, s.duration, s.errors.connect, s.errors.read, s.errors.write, s.errors.timeout, s.errors.status, latency:percentile(50), latency:percentile(99)))
-end
-`,
-  );
+  writeRandomCodesScript(script, codesFile);
   return script;
 }
 
