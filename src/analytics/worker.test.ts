@@ -196,3 +196,17 @@ test("counts in one statement per transaction: milestones crossed once each, a d
     await f.done();
   }
 });
+
+test("text a header can carry is stored as it came: tabs, backslashes, a literal \\N, quotes, non-ASCII (PostgreSQL's COPY escapes)", async () => {
+  const f = await fixture();
+  const r = f.recorder({ ipStorage: "full" });
+  try {
+    const odd = ["a\tb", "back\\slash\\", "\\N", "'; DROP TABLE users; --", "naïve café 🧵", '"quoted", comma'];
+    for (const [i, s] of odd.entries()) r.capture(f.click(f.a.id, `odd-${i}`, true, { referrer: s, userAgent: s, city: s, country: "DE" }));
+    expect(await r.flush()).toBe(true);
+    const rows = await f.db.all<{ referrer: string; user_agent: string; city: string }>("SELECT referrer, user_agent, city FROM link_analytics WHERE link_id = ? ORDER BY id", f.a.id);
+    expect(rows).toEqual(odd.map((s) => ({ referrer: s, user_agent: s, city: s })));
+  } finally {
+    await f.done();
+  }
+});
