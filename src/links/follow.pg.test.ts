@@ -8,7 +8,7 @@ import { startCluster, type PgCluster } from "../../scripts/lib/pgcluster";
 import { type Database, pgDatabase } from "../db/database";
 import { migratePg, openPg } from "../db/pg";
 import { type Follower, followLinks } from "./follow";
-import type { RedirectRow } from "./store";
+import { linksStore, type RedirectRow } from "./store";
 
 let cluster: PgCluster;
 let db: Database;
@@ -32,7 +32,7 @@ beforeAll(async () => {
     map.clear();
     for (const r of await db.all<RedirectRow>("SELECT id, short_code, original_url, active, expires_at FROM short_links")) map.set(r.short_code, r);
   };
-  follower = await followLinks(url, db, {
+  follower = await followLinks(url, linksStore(db).forRedirectByIds, {
     put: (r) => map.set(r.short_code, r),
     drop: (code, id) => {
       if (map.get(code)?.id === id) map.delete(code);

@@ -11,7 +11,6 @@
 // reconnects by itself, with backoff) the whole map is read again before redirects resume.
 // SQLite runs one instance, whose own writes keep its map exact: no follower there.
 import { SQL } from "bun";
-import type { Database } from "../db/database";
 import { log } from "../http/log";
 import type { RedirectRow } from "./store";
 
@@ -33,10 +32,6 @@ export type FollowedMap = {
   reloadAll(): Promise<void>;
 };
 
-// The follower's one statement: the links named by a batch of notifications, as they are now.
-const readByIds = (db: Database, ids: number[]) =>
-  db.all<RedirectRow>("SELECT id, short_code, original_url, active, expires_at FROM short_links WHERE id = ANY(string_to_array(?, ',')::bigint[])", ids.join(","));
-
 export type Follower = {
   /** True while changes may have been missed: redirects must not answer from the map. */
   readonly stale: boolean;
@@ -50,7 +45,12 @@ export type Follower = {
  * its onclose means exactly "the listening connection was lost"). Resolves once the LISTEN is
  * acknowledged: the caller loads the map after this, so no change can fall between the two.
  */
-export async function followLinks(url: string, db: Database, map: FollowedMap): Promise<Follower> {
+export async function followLinks(
+  url: string,
+  /** The links a batch of notifications names, as they are now (the links store's forRedirectByIds). */
+  readByIds: (ids: number[]) => Promise<RedirectRow[]>,
+  map: FollowedMap,
+): Promise<Follower> {
   let stale = false;
   let stopping = false;
   let listening = false;
@@ -76,7 +76,7 @@ export async function followLinks(url: string, db: Database, map: FollowedMap): 
     try {
       for (let i = 0; i < ids.length; i += BATCH) {
         const part = ids.slice(i, i + BATCH);
-        const rows = await readByIds(db, part);
+        const rows = await readByIds(part);
         const now = new Map(rows.map((r) => [r.id, r]));
         for (const id of part) {
           const row = now.get(id);

@@ -59,7 +59,7 @@ export async function createLinks(ctx: AppContext, opts: { maxClickBacklog?: num
   // LISTEN/NOTIFY (follow.ts), listened for before the map loads so none falls between the two.
   // SQLite serves one instance, whose own writes (remember/forget below) keep the map exact.
   const follower = ctx.config.databaseUrl
-    ? await followLinks(ctx.config.databaseUrl, ctx.db, {
+    ? await followLinks(ctx.config.databaseUrl, store.forRedirectByIds, {
         put,
         drop: (code, id) => {
           if (byCode.get(code)?.id === id) byCode.delete(code);

@@ -158,6 +158,16 @@ export function linksStore(db: Database) {
      * statement serves both backends (on PostgreSQL no cursor, which would need a transaction
      * open for the whole load).
      */
+    /**
+     * The links a batch of another instance's notifications names, as they are now
+     * (PostgreSQL only: src/links/follow.ts). The ids travel as one text value, so a batch of
+     * 1,000 is one parameter rather than 1,000.
+     */
+    forRedirectByIds: (ids: number[]) =>
+      db.all<RedirectRow>(
+        "SELECT id, short_code, original_url, active, expires_at FROM short_links WHERE id = ANY(string_to_array(?, ',')::bigint[])",
+        ids.join(","),
+      ),
     async *allForRedirect(): AsyncGenerator<RedirectRow> {
       for (let after = 0; ; ) {
         const page = await db.all<RedirectRow>(
