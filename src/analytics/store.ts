@@ -96,7 +96,7 @@ const CSV_PAGE = 1_000;
  * this class and the link id): two instances reading the same link's analytics at once would
  * otherwise both add the same new clicks. SQLite's BEGIN IMMEDIATE already serialises them.
  */
-const ROLL_UP_LOCK = 0x746c7275;
+export const ROLL_UP_LOCK = 0x746c7275;
 
 type Fresh = { id: number; timestamp: string; country: string | null; city: string | null; browser: string | null; device_type: string | null; os: string | null; referrer: string | null; visitor_id: string | null; is_bot: number };
 

@@ -4,6 +4,7 @@ import type { Database, Queries } from "../db/database";
 import { uniqueOr } from "../db/constraints";
 import { conflict } from "../http/errors";
 import { nowIso } from "../shared/time";
+import { ROLL_UP_LOCK } from "../analytics/store";
 import { MSG, type Tracker } from "./schema";
 
 export type LinkRow = {
@@ -144,7 +145,12 @@ export function linksStore(db: Database) {
         // this: the fold mark's row is the lock those writers take first for each batch
         // (analytics/pgWriterStore.ts), so taken here first, no batch of clicks is half
         // counted and half deleted, and the rows, roll-ups and count are cleared as one.
-        if (q.dialect === "postgres") await q.run("SELECT folded FROM click_fold WHERE id = 1 FOR UPDATE");
+        // Then the link's roll-up lock (analytics/store.ts): a roll-up that read the clicks
+        // before this reset must not write their tallies back after it.
+        if (q.dialect === "postgres") {
+          await q.run("SELECT folded FROM click_fold WHERE id = 1 FOR UPDATE");
+          await q.get("SELECT pg_advisory_xact_lock(?, ?)", ROLL_UP_LOCK, id);
+        }
         await q.run("UPDATE link_click_counts SET clicks = 0 WHERE link_id = ?", id);
         await q.run("DELETE FROM link_analytics WHERE id IN (SELECT click_id FROM link_clicks WHERE link_id = ?1)", id);
         await q.run("DELETE FROM link_analytics WHERE id > (SELECT folded FROM click_fold) AND link_id = ?1", id);
@@ -152,12 +158,6 @@ export function linksStore(db: Database) {
         await q.run("DELETE FROM link_rollups WHERE link_id = ?", id);
         await q.run("UPDATE short_links SET updated_at = ? WHERE id = ?", nowIso(), id);
       }),
-    /**
-     * Every link, a page at a time by id (keyset: each page an index range, never an OFFSET):
-     * no 100,000-row array is held at once while the redirect map loads, and the same
-     * statement serves both backends (on PostgreSQL no cursor, which would need a transaction
-     * open for the whole load).
-     */
     /**
      * The links a batch of another instance's notifications names, as they are now
      * (PostgreSQL only: src/links/follow.ts). The ids travel as one text value, so a batch of
@@ -168,6 +168,12 @@ export function linksStore(db: Database) {
         "SELECT id, short_code, original_url, active, expires_at FROM short_links WHERE id = ANY(string_to_array(?, ',')::bigint[])",
         ids.join(","),
       ),
+    /**
+     * Every link, a page at a time by id (keyset: each page an index range, never an OFFSET):
+     * no 100,000-row array is held at once while the redirect map loads, and the same
+     * statement serves both backends (on PostgreSQL no cursor, which would need a transaction
+     * open for the whole load).
+     */
     async *allForRedirect(): AsyncGenerator<RedirectRow> {
       for (let after = 0; ; ) {
         const page = await db.all<RedirectRow>(
