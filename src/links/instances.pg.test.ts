@@ -238,8 +238,9 @@ describe("two instances on one database", () => {
     console.log(`B served again ${Math.round(performance.now() - t0)} ms after its listener was killed`);
     const next = { ...edit, originalUrl: "https://example.com/lost-3" };
     expect(await followed(() => fetch(`${a.base}/api/links/${id}`, { method: "PUT", ...json(next, cookie) }), b, "lost", "https://example.com/lost-3")).toBeLessThan(FOLLOW_MS);
-    // A (whose listener was killed too) recovered the same way.
-    expect(await target(a, "lost")).toBe("https://example.com/lost-3");
+    // A (whose listener was killed too) recovers the same way, in its own time: Bun's reconnect
+    // backoff is per client, so A may still be reloading when B already serves.
+    await followed(async () => new Response(null), a, "lost", "https://example.com/lost-3", 10_000);
   });
 
   test("each instance holds one listening connection", async () => {
