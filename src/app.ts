@@ -54,7 +54,7 @@ export async function createApp({ db, config, maxClickBacklog }: { db: Database;
     .use(malformedPaths(ctx, () => pages.notFound.respond()))
     // JSON bodies everywhere; the link import alone takes a CSV file (its own 10 MB cap).
     .use(bodyLimit(ctx, [IMPORT_PATH]))
-    .use(healthRoutes(ctx, links.recorder))
+    .use(healthRoutes(ctx, links))
     .use(accountRoutes(ctx, auth))
     // Only 4-segment paths ending in /titles reach it (titles.test.ts checks the neighbours).
     .use(titleRoutes(ctx, auth))

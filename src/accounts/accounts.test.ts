@@ -265,7 +265,7 @@ describe("health and unknown API paths", () => {
   test("GET /api/health reports the database", async () => {
     const r = await t.call("GET", "/api/health");
     expect(r.status).toBe(200);
-    expect(r.json).toMatchObject({ status: "ok", db: "ok" });
+    expect(r.json).toMatchObject({ status: "ok", db: "ok", redirects: "ok" });
     expect(r.json.version).toMatch(/^\d+\.\d+\.\d+/);
   });
 

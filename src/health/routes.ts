@@ -26,19 +26,23 @@ function publicConfigOf(ctx: AppContext): PublicConfig {
   };
 }
 
-export function healthRoutes(ctx: AppContext, recorder: Pick<ClickRecorder, "stats">) {
+export function healthRoutes(ctx: AppContext, links: { recorder: Pick<ClickRecorder, "stats">; isStale(): boolean }) {
   const store = healthStore(ctx.db);
   const publicConfig = publicConfigOf(ctx);
 
   return new Elysia({ prefix: "/api" })
     .get("/health", async ({ set }) => {
       const db = (await store.ping()) ? "ok" : "unavailable";
-      if (db !== "ok") set.status = 503;
+      // A stale redirect map answers every redirect with 503 (redirects/routes.ts): a load
+      // balancer checking health leaves the instance out before a visitor meets one.
+      const redirects = links.isStale() ? "stale" : "ok";
+      const healthy = db === "ok" && redirects === "ok";
+      if (!healthy) set.status = 503;
       set.headers["cache-control"] = "no-store";
       // details.clicks: the click writer's backlog, its high-water mark and the clicks whose rows
       // were not kept under overload (still counted per link): what an operator needs to see
       // that the writer keeps up (docs/decisions.md, "Overload").
-      return { status: db === "ok" ? "ok" : "degraded", version: VERSION, db, details: { clicks: recorder.stats() } };
+      return { status: healthy ? "ok" : "degraded", version: VERSION, db, redirects, details: { clicks: links.recorder.stats() } };
     })
     .get("/config", () => publicConfig);
 }
@@ -48,8 +52,9 @@ export const healthOperations = defineOperations({ tag: "Instance", auth: "none"
     method: "GET",
     path: "/api/health",
     summary: "Health check",
-    description: "200 when the database answers; 503 with status `degraded` when it does not.",
-    responses: { 200: Health, 503: { description: "The database does not answer", schema: Health } },
+    description:
+      "200 when the database answers and redirects are served; 503 with status `degraded` when the database does not answer, or while this instance reads its redirect map again (`redirects: stale`, PostgreSQL with several instances).",
+    responses: { 200: Health, 503: { description: "The database does not answer, or the redirect map is being read again", schema: Health } },
   },
   { method: "GET", path: "/api/config", summary: "This instance's public settings", responses: { 200: PublicConfig } },
 ]);

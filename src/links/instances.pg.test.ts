@@ -225,9 +225,14 @@ describe("two instances on one database", () => {
     // B's answers in order, each once: at most the old destination (until B learns of the
     // loss, which it cannot know sooner), then 503 while stale, then the change it missed.
     const seen: (string | number)[] = [];
+    const healthWhileStale: { status: number; redirects: string }[] = [];
     const t0 = performance.now();
     for (;;) {
       const got = await target(b, "lost");
+      if (got === 503 && healthWhileStale.length < 3) {
+        const h = await fetch(`${b.base}/api/health`);
+        healthWhileStale.push({ status: h.status, redirects: ((await h.json()) as { redirects: string }).redirects });
+      }
       if (seen.at(-1) !== got) seen.push(got);
       if (got === "https://example.com/lost-2") break;
       if (performance.now() - t0 > 10_000) throw new Error(`B never followed: it answered ${seen.join(", ")}`);
@@ -235,6 +240,9 @@ describe("two instances on one database", () => {
     }
     expect(seen.filter((s) => s !== "https://example.com/lost-1")).toEqual([503, "https://example.com/lost-2"]);
     expect(seen.indexOf("https://example.com/lost-1")).toBeLessThan(1);
+    // Health says so while redirects answer 503, so a load balancer leaves B out.
+    expect(healthWhileStale[0]).toEqual({ status: 503, redirects: "stale" });
+    expect((await (await fetch(`${b.base}/api/health`)).json()) as object).toMatchObject({ status: "ok", redirects: "ok" });
     console.log(`B served again ${Math.round(performance.now() - t0)} ms after its listener was killed`);
     const next = { ...edit, originalUrl: "https://example.com/lost-3" };
     expect(await followed(() => fetch(`${a.base}/api/links/${id}`, { method: "PUT", ...json(next, cookie) }), b, "lost", "https://example.com/lost-3")).toBeLessThan(FOLLOW_MS);
