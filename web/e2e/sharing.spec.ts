@@ -3,7 +3,7 @@ import { expectNoHorizontalOverflow, registerViaApi, uniqueName } from "./helper
 
 test.use({ permissions: ["clipboard-read", "clipboard-write"] });
 
-test("A invites B: B accepts via /invite/{code}, sees A's shared topics with the count; A is notified", async ({ browser }) => {
+test("A invites B: B accepts via /invite/{code}, sees A's shared topics with the count; A is notified", { tag: "@main-flow" }, async ({ browser }) => {
   const ctxA = await browser.newContext({ permissions: ["clipboard-read", "clipboard-write"] });
   const ctxB = await browser.newContext();
   const a = await ctxA.newPage();
