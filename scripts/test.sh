@@ -7,7 +7,24 @@
 # "N passed, N failed" totalling all suites, and exits non-zero if anything failed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
+
+# A clean environment, so the suite cannot pass on something only one machine has: the script
+# starts itself again through `env -i` with PATH, HOME and CI (when set) and nothing else, and
+# sets every variable the suites read itself below. THREADLINK_TEST_ENV marks the second start.
+if [ "${THREADLINK_TEST_ENV:-}" != "clean" ]; then
+  exec env -i PATH="$PATH" HOME="$HOME" ${CI:+CI="$CI"} THREADLINK_TEST_ENV=clean LANG=C.UTF-8 bash "$0" "$@"
+fi
+# The project's own tools first (bun, playwright, biome), also when run as `bash scripts/test.sh`.
+export PATH="$PWD/node_modules/.bin:$PATH"
 mkdir -p .tmp
+
+# Ports free on this machine right now, one per server the suites start, so a port another
+# program holds (or a developer's habit) changes nothing: the screenshots freeze the port.
+free_port() { node -e 'const s=require("net").createServer();s.listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})'; }
+export E2E_PORT SMOKE_PORT HOSTILE_PORT
+E2E_PORT=$(free_port)
+SMOKE_PORT=$(free_port)
+HOSTILE_PORT=$(free_port)
 
 bash scripts/ensure-chromium.sh || { echo "0 passed, 1 failed"; exit 1; }
 

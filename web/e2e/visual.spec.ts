@@ -2,8 +2,8 @@
 // layout regression fails the suite. Baselines live in web/e2e/__screenshots__/ and are
 // committed; after an intended change of the UI, regenerate them (README, Development):
 //   npm run build && npx playwright test web/e2e/visual.spec.ts --update-snapshots
-// Deterministic by construction: fixed names and short codes, dates and phone numbers
-// rewritten to fixed text, the chart (today's dates on its axis) masked, animations off.
+// Deterministic by construction: fixed names and short codes, dates, phone numbers and the
+// server's port rewritten to fixed text, the chart (today's dates on its axis) masked, animations off.
 import { expect, test, type Page } from "@playwright/test";
 import { buildScene, SCREENS, stateFor, type Scene } from "./scene";
 
@@ -20,18 +20,27 @@ test.beforeAll(async ({ baseURL }) => {
 
 /**
  * Rewrites what differs between runs to fixed text of the same shape, so the layout around it
- * is still compared: server dates ("Nov 22, 2026 21:30") and topic phone numbers (random).
+ * is still compared: server dates ("Nov 22, 2026 21:30"), topic phone numbers (random) and the
+ * server's own address (the port is E2E_PORT's, so short URLs read "127.0.0.1:<port>/code"; a
+ * baseline must not hold one machine's port). Field values are rewritten as well as text.
  */
 async function freeze(page: Page) {
   await page.evaluate(() => {
+    const fix = (t: string) =>
+      t
+        .replace(/\b[A-Z][a-z]{2} \d{1,2}, \d{4}( \d{2}:\d{2})?/g, (_m, time) => `Jan 1, 2026${time ? " 09:30" : ""}`)
+        .replace(/\+1 \d{3}-\d{3}-\d{4}/g, "+1 555-010-0000")
+        .replace(/\+1\d{10}\b/g, "+15550100000")
+        .replace(/\b(127\.0\.0\.1|localhost):\d{1,5}\b/g, "$1:3917");
     const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
     for (let n = walker.nextNode(); n; n = walker.nextNode()) {
       const t = n.textContent ?? "";
-      const fixed = t
-        .replace(/\b[A-Z][a-z]{2} \d{1,2}, \d{4}( \d{2}:\d{2})?/g, (_m, time) => `Jan 1, 2026${time ? " 09:30" : ""}`)
-        .replace(/\+1 \d{3}-\d{3}-\d{4}/g, "+1 555-010-0000")
-        .replace(/\+1\d{10}\b/g, "+15550100000");
+      const fixed = fix(t);
       if (fixed !== t) n.textContent = fixed;
+    }
+    for (const field of document.querySelectorAll<HTMLInputElement | HTMLTextAreaElement>("input, textarea")) {
+      const fixed = fix(field.value);
+      if (fixed !== field.value) field.value = fixed;
     }
   });
 }
