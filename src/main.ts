@@ -22,10 +22,13 @@ Commands:
   migrate-data POSTGRES_URL     Copy the SQLite database in DATA_DIR into an empty PostgreSQL database
   user create USERNAME EMAIL    Create an account (password from stdin or THREADLINK_PASSWORD)
   user set-plan USERNAME free|premium [DAYS]
-  user reset-password USERNAME  (password from stdin or THREADLINK_PASSWORD)
+  user reset-password USERNAME [--keep-keys]
+                                New password (stdin or THREADLINK_PASSWORD); ends the user's
+                                sessions and revokes their API keys unless --keep-keys
   api-key create USERNAME NAME --scope read|read-write [--only links|topics]
                                 Create an API key and print it (shown once)
   api-key revoke USERNAME PREFIX  Revoke the key whose prefix (tl_ and 8 characters) is listed
+  api-key list USERNAME         List a user's keys (prefix, scope, created, last used, name)
   healthcheck                   Exit 0 when the local server answers /api/health (for Docker)
   --help, -h                    Show this help
   --version, -v                 Show the version

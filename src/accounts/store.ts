@@ -93,11 +93,17 @@ export function accountsStore(db: Database) {
       ),
     /** Replaces the stored hash of the same password (a parameter upgrade): sessions stay. */
     setPasswordHash: (id: number, hash: string) => db.run(SET_PASSWORD, { id, hash, now: nowIso() }),
-    setPassword: (id: number, hash: string) =>
+    /**
+     * A new password (an account reset): ends every session and, unless `keepKeys`, every API key
+     * too, in the same transaction — whoever had the account may have minted keys with it.
+     * Returns how many keys were revoked.
+     */
+    setPassword: (id: number, hash: string, opts: { keepKeys?: boolean } = {}) =>
       db.tx(async (q) => {
         await q.run(SET_PASSWORD, { id, hash, now: nowIso() });
-        // A new password ends every existing session.
         await q.run(`DELETE FROM sessions WHERE user_id = ?`, id);
+        if (opts.keepKeys) return 0;
+        return (await q.all(`DELETE FROM api_keys WHERE user_id = ? RETURNING id`, id)).length;
       }),
     createSession: (id: string, userId: number, expires: string) => insertSession(db, id, userId, expires),
     sessionUser: (id: string) =>

@@ -22,7 +22,31 @@ describe("threadlink api-key", () => {
     expect((await use(key)).status).toBe(401);
   });
 
+  test("list shows a user's keys, one a line, and never the key itself; another user's keys are not listed", async () => {
+    const eve = await t.signUp("eve");
+    const mine = (await apiKeyCommand(t.config, ["create", "dana", "report job", "--scope", "read-write"])).split("\n").at(-1)!;
+    const theirs = (await apiKeyCommand(t.config, ["create", "eve", "eve's bot", "--scope", "read"])).split("\n").at(-1)!;
+    await use(mine);
+    const out = await apiKeyCommand(t.config, ["list", "dana"]);
+    const lines = out.split("\n");
+    expect(lines[0]).toBe("prefix\tscope\tonly\tcreated\tlast used\tname");
+    const row = lines.find((l) => l.startsWith(mine.slice(0, 11)))!.split("\t");
+    expect(row[1]).toBe("read-write");
+    expect(row[2]).toBe("-");
+    expect(row[3]).toMatch(/^\d{4}-\d{2}-\d{2}T/);
+    expect(row[4]).toMatch(/^\d{4}-\d{2}-\d{2}T/);
+    expect(row[5]).toBe("report job");
+    expect(out).not.toContain(mine);
+    expect(out).not.toContain(theirs.slice(0, 11));
+    expect(await apiKeyCommand(t.config, ["list", "nobody-here"]).catch((e: Error) => e.message)).toBe("No user named nobody-here");
+    const fresh = await t.signUp("fresh-user");
+    expect(await apiKeyCommand(t.config, ["list", "fresh-user"])).toBe("fresh-user has no API keys");
+    expect(eve.user.id).not.toBe(fresh.user.id);
+  });
+
   const refused: { name: string; args: string[]; message: RegExp }[] = [
+    { name: "list with an extra argument", args: ["list", "dana", "x"], message: /Usage/ },
+    { name: "list with an option", args: ["list", "dana", "--scope", "read"], message: /Usage/ },
     { name: "no scope", args: ["create", "dana", "x"], message: /Scope must be read or read-write/ },
     { name: "a wrong scope", args: ["create", "dana", "x", "--scope", "admin"], message: /Scope must be read or read-write/ },
     { name: "a wrong limit", args: ["create", "dana", "x", "--scope", "read", "--only", "users"], message: /Limit must be links or topics/ },

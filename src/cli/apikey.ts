@@ -7,7 +7,7 @@ import { apiKeysStore } from "../apikeys/store";
 import { CreateApiKeyBody } from "../apikeys/schema";
 import { newApiKey } from "../apikeys/access";
 
-const USAGE = "Usage: threadlink api-key create USERNAME NAME --scope read|read-write [--only links|topics] | revoke USERNAME PREFIX";
+const USAGE = "Usage: threadlink api-key create USERNAME NAME --scope read|read-write [--only links|topics] | revoke USERNAME PREFIX | list USERNAME";
 
 /** `--flag value` pairs after the positional arguments. */
 function flags(args: string[]) {
@@ -23,7 +23,7 @@ function flags(args: string[]) {
 }
 
 /**
- * threadlink api-key create|revoke … — keys for scripts on a server without a browser at hand.
+ * threadlink api-key create|revoke|list … — keys for scripts on a server without a browser at hand.
  * The created key is the command's only output line but one, so `| tail -1` captures it.
  */
 export async function apiKeyCommand(config: Config, args: string[]) {
@@ -34,11 +34,21 @@ export async function apiKeyCommand(config: Config, args: string[]) {
   try {
     const { positional, named } = flags(rest);
     const [username, arg] = positional;
-    if (!username || !arg || positional.length > 2) throw new Error(USAGE);
+    const wanted = sub === "list" ? 1 : 2;
+    if (!username || positional.length !== wanted || (sub === "list" && Object.keys(named).length > 0)) throw new Error(USAGE);
     const u = await accounts.findByUsername(username.toLowerCase());
     if (!u) throw new Error(`No user named ${username}`);
     switch (sub) {
+      case "list": {
+        // One key a line, tab-separated (prefix, scope, area, created, last used, name): the name
+        // last, since it is the only field that may hold spaces.
+        const rows = await keys.list(u.id);
+        if (rows.length === 0) return `${u.username} has no API keys`;
+        const head = "prefix\tscope\tonly\tcreated\tlast used\tname";
+        return [head, ...rows.map((k) => [k.prefix, k.scope, k.only_area ?? "-", k.created_at, k.last_used_at ?? "never", k.name].join("\t"))].join("\n");
+      }
       case "create": {
+        if (!arg) throw new Error(USAGE);
         // The web form's own schema: the same names, scopes and messages.
         const r = v.safeParse(CreateApiKeyBody, { name: arg, scope: named.scope ?? "", only: named.only ?? "" });
         if (!r.success) throw new Error(r.issues[0].message);

@@ -3,6 +3,7 @@
 // the binary does). The password comes from THREADLINK_PASSWORD, as in a script.
 import { afterEach, describe, expect, test } from "bun:test";
 import { PASSWORD, setup } from "../test/helpers";
+import { apiKeyCommand } from "./apikey";
 import { userCommand } from "./user";
 
 const t = await setup();
@@ -48,10 +49,33 @@ describe("threadlink user", () => {
   test("reset-password changes the password and signs out every session", async () => {
     const session = (await login("erin", PASSWORD)).headers.get("set-cookie")!.split(";")[0]!;
     expect((await t.call("GET", "/api/user", { cookie: session })).status).toBe(200);
-    expect(await withPassword(NEW_PASSWORD, () => userCommand(t.config, ["reset-password", "erin"]))).toBe("Password changed for erin; their sessions were signed out");
+    expect(await withPassword(NEW_PASSWORD, () => userCommand(t.config, ["reset-password", "erin"]))).toBe(
+      "Password changed for erin; their sessions were signed out and 0 API keys were revoked",
+    );
     expect((await t.call("GET", "/api/user", { cookie: session })).status).toBe(401);
     expect((await login("erin", PASSWORD)).status).toBe(401);
     expect((await login("erin", NEW_PASSWORD)).status).toBe(200);
+  });
+
+  test("reset-password revokes the user's API keys (not another user's); --keep-keys keeps them", async () => {
+    const mint = async (user: string) => (await apiKeyCommand(t.config, ["create", user, "bot", "--scope", "read-write"])).split("\n").at(-1)!;
+    const withKey = (key: string) => t.call("POST", "/api/links", { body: { originalUrl: "https://example.com/", title: "by key" }, headers: { authorization: `Bearer ${key}` } });
+    await t.signUp("gina");
+    const [first, second, other] = [await mint("erin"), await mint("erin"), await mint("gina")];
+    expect((await withKey(first)).status).toBe(201);
+    expect(await withPassword(PASSWORD, () => userCommand(t.config, ["reset-password", "erin"]))).toBe(
+      "Password changed for erin; their sessions were signed out and 2 API keys were revoked",
+    );
+    expect((await withKey(first)).status).toBe(401);
+    expect((await withKey(second)).status).toBe(401);
+    expect((await withKey(other)).status).toBe(201);
+    const kept = await mint("erin");
+    expect(await withPassword(NEW_PASSWORD, () => userCommand(t.config, ["reset-password", "erin", "--keep-keys"]))).toBe(
+      "Password changed for erin; their sessions were signed out and their API keys were kept",
+    );
+    expect((await withKey(kept)).status).toBe(201);
+    await expect(withPassword(NEW_PASSWORD, () => userCommand(t.config, ["reset-password", "erin", "--keep-all"]))).rejects.toThrow(/Unknown option --keep-all/);
+    expect((await withKey(kept)).status).toBe(201);
   });
 
   const refused: { name: string; args: string[]; password?: string; message: RegExp }[] = [

@@ -19,6 +19,8 @@ function check<T>(schema: v.GenericSchema<unknown, T>, value: unknown): T {
   return r.output;
 }
 
+const USAGE = "Usage: threadlink user create USERNAME EMAIL | set-plan USERNAME free|premium [DAYS] | reset-password USERNAME [--keep-keys]";
+
 /** threadlink user create|set-plan|reset-password … — for closed-registration instances and support. */
 export async function userCommand(config: Config, args: string[]) {
   const [sub, ...rest] = args;
@@ -49,15 +51,20 @@ export async function userCommand(config: Config, args: string[]) {
         return `${u.username} is now on the ${plan} plan${expires ? ` until ${expires}` : ""}`;
       }
       case "reset-password": {
-        const [name] = rest;
+        const keepKeys = rest.includes("--keep-keys");
+        const positional = rest.filter((a) => a !== "--keep-keys");
+        const unknown = positional.find((a) => a.startsWith("--"));
+        if (unknown) throw new Error(`Unknown option ${unknown}\n${USAGE}`);
+        const [name] = positional;
         const u = await accounts.findByUsername((name ?? "").toLowerCase());
         if (!u) throw new Error(`No user named ${name}`);
         const password = check(Password, await readPassword());
-        await accounts.setPassword(u.id, await hashPassword(password));
-        return `Password changed for ${u.username}; their sessions were signed out`;
+        const revoked = await accounts.setPassword(u.id, await hashPassword(password), { keepKeys });
+        const keys = keepKeys ? "their API keys were kept" : `${revoked} API key${revoked === 1 ? " was" : "s were"} revoked`;
+        return `Password changed for ${u.username}; their sessions were signed out and ${keys}`;
       }
       default:
-        throw new Error("Usage: threadlink user create USERNAME EMAIL | set-plan USERNAME free|premium [DAYS] | reset-password USERNAME");
+        throw new Error(USAGE);
     }
   } finally {
     await db.close();
