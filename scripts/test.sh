@@ -81,7 +81,7 @@ echo "== Lint (Biome: correctness and import boundaries; knip: unused files, exp
 if npm run --silent lint; then passed=$((passed + 1)); else failed=$((failed + 1)); status=1; fi
 
 echo "== Server tests (bun test)"
-bun test 2>&1 | tee .tmp/unit.log
+bun test --timeout 20000 2>&1 | tee .tmp/unit.log
 [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 bun_counts .tmp/unit.log
 passed=$((passed + p)); failed=$((failed + f))
@@ -89,12 +89,12 @@ passed=$((passed + p)); failed=$((failed + f))
 echo "== PostgreSQL tests (bun test on *.pg.test.ts; throwaway PostgreSQL 15 clusters, installed when missing)"
 # bunfig.toml keeps these files out of the run above; the flags below replace its ignore list.
 with_postgres bun_counts .tmp/pg.log \
-  bun test --path-ignore-patterns='web/e2e/**' --path-ignore-patterns='dist/**' --path-ignore-patterns='test-results/**' .pg.test
+  bun test --timeout 20000 --path-ignore-patterns='web/e2e/**' --path-ignore-patterns='dist/**' --path-ignore-patterns='test-results/**' .pg.test
 
 echo "== Server tests on PostgreSQL (the whole bun test with TEST_BACKEND=postgres: a throwaway cluster per test process)"
 # The same files as the first run, each setup() on a fresh PostgreSQL database; tests about
 # SQLite's internals skip there, saying why.
-with_postgres bun_counts .tmp/unit-pg.log env TEST_BACKEND=postgres bun test
+with_postgres bun_counts .tmp/unit-pg.log env TEST_BACKEND=postgres bun test --timeout 20000
 
 echo "== Build the binary"
 if ! bun run scripts/build.ts; then
