@@ -1,6 +1,6 @@
 // One schema for the server route and the web form: the messages users see live here.
 import * as v from "valibot";
-import { isReserved } from "../shared/reserved";
+import { isApiWord, isReserved } from "../shared/reserved";
 import { noControlChars } from "../shared/text";
 
 const text = (what: string) => v.optional(v.string(`${what} must be text`), "");
@@ -13,7 +13,7 @@ export const Username = v.pipe(
   v.maxLength(32, "Username must be at most 32 characters"),
   v.toLowerCase(),
   v.regex(/^[a-z0-9_-]{3,32}$/, "Username must be 3 to 32 characters: letters, numbers, '-' or '_'"),
-  v.check((u) => !isReserved(u), "That username is reserved. Please choose another."),
+  v.check((u) => !isReserved(u) && !isApiWord(u), "That username is reserved. Please choose another."),
 );
 
 export const Password = v.pipe(

@@ -18,3 +18,18 @@ export function isReserved(word: string) {
   // Bun serves the bundled web chunks at /chunk-<hash>.js|css.
   return reserved.has(w) || w.startsWith("chunk-");
 }
+
+// Second path segments under /api/ that the API itself serves. A username may not equal one:
+// title routes are /api/:username/:topic/titles, so a user named "links" would have their
+// titles' paths read as the links API (and an API key's area decided by the wrong word).
+// src/app.test.ts checks this list against the live router.
+export const API_WORDS = [
+  "api-keys", "config", "docs", "health", "invites", "links", "login", "logout", "notifications",
+  "openapi.json", "pic-drift-links", "register", "share", "shared-topics", "sharing-users",
+  "subscription", "topic", "topics", "user", "users", "me", "events", "webhooks", "tags", "stats",
+] as const;
+
+const apiWords = new Set<string>(API_WORDS);
+
+/** Whether a username would shadow (or be shadowed by) an API path word. */
+export const isApiWord = (word: string) => apiWords.has(word.toLowerCase());
