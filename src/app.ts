@@ -2,7 +2,8 @@ import { Elysia } from "elysia";
 import type { Config } from "./config";
 import type { Database } from "./db/database";
 import { createContext, type AppContext } from "./context";
-import { errorHandler, notFound } from "./http/errors";
+import { AppError, errorHandler, notFound } from "./http/errors";
+import { allowedMethods } from "./http/methods";
 import { malformedPaths, originGuard, securityHeaders } from "./http/security";
 import { visitorPages } from "./redirects/visitorPages";
 import { MAX_REQUEST_BYTES, bodyLimit } from "./http/bodyLimit";
@@ -24,9 +25,6 @@ import { vendorRoutes } from "./vendor/routes";
 import { apiKeyRoutes } from "./apikeys/routes";
 import { openApiRoutes } from "./openapi/routes";
 
-const apiNotFound = () => {
-  throw notFound("No such API route");
-};
 
 /**
  * Builds the whole HTTP app: /api features first, redirects next, the web app last.
@@ -45,6 +43,15 @@ export async function createApp({ db, config, maxClickBacklog }: { db: Database;
   // Bun.serve's router sends live short links straight to the redirect (the hot path); the
   // rest of those paths fall back to this app. Only a listening server uses it (see listen).
   const routes = redirectServeRoutes(ctx, links, (request) => app.fetch(request));
+  const allowedFor = allowedMethods(() => app.routes);
+  // An API path nothing serves is a 404; a served path asked with another method is a 405.
+  const apiNotFound = ({ request }: { request: Request }) => {
+    const allow = allowedFor(new URL(request.url).pathname);
+    if (allow.length > 0 && !allow.includes(request.method)) {
+      throw new AppError("METHOD_NOT_ALLOWED", `${request.method} is not allowed here; this path takes ${allow.join(", ")}`, undefined, { allow: allow.join(", ") });
+    }
+    throw notFound("No such API route");
+  };
   const app = new Elysia({ serve: { maxRequestBodySize: MAX_REQUEST_BYTES, routes } })
     .use(errorHandler)
     .use(securityHeaders(ctx))
@@ -76,6 +83,8 @@ export async function createApp({ db, config, maxClickBacklog }: { db: Database;
     // app's GET /* would otherwise answer unknown API paths with HTML.
     .get("/api/*", apiNotFound)
     .all("/api/*", apiNotFound)
+    // ALL does not take OPTIONS in Elysia's router: listed so it gets the 405 too.
+    .options("/api/*", apiNotFound)
     .use(spa)
     // Registered after the web app so its GET / wins: the brand domain's root redirect.
     .use(rootRoute(ctx, links, webPage));

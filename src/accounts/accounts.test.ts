@@ -285,6 +285,25 @@ describe("health and unknown API paths", () => {
     }
   });
 
+  test("a known API path asked with a method it does not serve is a 405 with Allow; nothing changes", async () => {
+    const u = await t.signUp("method-tester");
+    const made = await t.call("POST", "/api/links", { cookie: u.cookie, body: { originalUrl: "https://example.com/m", title: "Method" }, headers: { origin: "http://localhost:3000" } });
+    expect(made.status).toBe(201);
+    const before = await t.database.all("SELECT * FROM short_links ORDER BY id");
+    for (const [m, p, allow] of [
+      ["PATCH", `/api/links/${made.json.id}`, "DELETE, PUT"],
+      ["OPTIONS", "/api/links", "GET, HEAD, POST"],
+      ["PUT", "/api/health", "GET, HEAD"],
+      ["DELETE", "/api/topics", "GET, HEAD, POST"],
+    ] as const) {
+      const r = await t.call(m, p, { cookie: u.cookie, headers: { origin: "http://localhost:3000" }, body: m === "PATCH" ? { title: "changed" } : undefined });
+      expect(r.status, `${m} ${p}`).toBe(405);
+      expect(r.json.error.code).toBe("METHOD_NOT_ALLOWED");
+      expect(r.headers.get("allow")).toBe(allow);
+    }
+    expect(await t.database.all("SELECT * FROM short_links ORDER BY id")).toEqual(before);
+  });
+
   test("GET /api/config exposes names and domains but nothing secret", async () => {
     const r = await t.call("GET", "/api/config");
     expect(r.status).toBe(200);

@@ -22,7 +22,7 @@ const NOT_API: { pattern: RegExp; why: string }[] = [
   { pattern: /^GET \/[\w.-]+\.(ico|png|svg|webmanifest|txt)$/, why: "the web app's static files" },
   { pattern: /^GET \/vendor\//, why: "the video engine's files (vendor assets)" },
   { pattern: /^GET \/(l\/|r\/)?\{code\}$/, why: "short-link redirects for visitors, not API calls" },
-  { pattern: /^(GET|ALL) \/api\/\*$/, why: "the catch-all that answers unknown /api paths with 404 in the error shape" },
+  { pattern: /^(GET|ALL|OPTIONS) \/api\/\*$/, why: "the catch-all that answers unknown /api paths with 404 (a known path with another method: 405) in the error shape" },
 ];
 
 const t = await setup();
