@@ -138,6 +138,9 @@ describe("PUT /api/pic-drift-links/{id}", () => {
     { name: "missing title", body: { ...ok, title: "" }, message: "Title is required" },
     { name: "title over 100", body: { ...ok, title: "t".repeat(101) }, message: "Title must be at most 100 characters" },
     { name: "description over 255", body: { ...ok, description: HOSTILE.huge }, message: "Description must be at most 255 characters" },
+    // SQLite stored a NUL that PostgreSQL refuses (and then migrate-data failed): refused on both.
+    { name: "description with a NUL", body: { ...ok, description: "before\u0000after" }, message: "Description must not contain control characters other than tabs and line breaks" },
+    { name: "description with an escape", body: { ...ok, description: "\u001b[31mred" }, message: /control characters/ },
     { name: "short code as a number", body: { ...ok, shortCode: 12345 }, message: "Short code must be text" },
   ];
   for (const s of invalid) {

@@ -2,7 +2,7 @@
 // Isomorphic: the web dialogs import it too, so nothing server-only belongs in this file.
 import * as v from "valibot";
 import { isReserved } from "../shared/reserved";
-import { noControlChars } from "../shared/text";
+import { noControlChars, noControlCharsInText } from "../shared/text";
 
 export const MAX_URL_LENGTH = 2048;
 export const TITLE_MAX = 100;
@@ -90,6 +90,8 @@ export const Description = v.pipe(
   v.optional(v.nullable(v.string("Description must be text")), ""),
   v.transform((s) => (s ?? "").trim()),
   v.maxLength(DESCRIPTION_MAX, MSG.description),
+  // As every other text field: a NUL, which PostgreSQL cannot store, is refused on both backends.
+  noControlCharsInText("Description"),
 );
 
 export const ShortCode = v.pipe(

@@ -51,8 +51,17 @@ export const KeyPhrase = optionalText("Message", 20_000);
 export const DisplayName = v.optional(
   v.nullable(v.pipe(v.string("Display name must be text"), v.trim(), noControlChars("Display name"), v.maxLength(100, "Display name must be at most 100 characters"))),
 );
+// PostgreSQL keeps these in `integer` columns (4 bytes): a larger value, which SQLite would
+// store, is refused here so both backends accept exactly the same requests (and migrate-data
+// never meets a row PostgreSQL cannot hold).
+const INT4_MAX = 2_147_483_647;
 const Version = v.optional(
-  v.pipe(v.number("Version must be a number"), v.integer("Version must be a whole number"), v.minValue(1, "Version must be at least 1")),
+  v.pipe(
+    v.number("Version must be a number"),
+    v.integer("Version must be a whole number"),
+    v.minValue(1, "Version must be at least 1"),
+    v.maxValue(INT4_MAX, `Version must be at most ${INT4_MAX}`),
+  ),
 );
 
 /**
@@ -77,7 +86,14 @@ export const UpdateTitleBody = v.object({
   keyPhrase: KeyPhrase,
   notes: Notes,
   version: Version,
-  order: v.optional(v.pipe(v.number("Order must be a number"), v.integer("Order must be a whole number"))),
+  order: v.optional(
+    v.pipe(
+      v.number("Order must be a number"),
+      v.integer("Order must be a whole number"),
+      v.minValue(-INT4_MAX - 1, `Order must be at least ${-INT4_MAX - 1}`),
+      v.maxValue(INT4_MAX, `Order must be at most ${INT4_MAX}`),
+    ),
+  ),
 });
 
 export const TitleQuery = v.object({
