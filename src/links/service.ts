@@ -31,7 +31,7 @@ function toCached(r: RedirectRow): CachedLink | null {
  * after that every read and update of it is synchronous: the redirect never awaits (issue 12).
  */
 export async function createLinks(ctx: AppContext, opts: { maxClickBacklog?: number | undefined } = {}) {
-  const store = linksStore(ctx.db);
+  const store = linksStore(ctx.db, { maxPerUser: ctx.config.quotas.linksPerUser });
   // Every instance runs this at start, with no lock: one UPDATE that writes only when the URL
   // differs, so N instances with the same ROOT_REDIRECT_URL set it once and the rest find it
   // done (instances configured apart would each set theirs: configure them alike, README).
