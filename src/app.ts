@@ -8,7 +8,7 @@ import { malformedPaths, originGuard, securityHeaders } from "./http/security";
 import { visitorPages } from "./redirects/visitorPages";
 import { MAX_REQUEST_BYTES, bodyLimit } from "./http/bodyLimit";
 import { authPlugin, bearerKeys } from "./http/auth";
-import { apiRateLimit } from "./http/rateLimit";
+import { apiRateLimit, heavyCallLimit } from "./http/rateLimit";
 import { spaPlugin } from "./http/spa";
 import { accountRoutes } from "./accounts/routes";
 import { healthRoutes } from "./health/routes";
@@ -34,6 +34,7 @@ export async function createApp({ db, config, maxClickBacklog }: { db: Database;
   const ctx: AppContext = createContext(db, config);
   const bearer = bearerKeys(ctx);
   const auth = authPlugin(ctx, bearer);
+  const heavy = heavyCallLimit(ctx, bearer);
   const links = await createLinks(ctx, { maxClickBacklog });
   const spa = await spaPlugin();
   // Static pages for visitors (no app bundle): a path that cannot be decoded gets the 404 one.
@@ -58,9 +59,11 @@ export async function createApp({ db, config, maxClickBacklog }: { db: Database;
     .use(originGuard(ctx))
     // Per API key and per anonymous address, before any route's sign-in check (README).
     .use(apiRateLimit(ctx, bearer))
+    // Per user, for bulk, import, exports and analytics (README "Quotas").
+    .use(heavy.plugin)
     .use(malformedPaths(ctx, () => pages.notFound.respond()))
     // JSON bodies everywhere; the link import alone takes a CSV file (its own 10 MB cap).
-    .use(bodyLimit(ctx, [IMPORT_PATH]))
+    .use(bodyLimit(ctx, [IMPORT_PATH], heavy.gate))
     .use(healthRoutes(ctx, links))
     .use(accountRoutes(ctx, auth))
     // Only 4-segment paths ending in /titles reach it (titles.test.ts checks the neighbours).

@@ -86,6 +86,19 @@ const Env = v.object({
   // calls that carry neither a key nor a live session (README "Sign-in and abuse limits").
   API_RATE_LIMIT: v.optional(int("API_RATE_LIMIT", 0, 1_000_000), "300"),
   API_ANON_RATE_LIMIT: v.optional(int("API_ANON_RATE_LIMIT", 0, 1_000_000), "120"),
+  // Per-user quotas (issue 21; README "Quotas"): what one account may hold on a shared
+  // instance. 0 turns a cap off. Each is checked inside the transaction that would pass it.
+  MAX_LINKS_PER_USER: v.optional(int("MAX_LINKS_PER_USER", 0, 100_000_000), "100000"),
+  MAX_API_KEYS_PER_USER: v.optional(int("MAX_API_KEYS_PER_USER", 0, 1_000_000), "50"),
+  MAX_TOPICS_PER_USER: v.optional(int("MAX_TOPICS_PER_USER", 0, 1_000_000), "500"),
+  MAX_TITLES_PER_TOPIC: v.optional(int("MAX_TITLES_PER_TOPIC", 0, 10_000_000), "1000"),
+  MAX_TOPIC_TEXT_BYTES: v.optional(int("MAX_TOPIC_TEXT_BYTES", 0, 1_000_000_000_000), "10000000"),
+  // Calls a minute per signed-in user to bulk, import, exports and analytics (0: off).
+  HEAVY_RATE_LIMIT: v.optional(int("HEAVY_RATE_LIMIT", 0, 1_000_000), "60"),
+  // SQLite: the WAL is truncated once it passes this many MB, even while writes continue.
+  WAL_LIMIT_MB: v.optional(int("WAL_LIMIT_MB", 1, 1_000_000), "64"),
+  // A warning is logged while the data folder's disk has less than this many MB free.
+  DISK_WARN_MB: v.optional(int("DISK_WARN_MB", 0, 100_000_000), "1024"),
 });
 
 export type Config = ReturnType<typeof loadConfig>;
@@ -158,5 +171,15 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     logLevel: e.LOG_LEVEL,
     apiRateLimit: e.API_RATE_LIMIT,
     apiAnonRateLimit: e.API_ANON_RATE_LIMIT,
+    quotas: {
+      linksPerUser: e.MAX_LINKS_PER_USER,
+      apiKeysPerUser: e.MAX_API_KEYS_PER_USER,
+      topicsPerUser: e.MAX_TOPICS_PER_USER,
+      titlesPerTopic: e.MAX_TITLES_PER_TOPIC,
+      topicTextBytes: e.MAX_TOPIC_TEXT_BYTES,
+    },
+    heavyRateLimit: e.HEAVY_RATE_LIMIT,
+    walLimitBytes: e.WAL_LIMIT_MB * 1024 * 1024,
+    diskWarnBytes: e.DISK_WARN_MB * 1024 * 1024,
   };
 }

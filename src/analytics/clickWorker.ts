@@ -4,10 +4,11 @@
 // the WAL checkpoints, so neither ever happens inside a visitor's request.
 // It is a separate entrypoint of the compiled binary (scripts/build.ts).
 //
-// Messages in:  open {path, url, ipStorage, geoipDb, checkpointMs, coalesceMs, foldEvery} · batch {data, n}
+// Messages in:  open {path, url, ipStorage, geoipDb, checkpointMs, coalesceMs, foldEvery, walLimitBytes} · batch {data, n}
 //               · counts {counts: [linkId, n][]} (clicks the recorder could not keep: counted only) · flush {id} · close
 // Messages out: ready · written {n} (written, or given up on) · flushed {id, ok} · closed · error {message}
 // Messages are handled in order, so a flush is answered only after every batch posted before it.
+import { statSync } from "node:fs";
 import type { Db } from "../db/open";
 import { openDbFile } from "../db/open";
 import { decodeClicks } from "./recorder";
@@ -18,7 +19,7 @@ declare const self: Worker;
 
 export type ToWorker =
   /** `url`: PostgreSQL's (DATABASE_URL), written to instead of the SQLite file at `path`. */
-  | { type: "open"; path: string; url: string | null; ipStorage: IpStorage; geoipDb: string | null; checkpointMs: number; coalesceMs: number; foldEvery?: number | undefined }
+  | { type: "open"; path: string; url: string | null; ipStorage: IpStorage; geoipDb: string | null; checkpointMs: number; coalesceMs: number; foldEvery?: number | undefined; walLimitBytes?: number | undefined }
   | { type: "batch"; data: string; n: number }
   | { type: "counts"; counts: [number, number][] }
   | { type: "flush"; id: number }
@@ -55,9 +56,13 @@ let pendingCount = 0;
 let extraCounts = new Map<number, number>();
 let retry: ReturnType<typeof setTimeout> | null = null;
 let checkpoints: ReturnType<typeof setInterval> | null = null;
+let walWatch: ReturnType<typeof setInterval> | null = null;
+const WAL_WATCH_MS = 100;
 let scheduled: ReturnType<typeof setTimeout> | null = null;
 let idleFold: ReturnType<typeof setTimeout> | null = null;
 let coalesceMs = 0;
+let walPath = "";
+let walLimitBytes = 0;
 
 const send = (m: FromWorker) => self.postMessage(m);
 
@@ -131,9 +136,38 @@ function collect() {
   Bun.gc(true);
 }
 
+/** The WAL file's size now (0 when there is none). */
+function walSize() {
+  try {
+    return statSync(walPath).size;
+  } catch {
+    return 0;
+  }
+}
+
 function checkpoint() {
   try {
     db?.query("PRAGMA wal_checkpoint(PASSIVE)").get();
+  } catch (e) {
+    send({ type: "error", message: `checkpoint failed: ${String(e)}` });
+  }
+}
+
+/**
+ * A PASSIVE checkpoint never rewinds the WAL while others keep writing and reading: it grew to
+ * 11 GB under a 1M-link bulk (issue 21). So the WAL's size is looked at every WAL_WATCH_MS (a
+ * stat, a few µs) and past half of WAL_LIMIT_MB (what a bulk load writes between two looks
+ * must fit in the other half: ~2 MB at the ~20 MB/s measured) it is reset and cut to nothing.
+ * A PASSIVE pass first copies nearly every frame without blocking anyone, so the writer lock
+ * TRUNCATE holds (other writers wait, through their busy_timeout) covers only the frames
+ * written since. Its busy handler waits out the current writer; bulk create and import leave a
+ * gap between their transactions for it.
+ */
+function watchWal() {
+  if (!db || walSize() <= walLimitBytes / 2) return;
+  try {
+    db.query("PRAGMA wal_checkpoint(PASSIVE)").get();
+    db.query("PRAGMA wal_checkpoint(TRUNCATE)").get();
   } catch (e) {
     send({ type: "error", message: `checkpoint failed: ${String(e)}` });
   }
@@ -150,7 +184,9 @@ self.onmessage = (e: MessageEvent<ToWorker>) => {
         send({ type: "ready" });
         return;
       }
-      db = openDbFile(m.path);
+      db = openDbFile(m.path, m.walLimitBytes);
+      walPath = `${m.path}-wal`;
+      walLimitBytes = m.walLimitBytes ?? 0;
       // This thread checkpoints on a timer (below): a commit never stops to copy the WAL, and a
       // page rewritten by several commits in a second is copied into the database once.
       db.exec("PRAGMA wal_autocheckpoint = 0");
@@ -166,6 +202,7 @@ self.onmessage = (e: MessageEvent<ToWorker>) => {
       writer = new ClickWriter(db, { ipStorage: m.ipStorage, geoipDb: m.geoipDb, foldEvery: m.foldEvery });
       // The location databases open with the first click that needs a lookup (geo.ts).
       checkpoints = setInterval(checkpoint, m.checkpointMs);
+      if (walLimitBytes > 0) walWatch = setInterval(watchWal, WAL_WATCH_MS);
       send({ type: "ready" });
     } catch (err) {
       send({ type: "error", message: `click writer could not open the database: ${String(err)}` });
@@ -200,6 +237,7 @@ self.onmessage = (e: MessageEvent<ToWorker>) => {
     if (retry) clearTimeout(retry);
     if (scheduled) clearTimeout(scheduled);
     if (checkpoints) clearInterval(checkpoints);
+    if (walWatch) clearInterval(walWatch);
     if (idleFold) clearTimeout(idleFold);
     void drain().then(async (ok) => {
       // Written, then folded: the next start finds no tail to scan.

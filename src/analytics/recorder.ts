@@ -113,7 +113,15 @@ const DEFAULT_AUTOCHECKPOINT = 1000;
  * `foldEvery`: clicks per fold of the per-link index (writerStore.ts FOLD_EVERY; tests lower it).
  * `databaseUrl`: DATABASE_URL when the database is PostgreSQL (the worker opens its own connection).
  */
-type Opts = { ipStorage: "truncated" | "full" | "none"; geoipDb: string | null; maxBacklog?: number | undefined; foldEvery?: number | undefined; databaseUrl?: string | null | undefined };
+type Opts = {
+  ipStorage: "truncated" | "full" | "none";
+  geoipDb: string | null;
+  maxBacklog?: number | undefined;
+  foldEvery?: number | undefined;
+  databaseUrl?: string | null | undefined;
+  /** WAL_LIMIT_MB in bytes: the worker truncates the SQLite WAL past half of it (clickWorker.ts). */
+  walLimitBytes?: number | undefined;
+};
 
 /** What `/api/health` shows of the click writer. */
 export type ClickStats = {
@@ -304,7 +312,7 @@ export class ClickRecorder {
     };
     const url = this.db.dialect === "postgres" ? this.opts.databaseUrl! : null;
     const path = this.db.sqlite?.filename ?? "";
-    w.postMessage({ type: "open", path, url, ipStorage: this.opts.ipStorage, geoipDb: this.opts.geoipDb, checkpointMs: CHECKPOINT_MS, coalesceMs: COALESCE_MS, foldEvery: this.opts.foldEvery } satisfies ToWorker);
+    w.postMessage({ type: "open", path, url, ipStorage: this.opts.ipStorage, geoipDb: this.opts.geoipDb, checkpointMs: CHECKPOINT_MS, coalesceMs: COALESCE_MS, foldEvery: this.opts.foldEvery, walLimitBytes: this.opts.walLimitBytes } satisfies ToWorker);
     this.worker = w;
     return w;
   }

@@ -4,7 +4,8 @@ import { HOSTILE, setup } from "../test/helpers";
 import { hashToken } from "../http/auth";
 import { KEY_MSG } from "./access";
 
-const t = await setup();
+// Every scenario below makes its own key: more than the default MAX_API_KEYS_PER_USER (src/plans/quotas.test.ts tests the cap).
+const t = await setup({ MAX_API_KEYS_PER_USER: "0" });
 const alice = await t.signUp("alice");
 const bob = await t.signUp("bob");
 const KEYS = "/api/api-keys";

@@ -24,7 +24,7 @@ export function apiKeyRoutes(ctx: AppContext, auth: AuthPlugin) {
       "/",
       async ({ body, user, set }): Promise<CreatedApiKey> => {
         const { key, prefix } = newApiKey();
-        const row = await keys.create(user.id, { name: body.name, prefix, hash: hashToken(key), scope: body.scope, only: body.only });
+        const row = await keys.create(user.id, { name: body.name, prefix, hash: hashToken(key), scope: body.scope, only: body.only }, ctx.config.quotas.apiKeysPerUser);
         set.status = 201;
         set.headers["cache-control"] = "no-store";
         return { ...toView(row), key };
@@ -51,6 +51,7 @@ export const apiKeyOperations = defineOperations({ tag: "API keys", auth: "sessi
     body: CreateApiKeyBody,
     example: { name: "CI deploys", scope: "read-write", only: "links" },
     responses: { 201: CreatedApiKey },
+    errors: ["QUOTA_EXCEEDED"],
   },
   { method: "DELETE", path: "/api/api-keys/:id", summary: "Revoke an API key", params: { id: "The key's id" }, responses: { 200: Ok } },
 ]);

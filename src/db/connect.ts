@@ -14,7 +14,7 @@ import { migratePg, openPg } from "./pg";
  */
 export const PG_SESSION = { lock_timeout: "5s", idle_in_transaction_session_timeout: "1min" };
 
-export async function openDatabase(config: Pick<Config, "dataDir" | "databaseUrl">): Promise<{ db: Database; applied: string[] }> {
+export async function openDatabase(config: Pick<Config, "dataDir" | "databaseUrl"> & Partial<Pick<Config, "walLimitBytes">>): Promise<{ db: Database; applied: string[] }> {
   if (config.databaseUrl) {
     const pool = openPg(config.databaseUrl, { bigint: true, connection: PG_SESSION });
     try {
@@ -25,7 +25,7 @@ export async function openDatabase(config: Pick<Config, "dataDir" | "databaseUrl
       throw e;
     }
   }
-  const handle = openDb(config.dataDir);
+  const handle = openDb(config.dataDir, config.walLimitBytes);
   try {
     const { applied } = migrate(handle);
     return { db: sqliteDatabase(handle), applied };

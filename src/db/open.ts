@@ -1,5 +1,5 @@
 import { Database } from "bun:sqlite";
-import { mkdirSync } from "node:fs";
+import { mkdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 
 export type Db = Database;
@@ -8,14 +8,17 @@ export function dbPath(dataDir: string) {
   return join(dataDir, "threadlink.db");
 }
 
+/** WAL_LIMIT_MB's default, in bytes: where a connection opened without the setting cuts the WAL. */
+export const DEFAULT_WAL_LIMIT_BYTES = 64 * 1024 * 1024;
+
 /** Opens (creating if needed) the database with the pragmas the whole app relies on. */
-export function openDb(dataDir: string): Db {
+export function openDb(dataDir: string, walLimitBytes = DEFAULT_WAL_LIMIT_BYTES): Db {
   mkdirSync(dataDir, { recursive: true });
-  return openDbFile(dbPath(dataDir));
+  return openDbFile(dbPath(dataDir), walLimitBytes);
 }
 
 /** The same pragmas for any connection to the app's file (the click writer opens its own). */
-export function openDbFile(path: string): Db {
+export function openDbFile(path: string, walLimitBytes = DEFAULT_WAL_LIMIT_BYTES): Db {
   const db = new Database(path, { create: true, strict: true });
   // 16 KB pages for a new database (an existing one keeps its size: changing it needs a VACUUM
   // outside WAL mode). The click writer appends ~290-byte rows and rewrites the count and
@@ -28,5 +31,18 @@ export function openDbFile(path: string): Db {
   db.exec("PRAGMA synchronous = NORMAL");
   db.exec("PRAGMA foreign_keys = ON");
   db.exec("PRAGMA busy_timeout = 5000");
+  // Each time the WAL is rewound (after a complete checkpoint), the file is cut back to this
+  // size instead of keeping its high-water mark on disk (issue 21: 11 GB after a bulk load,
+  // still 11 GB after a restart). The click worker's checkpoints truncate it when it passes half.
+  db.exec(`PRAGMA journal_size_limit = ${Math.floor(walLimitBytes)}`);
   return db;
+}
+
+/** The size of a database file's WAL now, in bytes (0 when it has none). */
+export function walBytes(path: string) {
+  try {
+    return statSync(`${path}-wal`).size;
+  } catch {
+    return 0;
+  }
 }

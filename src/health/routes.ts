@@ -3,7 +3,8 @@ import type { AppContext } from "../context";
 import { VERSION } from "../version";
 import { Health, PublicConfig } from "./schema";
 import { defineOperations } from "../openapi/registry";
-import { healthStore } from "./store";
+import { freeDisk, healthStore } from "./store";
+import { log } from "../http/log";
 import type { ClickRecorder } from "../analytics/recorder";
 
 /** What the web app needs to know about this instance; nothing secret. */
@@ -29,6 +30,7 @@ function publicConfigOf(ctx: AppContext): PublicConfig {
 export function healthRoutes(ctx: AppContext, links: { recorder: Pick<ClickRecorder, "stats">; isStale(): boolean }) {
   const store = healthStore(ctx.db);
   const publicConfig = publicConfigOf(ctx);
+  watchDisk(ctx);
 
   return new Elysia({ prefix: "/api" })
     .get("/health", async ({ set }) => {
@@ -42,9 +44,37 @@ export function healthRoutes(ctx: AppContext, links: { recorder: Pick<ClickRecor
       // details.clicks: the click writer's backlog, its high-water mark and the clicks whose rows
       // were not kept under overload (still counted per link): what an operator needs to see
       // that the writer keeps up (docs/decisions.md, "Overload").
-      return { status: healthy ? "ok" : "degraded", version: VERSION, db, redirects, details: { clicks: links.recorder.stats() } };
+      return { status: healthy ? "ok" : "degraded", version: VERSION, db, redirects, details: { clicks: links.recorder.stats(), storage: await store.storage(ctx.config.dataDir) } };
     })
     .get("/config", () => publicConfig);
+}
+
+/** How often the free space of DATA_DIR's disk is looked at, and the warning repeated while low. */
+const DISK_CHECK_MS = 60_000;
+const DISK_WARN_EVERY_MS = 10 * 60_000;
+
+/**
+ * A warning in the log while DATA_DIR's disk has less than DISK_WARN_MB free (SQLite: the
+ * database lives there; a full disk stops sign-in, link creation and clicks), at start and then
+ * every ten minutes until there is room again.
+ */
+function watchDisk(ctx: AppContext) {
+  if (ctx.config.diskWarnBytes <= 0 || ctx.config.databaseUrl) return;
+  let warnedAt = 0;
+  const check = () => {
+    const free = freeDisk(ctx.config.dataDir);
+    if (free === null || free >= ctx.config.diskWarnBytes) {
+      warnedAt = 0;
+      return;
+    }
+    if (Date.now() - warnedAt < DISK_WARN_EVERY_MS) return;
+    warnedAt = Date.now();
+    log.warn("disk space low", { dataDir: ctx.config.dataDir, freeMB: Math.floor(free / 1048576), warnBelowMB: Math.floor(ctx.config.diskWarnBytes / 1048576) });
+  };
+  check();
+  const timer = setInterval(check, DISK_CHECK_MS);
+  timer.unref();
+  ctx.shutdownHooks.push(() => clearInterval(timer));
 }
 
 export const healthOperations = defineOperations({ tag: "Instance", auth: "none" }, [

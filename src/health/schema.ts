@@ -32,6 +32,12 @@ export const Health = v.object({
   db: v.picklist(["ok", "unavailable"]),
   /** "stale": this instance answers redirects with 503 until its map is read again. */
   redirects: v.picklist(["ok", "stale"]),
-  /** The click writer's counters (backlog, high-water mark, clicks kept only as counts). */
-  details: v.object({ clicks: v.record(v.string(), v.number()) }),
+  /**
+   * The click writer's counters (backlog, high-water mark, clicks kept only as counts), and the
+   * database's bytes on disk: file, WAL and the free space left (null where not known here).
+   */
+  details: v.object({
+    clicks: v.record(v.string(), v.number()),
+    storage: v.object({ databaseBytes: v.nullable(v.number()), walBytes: v.nullable(v.number()), freeDiskBytes: v.nullable(v.number()) }),
+  }),
 });

@@ -130,13 +130,24 @@ export class CsvBody {
 const CSV_TYPES = new Set(["text/csv", "text/plain", "application/csv", "application/vnd.ms-excel"]);
 
 /**
- * A CSV route's body: bytes up to CSV_BODY_BYTES, or a RejectedBody. Read before the sign-in
- * check like every body, so a request with neither a session cookie nor a key is not read
- * at all: the auth check answers it 401 without 10 MB having been taken in first.
+ * Who may send a CSV body, asked before a byte of it is read: "anonymous" (no live session or
+ * key: the body is left unread and the sign-in check answers 401), an AppError to answer
+ * instead (the user's heavy-call limit), or "read".
  */
-export async function readCsvBody(request: Request, contentType: string): Promise<unknown> {
+export type BodyGate = (request: Request, path: string) => Promise<"read" | "anonymous" | AppError>;
+
+/**
+ * A CSV route's body: bytes up to CSV_BODY_BYTES, or a RejectedBody. The session or key is
+ * looked up first (issue 21): a made-up cookie used to be enough to have 10 MB read before the
+ * sign-in check refused it (150 such uploads took the server from 109 to 1,543 MB). A body
+ * declared larger than the cap is refused unread too.
+ */
+export async function readCsvBody(request: Request, contentType: string, gate: BodyGate, path: string): Promise<unknown> {
   if (request.body === null) return new CsvBody(new Uint8Array(0));
   if (!request.headers.has("authorization") && !request.headers.get("cookie")?.includes(`${SESSION_COOKIE}=`)) return {};
+  const admitted = await gate(request, path);
+  if (admitted === "anonymous") return {};
+  if (admitted !== "read") return new RejectedBody(admitted);
   if (!CSV_TYPES.has(contentType.split(";")[0]!.trim().toLowerCase())) return reject("UNSUPPORTED_MEDIA_TYPE", NOT_CSV_TYPE_MESSAGE);
   const bytes = await readCapped(request.body, request, CSV_BODY_BYTES, CSV_TOO_LARGE_MESSAGE);
   return bytes instanceof RejectedBody ? bytes : new CsvBody(bytes);
@@ -186,7 +197,8 @@ export async function readJsonBody(request: Request, contentType: string): Promi
 /**
  * One parser for every route with a body: bounded read (declared length and bytes actually
  * read, chunked included), JSON only (415 otherwise), bounded depth and count, then JSON.parse.
- * `csvPaths` (exact paths) take a CSV file instead, through readCsvBody and its larger cap.
+ * `csvPaths` (exact paths) take a CSV file instead, through readCsvBody and its larger cap,
+ * read only once `gate` has found the caller signed in and within its limits.
  *
  * It is a global parse hook. Such a hook turns Elysia's `parse: "none"` on a route into a
  * second parser (Elysia recognises "none" only when it is a route's sole parse hook), which is
@@ -194,10 +206,10 @@ export async function readJsonBody(request: Request, contentType: string): Promi
  * streamed in, no `.mount()`), and a route that ever does must be served outside this app.
  * security.test.ts and hardening.test.ts exercise every route through it.
  */
-export function bodyLimit(ctx: AppContext, csvPaths: readonly string[] = []) {
+export function bodyLimit(ctx: AppContext, csvPaths: readonly string[] = [], gate: BodyGate = async () => "read") {
   return new Elysia({ name: "body-limit", seed: ctx.instanceId })
     .onParse({ as: "global" }, ({ request, path }, contentType) =>
-      csvPaths.includes(path) ? readCsvBody(request, contentType) : readJsonBody(request, contentType),
+      csvPaths.includes(path) ? readCsvBody(request, contentType, gate, path) : readJsonBody(request, contentType),
     )
     .onBeforeHandle({ as: "global" }, ({ body }) => {
       // Routes without a schema: a refused body is answered here, after the sign-in check.

@@ -182,3 +182,65 @@ export function apiRateLimit(ctx: AppContext, bearerKey: (request: Request) => P
     if (ip !== null) Object.assign(set.headers, perAddress.check(ip));
   });
 }
+
+// ---- Heavy calls, per user (issue 21): bulk create, import, exports and analytics cost far
+// more than a list or a create, so a signed-in browser (not limited above) and every key of
+// one user share one budget for them. Checked before the sign-in check's own work and, for the
+// import, before its body is read (bodyLimit's gate below).
+
+/** The operations HEAVY_RATE_LIMIT counts (exact paths; `:id` any one segment). */
+export const HEAVY_CALLS = /^\/api\/(links\/(bulk|import|export\.(csv|json))|(links|pic-drift-links)\/[^/]+\/(analytics|clicks\.csv))\/?$/;
+
+export const heavyLimitDescription = (max: number) =>
+  `Bulk create, import, exports, analytics and click CSVs: ${max} a minute per user (all of its keys and sessions together).`;
+
+/**
+ * The per-user limit on HEAVY_CALLS, as a transform hook and as a gate the import's body
+ * reader asks before reading a byte. A request is counted once, whichever asks first.
+ */
+export function heavyCallLimit(ctx: AppContext, bearerKey: (request: Request) => Promise<{ user_id: number } | null>) {
+  const max = ctx.config.heavyRateLimit;
+  const limit = max > 0 ? new RequestLimit(max, "for bulk, import, export and analytics calls of this account") : null;
+  const counted = new WeakMap<Request, AppError | null>();
+
+  /** The signed-in user a request names (key or session), null when none: the auth check refuses it. */
+  const userOf = async (request: Request) =>
+    request.headers.has("authorization") ? ((await bearerKey(request))?.user_id ?? null) : ((await sessionRow(ctx, request))?.id ?? null);
+
+  /** The 429 for this request when its user has used the minute's heavy calls, else null. */
+  async function refusal(request: Request, path: string): Promise<AppError | null> {
+    if (!limit || !HEAVY_CALLS.test(path)) return null;
+    const seen = counted.get(request);
+    if (seen !== undefined) return seen;
+    counted.set(request, null);
+    const user = await userOf(request);
+    if (user === null) return null;
+    try {
+      limit.check(String(user));
+      return null;
+    } catch (e) {
+      counted.set(request, e as AppError);
+      return e as AppError;
+    }
+  }
+
+  const plugin = new Elysia({ name: "heavy-call-limit", seed: ctx.instanceId });
+  return {
+    plugin: limit
+      ? plugin.onTransform({ as: "global" }, async ({ request, path }) => {
+          const e = await refusal(request, path);
+          if (e) throw e;
+        })
+      : plugin,
+    /**
+     * For a body reader: "anonymous" when the request names no signed-in user (its body is
+     * not read; the sign-in check answers 401), the 429 when the user is over the limit, else "read".
+     */
+    async gate(request: Request, path: string): Promise<"read" | "anonymous" | AppError> {
+      if ((await userOf(request)) === null) return "anonymous";
+      return (await refusal(request, path)) ?? "read";
+    },
+  };
+}
+
+export type HeavyCallLimit = ReturnType<typeof heavyCallLimit>;

@@ -8,7 +8,8 @@ import { isReserved } from "../shared/reserved";
 import { BULK_MSG, CreateLinkBody, MSG, destinationProblem, type ItemError } from "./schema";
 import { generateCode } from "./routes";
 import type { Links } from "./service";
-import type { LinkRow, NewLink } from "./store";
+import { OVER_QUOTA, type LinkRow, type NewLink } from "./store";
+import { QUOTA_MSG } from "../plans/quotas";
 
 /**
  * Items checked and written per transaction. Each costs ~20–100 µs (the create's checks, the
@@ -55,12 +56,14 @@ const freshCode = () => {
 
 /**
  * Writes checked links in one transaction and puts each new one in the redirect map at once.
- * Aligned with `items`: the row, or the reason it was not written (its code is taken).
+ * Aligned with `items`: the row, or the reason it was not written (its code is taken, or the
+ * owner's link quota is full: QUOTA_EXCEEDED for that item and every later one).
  */
 export async function writeLinks(links: Links, userId: number, items: readonly NewLink[]): Promise<(LinkRow | ItemError)[]> {
   if (items.length === 0) return [];
   const rows = await links.store.createMany(userId, "main", items, freshCode);
   return rows.map((row, i) => {
+    if (row === OVER_QUOTA) return refusal("QUOTA_EXCEEDED", QUOTA_MSG.links(links.store.maxPerUser));
     if (!row) return items[i]!.shortCode === null ? refusal("CONFLICT", BULK_MSG.noCode) : refusal("CONFLICT", MSG.codeTaken, "shortCode");
     links.remember(row);
     return row;

@@ -7,7 +7,7 @@ import type { AuthPlugin } from "../http/auth";
 import { AppError, validationFailure } from "../http/errors";
 import { CsvBody, NOT_CSV_TYPE_MESSAGE, jsonBody } from "../http/bodyLimit";
 import { defineOperations } from "../openapi/registry";
-import { WRITE_BATCH, checkItem, nextTurn, writeLinks } from "./bulk";
+import { WRITE_BATCH, checkItem, writeLinks } from "./bulk";
 import { exportCsv, exportFilename, exportRow } from "./export";
 import { linkImporter } from "./import";
 import { BulkCreateBody, BulkCreateResult, ExportJson, ImportQuery, ImportReport, type BulkItemResult } from "./schema";
@@ -46,7 +46,7 @@ export function bulkLinkRoutes(ctx: AppContext, auth: AuthPlugin, links: Links) 
         // In transactions of WRITE_BATCH items with a turn of the event loop between: 1,000
         // items at once would hold every redirect for tens of milliseconds.
         for (let at = 0; at < body.links.length; at += WRITE_BATCH) {
-          if (at > 0) await nextTurn();
+          if (at > 0) await links.writeGap();
           const checked = body.links.slice(at, at + WRITE_BATCH).map((item) => checkItem(item, links.ownHosts));
           const written = await writeLinks(
             links,

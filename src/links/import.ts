@@ -73,7 +73,7 @@ export function linkImporter(links: Links) {
       // A client that went away (a cancelled import) stops the writing at the next batch.
       if (opts.signal?.aborted) break;
       results.push(...(await importBatch(userId, records.slice(at, at + WRITE_BATCH), firstRow + at - 1, layout)));
-      await nextTurn();
+      await links.writeGap();
     }
     const imported = results.filter((r) => r.status === "imported").length;
     return { format: layout.format, rows: results.length, imported, skipped: results.length - imported, results };

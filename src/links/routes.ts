@@ -205,7 +205,7 @@ export function linkOperations(tracker: Tracker) {
       body: CreateLinkBody,
       example: main ? { ...example, expiresAt: "2030-01-01T00:00:00Z" } : example,
       responses: { 201: LinkView },
-      errors: ["CONFLICT"],
+      errors: ["CONFLICT", "QUOTA_EXCEEDED"],
     },
     main
       ? {

@@ -215,7 +215,7 @@ export const BulkCreateBody = v.object({
 
 /** Why one item or row was refused: the error shape's inner object (a stable `code`, the message, the field). */
 export const ItemError = v.object({
-  code: v.picklist(["VALIDATION", "CONFLICT", "BAD_REQUEST"]),
+  code: v.picklist(["VALIDATION", "CONFLICT", "BAD_REQUEST", "QUOTA_EXCEEDED"]),
   message: v.string(),
   fields: v.optional(v.record(v.string(), v.string())),
 });

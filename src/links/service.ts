@@ -7,6 +7,8 @@ import { linksStore, type LinkRow, type RedirectRow } from "./store";
 import type { LinkView } from "./schema";
 import { hostWarning } from "./hostWarning";
 import { followLinks } from "./follow";
+import { walBytes } from "../db/open";
+import { nextTurn } from "./bulk";
 
 export type CachedLink = {
   id: number;
@@ -15,6 +17,9 @@ export type CachedLink = {
   active: boolean;
   expiresMs: number | null;
 };
+
+/** The longest pause between two bulk transactions while the WAL waits to be truncated. */
+const WAL_GAP_MS = 200;
 
 function toCached(r: RedirectRow): CachedLink | null {
   let href: string;
@@ -31,14 +36,14 @@ function toCached(r: RedirectRow): CachedLink | null {
  * after that every read and update of it is synchronous: the redirect never awaits (issue 12).
  */
 export async function createLinks(ctx: AppContext, opts: { maxClickBacklog?: number | undefined } = {}) {
-  const store = linksStore(ctx.db);
+  const store = linksStore(ctx.db, { maxPerUser: ctx.config.quotas.linksPerUser });
   // Every instance runs this at start, with no lock: one UPDATE that writes only when the URL
   // differs, so N instances with the same ROOT_REDIRECT_URL set it once and the rest find it
   // done (instances configured apart would each set theirs: configure them alike, README).
   await store.syncRootUrl(ctx.config.rootRedirectUrl);
 
   // Clicks are written (and the WAL checkpointed) by a worker with its own connection.
-  const recorder = new ClickRecorder(ctx.db, { ipStorage: ctx.config.ipStorage, geoipDb: ctx.config.geoipDb, maxBacklog: opts.maxClickBacklog, databaseUrl: ctx.config.databaseUrl });
+  const recorder = new ClickRecorder(ctx.db, { ipStorage: ctx.config.ipStorage, geoipDb: ctx.config.geoipDb, maxBacklog: opts.maxClickBacklog, databaseUrl: ctx.config.databaseUrl, walLimitBytes: ctx.config.walLimitBytes });
   // Every captured click is written and the worker closed before (in serve) the database closes.
   ctx.shutdownHooks.push(() => recorder.stop());
 
@@ -71,6 +76,8 @@ export async function createLinks(ctx: AppContext, opts: { maxClickBacklog?: num
   await loadAll();
 
   const ownHosts = [...new Set([ctx.config.appHost, ctx.config.shortDomain, ctx.config.brandDomain])];
+  const dbFile = ctx.db.sqlite?.filename ?? null;
+  const walOver = () => dbFile !== null && walBytes(dbFile) > ctx.config.walLimitBytes / 2;
 
   return {
     store,
@@ -88,6 +95,19 @@ export async function createLinks(ctx: AppContext, opts: { maxClickBacklog?: num
       put(row);
     },
     forget: (code: string) => byCode.delete(code),
+    /**
+     * Between two transactions of a bulk create or an import: a turn of the event loop for
+     * redirects and other requests, and (SQLite) while the WAL is past half of WAL_LIMIT_MB, up
+     * to WAL_GAP_MS with no transaction open, so the click worker's TRUNCATE checkpoint (whose
+     * busy handler polls for the write lock) wins the lock instead of meeting the next batch
+     * (clickWorker.ts watchWal). The worker is started if no click has started it yet.
+     */
+    async writeGap() {
+      await nextTurn();
+      if (!walOver()) return;
+      recorder.start();
+      for (let waited = 0; waited < WAL_GAP_MS && walOver(); waited += 5) await Bun.sleep(5);
+    },
     shortUrl: (row: Pick<LinkRow, "tracker" | "short_code" | "is_system">) => {
       const base = row.tracker === "brand" ? ctx.config.brandBaseUrl : ctx.config.shortBaseUrl;
       // The root link is the bare brand domain: GET / there redirects through it.

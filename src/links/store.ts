@@ -5,6 +5,7 @@ import { uniqueOr } from "../db/constraints";
 import { conflict } from "../http/errors";
 import { nowIso } from "../shared/time";
 import { ROLL_UP_LOCK } from "../analytics/store";
+import { QUOTA_MSG, assertRoom, roomLeft } from "../plans/quotas";
 import { MSG, type Tracker } from "./schema";
 
 export type LinkRow = {
@@ -22,6 +23,9 @@ export type LinkRow = {
   updated_at: string;
   expires_at: string | null;
 };
+
+/** An item of createMany the owner's link quota had no room for. */
+export const OVER_QUOTA = "over-quota" as const;
 
 /** A link to write in a bulk create: `shortCode` null means "generate one". */
 export type NewLink = { shortCode: string | null; originalUrl: string; title: string; description: string; expiresAt: string | null };
@@ -62,7 +66,21 @@ export const codeConflict = () => conflict(MSG.codeTaken, { shortCode: MSG.codeT
 
 type Fields = { originalUrl: string; title: string; description: string; expiresAt: string | null };
 
-export function linksStore(db: Database) {
+/**
+ * The owner's links, counted inside a write's transaction (both trackers; the system root link
+ * has no owner). PostgreSQL: the user's row is locked first (NO KEY: the links' own foreign key
+ * to it does not wait), so two creates on two connections count one after the other and cannot
+ * both take the last place; SQLite's BEGIN IMMEDIATE already runs one writer at a time.
+ * Counted only when there is a cap: the index range read grows with the count, up to the cap.
+ */
+async function ownedLinks(q: Queries, userId: number, cap: number) {
+  if (cap <= 0) return 0;
+  if (q.dialect === "postgres") await q.get("SELECT 1 AS x FROM users WHERE id = ? FOR NO KEY UPDATE", userId);
+  return (await q.get<{ n: number }>("SELECT COUNT(*) AS n FROM short_links WHERE user_id = ?", userId))!.n;
+}
+
+/** `maxPerUser`: MAX_LINKS_PER_USER (0: no cap). */
+export function linksStore(db: Database, { maxPerUser = 0 }: { maxPerUser?: number } = {}) {
   const getOwn = (id: number, userId: number, tracker: Tracker) =>
     db.get<LinkRow>(`SELECT ${COLS} FROM short_links WHERE id = ? AND user_id = ? AND tracker = ?`, id, userId, tracker);
   const getSystem = (id: number, tracker: Tracker) =>
@@ -71,30 +89,44 @@ export function linksStore(db: Database) {
   /**
    * Many links (at most a WRITE_BATCH: 9 values a row) in one transaction, a row each, so an
    * item is written whole or not at all; `shortCode: null` asks for a generated one (`generate`,
-   * retried on a clash). The result is aligned with `items`: the row, or null when the code was
-   * taken. One multi-row INSERT a round (PostgreSQL: one round trip for the batch, about half
-   * the time of single-row statements, even pipelined; 100,000 rows: .tmp measurements in
-   * docs/decisions.md), its rows matched to items by code, since RETURNING's order is not
-   * promised. Of two items naming one code the first gets it, as written one by one.
+   * retried on a clash). The result is aligned with `items`: the row, null when the code was
+   * taken, or OVER_QUOTA when the owner's link quota was full before the item's turn (items
+   * take the places left in their order, as if written one by one). One multi-row INSERT a
+   * round (PostgreSQL: one round trip for the batch, about half the time of single-row
+   * statements, even pipelined; 100,000 rows: .tmp measurements in docs/decisions.md), its rows
+   * matched to items by code, since RETURNING's order is not promised. Of two items naming one
+   * code the first gets it, as written one by one.
    */
   const createMany = (userId: number, tracker: Tracker, items: readonly NewLink[], generate: () => string | null) =>
     db.tx(async (q) => {
       const now = nowIso();
-      const rows: (LinkRow | null)[] = items.map(() => null);
+      const rows: (LinkRow | null | typeof OVER_QUOTA)[] = items.map(() => null);
+      let room = roomLeft(await ownedLinks(q, userId, maxPerUser), maxPerUser);
       let pending = items.map((_, i) => i);
-      for (let round = 0; pending.length > 0 && round < GENERATE_TRIES; round++) {
+      // Every round decides at least one item or redraws a generated code, so the rounds are
+      // bounded by the items plus the redraws.
+      for (let round = 0; pending.length > 0 && room > 0 && round < GENERATE_TRIES + items.length; round++) {
+        // At most `room` items are tried: one that fails (its code taken) hands its place to
+        // the next item in a later round.
+        const trying = pending.slice(0, room);
         const claims = new Map<string, number>();
-        for (const i of pending) {
+        for (const i of trying) {
           const code = items[i]!.shortCode ?? generate();
           if (code !== null && !claims.has(code)) claims.set(code, i);
         }
         if (claims.size > 0) {
           const values = [...claims].flatMap(([code, i]) => rowValues(userId, tracker, code, items[i]!, now));
-          for (const row of await q.all<LinkRow>(insertIfFree(claims.size), ...values)) rows[claims.get(row.short_code)!] = row;
+          for (const row of await q.all<LinkRow>(insertIfFree(claims.size), ...values)) {
+            rows[claims.get(row.short_code)!] = row;
+            room--;
+          }
         }
-        // A given code that is taken stays refused; a generated one is tried again.
-        pending = pending.filter((i) => !rows[i] && items[i]!.shortCode === null);
+        // A given code that is taken stays refused; a generated one is tried again; an item
+        // not tried this round waits for a place.
+        const tried = new Set(trying);
+        pending = pending.filter((i) => !rows[i] && (!tried.has(i) || items[i]!.shortCode === null));
       }
+      if (room <= 0) for (const i of pending) rows[i] = OVER_QUOTA;
       return rows;
     });
 
@@ -109,8 +141,16 @@ export function linksStore(db: Database) {
     },
     byCode: (code: string) => db.get<LinkRow>(`SELECT ${COLS} FROM short_links WHERE short_code = ?`, code),
     codeTaken: async (code: string, exceptId = 0) => (await db.get("SELECT 1 AS x FROM short_links WHERE short_code = ? AND id != ?", code, exceptId)) !== null,
+    /** One link; QUOTA_EXCEEDED when the owner already holds MAX_LINKS_PER_USER. */
     create: (userId: number, tracker: Tracker, f: Fields & { shortCode: string }) =>
-      uniqueOr(async () => (await db.get<LinkRow>(`${INSERT} ${ROW} RETURNING ${COLS}`, ...rowValues(userId, tracker, f.shortCode, f, nowIso())))!, codeConflict),
+      uniqueOr(
+        () =>
+          db.tx(async (q) => {
+            assertRoom(await ownedLinks(q, userId, maxPerUser), maxPerUser, QUOTA_MSG.links);
+            return (await q.get<LinkRow>(`${INSERT} ${ROW} RETURNING ${COLS}`, ...rowValues(userId, tracker, f.shortCode, f, nowIso())))!;
+          }),
+        codeConflict,
+      ),
     update: (id: number, userId: number, tracker: Tracker, f: { shortCode: string; originalUrl: string; title: string; description: string }) =>
       uniqueOr(
         () =>
@@ -189,5 +229,7 @@ export function linksStore(db: Database) {
       (await db.run("UPDATE short_links SET original_url = ?1 WHERE short_code = 'root' AND is_system = 1 AND original_url != ?1", url)) > 0,
     root: () => db.get<LinkRow>(`SELECT ${COLS} FROM short_links WHERE short_code = 'root' AND is_system = 1`),
     createMany,
+    /** MAX_LINKS_PER_USER, for the messages of items refused by it. */
+    maxPerUser,
   };
 }

@@ -15,6 +15,8 @@ export const ERROR_CODE_DOCS: Record<ErrorCode, string> = {
   BAD_REQUEST: "The request cannot be read (the body is not JSON, not UTF-8, too deep) or asks for something impossible.",
   UNAUTHORIZED: "Not signed in, or the API key is malformed, unknown, revoked or sent in the address instead of the header.",
   FORBIDDEN: "Signed in, but not allowed: the key's scope does not cover the route, a cross-site request, or a rule of the feature.",
+  QUOTA_EXCEEDED:
+    "The account already holds as many of these as this instance allows (links, API keys, topics, titles in a topic, or text in a topic: README \"Quotas\"); `message` names the cap. Delete some, or ask the operator.",
   NOT_FOUND: "No such object for this user (someone else's objects are not found either), or no such route.",
   METHOD_NOT_ALLOWED: "The path exists but not with this method (e.g. `PATCH` where only `PUT` is served); the `Allow` header lists the methods it has.",
   CONFLICT: "The request clashes with what exists: a short code, username or email already taken.",

@@ -46,7 +46,9 @@ type Json = Record<string, unknown> | unknown[] | string | number | boolean | nu
 export async function setup(env: Record<string, string> = {}) {
   const dir = mkdtempSync(join(tmpdir(), "threadlink-test-"));
   const backend = onPostgres ? { DATABASE_URL: await testDatabaseUrl() } : {};
-  const config = loadConfig({ DATA_DIR: dir, PUBLIC_URL: ORIGIN, ...backend, ...env });
+  // The per-user heavy-call limit is off unless a test sets it: suites make hundreds of
+  // analytics, bulk and import calls as one user within a minute (src/http/heavyLimit.test.ts).
+  const config = loadConfig({ DATA_DIR: dir, PUBLIC_URL: ORIGIN, HEAVY_RATE_LIMIT: "0", ...backend, ...env });
   const { db: database } = await openDatabase(config);
   /** The bun:sqlite handle, for SQLite-only tests (null on PostgreSQL: use `database`). */
   const db = database.sqlite as Db;

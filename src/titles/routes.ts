@@ -29,7 +29,7 @@ function titleId(raw: string) {
  * is 404, so its existence is not revealed.
  */
 export function titleRoutes(ctx: AppContext, auth: AuthPlugin) {
-  const store = titlesStore(ctx.db);
+  const store = titlesStore(ctx.db, ctx.config.quotas);
   const topics = topicsStore(ctx.db);
   const notifications = notificationsStore(ctx.db);
 
@@ -120,7 +120,7 @@ export const titleOperations = defineOperations({ tag: "Titles", auth: "user" },
     body: CreateTitleBody,
     example: { name: "Welcome", keyPhrase: "Hello and welcome!", notes: "", version: 1 },
     responses: { 201: Title },
-    errors: ["CONFLICT"],
+    errors: ["CONFLICT", "QUOTA_EXCEEDED"],
   },
   {
     method: "PUT",
@@ -132,7 +132,7 @@ export const titleOperations = defineOperations({ tag: "Titles", auth: "user" },
     body: UpdateTitleBody,
     example: { keyPhrase: "Hello again!" },
     responses: { 200: Title },
-    errors: ["CONFLICT"],
+    errors: ["CONFLICT", "QUOTA_EXCEEDED"],
   },
   {
     method: "DELETE",

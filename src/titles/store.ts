@@ -4,6 +4,7 @@ import type { Database, Queries } from "../db/database";
 import { uniqueOr } from "../db/constraints";
 import { conflict, forbidden } from "../http/errors";
 import { nowIso } from "../shared/time";
+import { NO_QUOTAS, QUOTA_MSG, assertRoom, quotaExceeded, type Quotas } from "../plans/quotas";
 import { titleSlug, type CreateTitleInput, type Title, type UpdateTitleInput } from "./schema";
 
 type TitleRow = {
@@ -93,7 +94,33 @@ async function renamed(q: Queries, topicId: number, old: string, name: string) {
   );
 }
 
-export function titlesStore(db: Database) {
+/**
+ * The bytes of text the topic's titles hold (names, display names, key phrases, notes), as
+ * MAX_TOPIC_TEXT_BYTES counts them; octet_length reads the same on both backends. Read only
+ * when there is a cap: it visits every title of the topic (at most MAX_TITLES_PER_TOPIC).
+ */
+const textBytes = async (q: Queries, topicId: number) =>
+  (await q.get<{ n: number | null }>(
+    `SELECT SUM(octet_length(name) + octet_length(COALESCE(original_name, '')) + octet_length(COALESCE(display_name, ''))
+              + octet_length(COALESCE(key_phrase, '')) + octet_length(COALESCE(notes, ''))) AS n
+     FROM titles WHERE topic_id = ?`,
+    topicId,
+  ))!.n ?? 0;
+
+/** `quotas`: MAX_TITLES_PER_TOPIC and MAX_TOPIC_TEXT_BYTES (0: no cap). */
+export function titlesStore(db: Database, quotas: Pick<Quotas, "titlesPerTopic" | "topicTextBytes"> = NO_QUOTAS) {
+  /**
+   * After a write inside the topic's locked transaction: refused (and so rolled back) when the
+   * topic's text now passes its cap and the write added to it (an edit that shortens is let
+   * through even over a lowered cap).
+   */
+  const checkText = async (q: Queries, topicId: number, before: number) => {
+    if (quotas.topicTextBytes <= 0) return;
+    const after = await textBytes(q, topicId);
+    if (after > quotas.topicTextBytes && after > before) throw quotaExceeded(QUOTA_MSG.text(quotas.topicTextBytes));
+  };
+  const textBefore = (q: Queries, topicId: number) => (quotas.topicTextBytes > 0 ? textBytes(q, topicId) : Promise.resolve(0));
+
   return {
     async list(topicId: number) {
       const past = new Map<string, string[]>();
@@ -119,6 +146,10 @@ export function titlesStore(db: Database) {
         });
         if (input.version === 1 && latest) throw conflict(NAME_TAKEN, { name: NAME_TAKEN });
         if (!latest && (await slugClash(q, topicId, input.name, null))) throw conflict(NAME_TAKEN, { name: NAME_TAKEN });
+        if (quotas.titlesPerTopic > 0) {
+          assertRoom((await q.get<{ n: number }>(`SELECT COUNT(*) AS n FROM titles WHERE topic_id = ?`, topicId))!.n, quotas.titlesPerTopic, QUOTA_MSG.titles);
+        }
+        const before = await textBefore(q, topicId);
         const row = (await q.get<TitleRow>(
           `INSERT INTO titles (topic_id, created_by, name, original_name, display_name, key_phrase, version, notes, sort_order, created_at, updated_at)
            VALUES ($topicId, $userId, $name, $originalName, $displayName, $keyPhrase, $version, $notes, $order, $now, $now)
@@ -137,6 +168,7 @@ export function titlesStore(db: Database) {
             now: nowIso(),
           },
         ))!;
+        await checkText(q, topicId, before);
         return shaped(q, (await one(q, topicId, row.id))!);
       });
     },
@@ -158,6 +190,7 @@ export function titlesStore(db: Database) {
           userId: editor.userId,
         });
         if (!row) return null;
+        const before = await textBefore(q, topicId);
         const name = patch.name ?? row.name;
         if (name !== row.name) {
           if (allVersions) {
@@ -208,6 +241,7 @@ export function titlesStore(db: Database) {
           versionTaken,
         );
         if (name !== row.name) await renamed(q, topicId, row.name, name);
+        await checkText(q, topicId, before);
         return shaped(q, (await one(q, topicId, id))!);
       });
     },

@@ -3,6 +3,7 @@ import type { AppContext } from "../context";
 import type { AuthPlugin } from "../http/auth";
 import { badRequest, notFound } from "../http/errors";
 import { rowId } from "../db/ids";
+import { QUOTA_MSG, assertRoom } from "../plans/quotas";
 import { assertCanAddTopic, assertCanUseEmoji } from "../plans/rules";
 import { CreateTopicBody, ReorderBody, SharePayload, SharingUser, Topic, TopicOpen, TopicView, UpdateTopicBody } from "./schema";
 import * as v from "valibot";
@@ -41,6 +42,8 @@ export function topicRoutes(ctx: AppContext, auth: AuthPlugin) {
         // Checked inside the store's transaction, on the count it is about to add to.
         const allow = (count: number) => {
           assertCanAddTopic(user, count, ctx.config.freeTopicLimit);
+          // Premium too: "unlimited" topics are bounded by what one account may hold here.
+          assertRoom(count, ctx.config.quotas.topicsPerUser, QUOTA_MSG.topics);
           assertCanUseEmoji(user, emoji);
         };
         const topic = await store.create(user.id, { name, emoji, accessType: body.accessType }, phone, allow);
@@ -152,6 +155,7 @@ export const topicOperations = defineOperations({ tag: "Topics", auth: "user" },
     body: CreateTopicBody,
     example: { name: "🚀 Launch notes", accessType: "personal" },
     responses: { 201: Topic },
+    errors: ["QUOTA_EXCEEDED"],
   },
   {
     method: "POST",
