@@ -113,7 +113,17 @@ const DEFAULT_AUTOCHECKPOINT = 1000;
  * `foldEvery`: clicks per fold of the per-link index (writerStore.ts FOLD_EVERY; tests lower it).
  * `databaseUrl`: DATABASE_URL when the database is PostgreSQL (the worker opens its own connection).
  */
-type Opts = { ipStorage: "truncated" | "full" | "none"; geoipDb: string | null; maxBacklog?: number | undefined; foldEvery?: number | undefined; databaseUrl?: string | null | undefined };
+type Opts = {
+  ipStorage: "truncated" | "full" | "none";
+  geoipDb: string | null;
+  maxBacklog?: number | undefined;
+  foldEvery?: number | undefined;
+  databaseUrl?: string | null | undefined;
+  /** CLICK_RETENTION_DAYS (null or absent: click rows are kept forever). */
+  retentionDays?: number | null | undefined;
+  /** Detail rows per source, link and minute (tallies.ts DETAIL_PER_MINUTE; tests lower it). */
+  detailPerMinute?: number | undefined;
+};
 
 /** What `/api/health` shows of the click writer. */
 export type ClickStats = {
@@ -251,6 +261,28 @@ export class ClickRecorder {
     });
   }
 
+  /**
+   * Runs the click worker's background jobs to their end now (the roll-up backfill, then
+   * retention), after every click captured before the call is written. For tests and the
+   * benchmark: the server runs them on the worker's own schedule.
+   */
+  async maintain(): Promise<boolean> {
+    if (!(await this.flush())) return false;
+    const w = this.worker ?? this.start();
+    const id = this.nextFlush++;
+    return new Promise((resolve) => {
+      const guard = setTimeout(() => {
+        this.flushes.delete(id);
+        resolve(false);
+      }, FLUSH_TIMEOUT_MS * 6);
+      this.flushes.set(id, (ok) => {
+        clearTimeout(guard);
+        resolve(ok);
+      });
+      w.postMessage({ type: "maintain", id } satisfies ToWorker);
+    });
+  }
+
   /** Graceful stop: every captured click written, then the worker and its connection close. */
   async stop() {
     await this.flush();
@@ -284,7 +316,7 @@ export class ClickRecorder {
         this.written += m.n;
         this.postUncounted();
       }
-      else if (m.type === "flushed") {
+      else if (m.type === "flushed" || m.type === "maintained") {
         this.flushes.get(m.id)?.(m.ok);
         this.flushes.delete(m.id);
       } else if (m.type === "ready") {
@@ -304,7 +336,12 @@ export class ClickRecorder {
     };
     const url = this.db.dialect === "postgres" ? this.opts.databaseUrl! : null;
     const path = this.db.sqlite?.filename ?? "";
-    w.postMessage({ type: "open", path, url, ipStorage: this.opts.ipStorage, geoipDb: this.opts.geoipDb, checkpointMs: CHECKPOINT_MS, coalesceMs: COALESCE_MS, foldEvery: this.opts.foldEvery } satisfies ToWorker);
+    w.postMessage({ type: "open", path, url, ipStorage: this.opts.ipStorage, geoipDb: this.opts.geoipDb, checkpointMs: CHECKPOINT_MS,
+      coalesceMs: COALESCE_MS,
+      foldEvery: this.opts.foldEvery,
+      retentionDays: this.opts.retentionDays ?? null,
+      detailPerMinute: this.opts.detailPerMinute,
+    } satisfies ToWorker);
     this.worker = w;
     return w;
   }

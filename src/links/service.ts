@@ -38,7 +38,14 @@ export async function createLinks(ctx: AppContext, opts: { maxClickBacklog?: num
   await store.syncRootUrl(ctx.config.rootRedirectUrl);
 
   // Clicks are written (and the WAL checkpointed) by a worker with its own connection.
-  const recorder = new ClickRecorder(ctx.db, { ipStorage: ctx.config.ipStorage, geoipDb: ctx.config.geoipDb, maxBacklog: opts.maxClickBacklog, databaseUrl: ctx.config.databaseUrl });
+  const recorder = new ClickRecorder(ctx.db, {
+    ipStorage: ctx.config.ipStorage,
+    geoipDb: ctx.config.geoipDb,
+    maxBacklog: opts.maxClickBacklog,
+    databaseUrl: ctx.config.databaseUrl,
+    retentionDays: ctx.config.clickRetentionDays,
+    detailPerMinute: ctx.config.clickDetailPerMinute ?? Number.POSITIVE_INFINITY,
+  });
   // Every captured click is written and the worker closed before (in serve) the database closes.
   ctx.shutdownHooks.push(() => recorder.stop());
 

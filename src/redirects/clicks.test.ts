@@ -18,7 +18,8 @@ import { onPostgres, PASSWORD, testDatabaseUrl } from "../test/helpers";
 /** A database of its own (a SQLite folder, or a PostgreSQL database of the test cluster). */
 async function freshDatabase() {
   const dir = mkdtempSync(join(tmpdir(), "threadlink-clicks-"));
-  const env: Record<string, string> = { DATA_DIR: dir, PUBLIC_URL: "http://127.0.0.1" };
+  // One address floods one link here: no per-source detail limit (tested in throttle tests).
+  const env: Record<string, string> = { DATA_DIR: dir, PUBLIC_URL: "http://127.0.0.1", CLICK_DETAIL_PER_MINUTE: "0" };
   if (onPostgres) env.DATABASE_URL = await testDatabaseUrl();
   const config = loadConfig(env);
   const { db } = await openDatabase(config);
