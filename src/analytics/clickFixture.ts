@@ -61,7 +61,7 @@ export async function clickFixture(env: Record<string, string> = {}) {
   const done = async () => {
     for (const r of recorders) await r.stop();
   };
-  return { t, db, links, user, make, recorder, click, rows, count, notices, done };
+  return { t, db, links, user, make, recorder, click, n, rows, count, notices, done };
 }
 
 /**

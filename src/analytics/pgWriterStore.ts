@@ -25,10 +25,16 @@ const UPSERT_TALLIES = `INSERT INTO link_rollups (link_id, dim, value, count)
   ON CONFLICT (link_id, dim, value) DO UPDATE SET count = CASE WHEN excluded.dim = 'summary' AND excluded.value = 'last_ms'
     THEN GREATEST(link_rollups.count, excluded.count) ELSE link_rollups.count + excluded.count END`;
 
-/** Per (link, visitor): n clicks more on its visitor tally, and the tally after. */
+/**
+ * Per (link, 'visitor' or 'botvisitor', visitor): n clicks more on its visitor tally, and the
+ * tally after (writerStore.ts says why bots have their own).
+ */
 const UPSERT_VISITORS = `INSERT INTO link_rollups (link_id, dim, value, count)
-  SELECT j.l, 'visitor', j.v, j.n FROM json_to_recordset($1::text::json) AS j(l integer, v text, n bigint)
-  ON CONFLICT (link_id, dim, value) DO UPDATE SET count = link_rollups.count + excluded.count RETURNING link_id, value, count`;
+  SELECT j.l, j.d, j.v, j.n FROM json_to_recordset($1::text::json) AS j(l integer, d text, v text, n bigint)
+  ON CONFLICT (link_id, dim, value) DO UPDATE SET count = link_rollups.count + excluded.count RETURNING link_id, dim, value, count`;
+
+type VisitorTally = { l: number; d: string; v: string; n: number };
+const byKey = (a: VisitorTally, b: VisitorTally) => a.l - b.l || (a.d < b.d ? -1 : a.d > b.d ? 1 : 0) || (a.v < b.v ? -1 : a.v > b.v ? 1 : 0);
 
 const COLUMNS = "id, link_id, timestamp, referrer, user_agent, ip, country, city, device_type, browser, os, visitor_id, is_bot, metadata";
 
@@ -106,55 +112,54 @@ async function notify(tx: SQL, crossed: CountMove[]) {
 
 /**
  * The rows that keep their detail, ids above every id given so far (and the fold mark), with
- * their visit numbers; every click's tallies into `tallies`. A non-bot click's visit number is
- * its visitor tally after it (one upsert for the batch, RETURNING the counts); a bot's, and
- * every click's while the backfill of older clicks is pending, the visitor's rows on the link so
- * far (one grouped read) plus this batch's earlier ones. A visitor whose cookie was minted by
- * this very click is visit 1 as it stands.
+ * their visit numbers; every click's tallies into `tallies`. A click's visit number is its
+ * visitor tally after it ('visitor' for people, 'botvisitor' for bots: one upsert for the
+ * batch, RETURNING the counts); while the backfill of older clicks is pending, the visitor's
+ * rows of its kind on the link so far (one grouped read) plus this batch's earlier ones. A
+ * visitor whose cookie was minted by this very click is visit 1 as it stands.
  */
 async function insertRows(tx: SQL, clicks: ClickRecord[], tallies: Tallies) {
   const [{ id: lastId, pending }] = (await tx`SELECT GREATEST(COALESCE((SELECT MAX(id) FROM link_analytics), 0), folded) AS id,
     EXISTS (SELECT 1 FROM click_backfill WHERE done < upto) AS pending FROM click_fold WHERE id = 1`) as { id: bigint; pending: boolean }[];
-  const key = (linkId: number, visitorId: string) => `${linkId}\n${visitorId}`;
-  // The visitor tallies of the batch's non-bot clicks.
-  const human = new Map<string, { l: number; v: string; n: number }>();
+  const dimOf = (c: ClickRecord) => (c.isBot ? "botvisitor" : "visitor");
+  const key = (linkId: number, dim: string, visitorId: string) => `${linkId}\n${dim}\n${visitorId}`;
+  // The visitor tallies of the batch's clicks.
+  const tally = new Map<string, VisitorTally>();
   for (const c of clicks) {
-    if (c.isBot) continue;
-    const k = key(c.linkId, c.visitorId);
-    const h = human.get(k);
-    if (h) h.n++;
-    else human.set(k, { l: c.linkId, v: c.visitorId, n: 1 });
+    const k = key(c.linkId, dimOf(c), c.visitorId);
+    const t = tally.get(k);
+    if (t) t.n++;
+    else tally.set(k, { l: c.linkId, d: dimOf(c), v: c.visitorId, n: 1 });
   }
   const tallyBefore = new Map<string, number>();
-  if (human.size) {
-    const sorted = [...human.values()].sort((a, b) => a.l - b.l || (a.v < b.v ? -1 : a.v > b.v ? 1 : 0));
-    const after = (await tx.unsafe(UPSERT_VISITORS, [JSON.stringify(sorted)])) as { link_id: number; value: string; count: bigint }[];
+  if (tally.size) {
+    const after = (await tx.unsafe(UPSERT_VISITORS, [JSON.stringify([...tally.values()].sort(byKey))])) as { link_id: number; dim: string; value: string; count: bigint }[];
     for (const r of after) {
-      const n = human.get(key(r.link_id, r.value))!.n;
-      const before = Number(r.count) - n;
-      tallyBefore.set(key(r.link_id, r.value), before);
-      if (before === 0) tallies.add(r.link_id, "summary", "unique");
+      const k = key(r.link_id, r.dim, r.value);
+      const before = Number(r.count) - tally.get(k)!.n;
+      tallyBefore.set(k, before);
+      if (before === 0 && r.dim === "visitor") tallies.add(r.link_id, "summary", "unique");
     }
   }
-  // Visit numbers counted from the rows: bots', and everyone's while the backfill is pending.
+  // Visit numbers counted from the rows while the backfill is pending.
   const seen = new Map<string, number>();
-  const ask = new Map<string, { v: string; l: number }>();
-  for (const c of clicks) if (!c.newVisitor && c.detail && (pending || c.isBot)) ask.set(key(c.linkId, c.visitorId), { v: c.visitorId, l: c.linkId });
+  const ask = new Map<string, { v: string; l: number; b: number }>();
+  if (pending) for (const c of clicks) if (!c.newVisitor && c.detail) ask.set(key(c.linkId, dimOf(c), c.visitorId), { v: c.visitorId, l: c.linkId, b: c.isBot ? 1 : 0 });
   if (ask.size) {
     const stored = (await tx.unsafe(
-      `SELECT a.link_id, a.visitor_id, COUNT(*)::int AS n FROM link_analytics a
-       JOIN json_to_recordset($1::text::json) AS j(v text, l integer) ON a.visitor_id = j.v AND a.link_id = j.l
-       GROUP BY a.link_id, a.visitor_id`,
+      `SELECT a.link_id, a.is_bot, a.visitor_id, COUNT(*)::int AS n FROM link_analytics a
+       JOIN json_to_recordset($1::text::json) AS j(v text, l integer, b integer) ON a.visitor_id = j.v AND a.link_id = j.l AND a.is_bot = j.b
+       GROUP BY a.link_id, a.is_bot, a.visitor_id`,
       [JSON.stringify([...ask.values()])],
-    )) as { link_id: number; visitor_id: string; n: number }[];
-    for (const r of stored) seen.set(key(r.link_id, r.visitor_id), r.n);
+    )) as { link_id: number; is_bot: number | boolean; visitor_id: string; n: number }[];
+    for (const r of stored) seen.set(key(r.link_id, Number(r.is_bot) ? "botvisitor" : "visitor", r.visitor_id), r.n);
   }
   let id = Number(lastId);
   let text = "";
   for (const c of clicks) {
-    const k = key(c.linkId, c.visitorId);
+    const k = key(c.linkId, dimOf(c), c.visitorId);
     let visitNumber: number;
-    if (pending || c.isBot) {
+    if (pending) {
       const before = seen.get(k) ?? 0;
       if (c.detail) seen.set(k, before + 1);
       visitNumber = before + 1;
@@ -202,23 +207,24 @@ export function backfillStep(pool: SQL, limit = BACKFILL_CHUNK) {
       for (const m of found) marks.set(m.link_id, Number(m.count));
     }
     const tallies = new Tallies();
-    const visitors = new Map<string, { l: number; v: string; n: number }>();
+    const visitors = new Map<string, VisitorTally>();
     for (const r of rows) {
       const c = backfillClick(r);
       tallies.summary(c);
-      if (r.id <= (marks.get(r.link_id) ?? 0)) continue;
-      tallies.dims(c);
-      if (!c.isBot && r.visitor_id) {
-        const k = `${r.link_id}\n${r.visitor_id}`;
+      // Up to the mark the old roll-up has the per-value and people's visitor tallies.
+      const tallied = r.id <= (marks.get(r.link_id) ?? 0);
+      if (!tallied) tallies.dims(c);
+      if (r.visitor_id && (c.isBot || !tallied)) {
+        const d = c.isBot ? "botvisitor" : "visitor";
+        const k = `${r.link_id}\n${d}\n${r.visitor_id}`;
         const v = visitors.get(k);
         if (v) v.n++;
-        else visitors.set(k, { l: r.link_id, v: r.visitor_id, n: 1 });
+        else visitors.set(k, { l: r.link_id, d, v: r.visitor_id, n: 1 });
       }
     }
     if (visitors.size) {
-      const sorted = [...visitors.values()].sort((a, b) => a.l - b.l || (a.v < b.v ? -1 : a.v > b.v ? 1 : 0));
-      const after = (await tx.unsafe(UPSERT_VISITORS, [JSON.stringify(sorted)])) as { link_id: number; value: string; count: bigint }[];
-      for (const r of after) if (Number(r.count) === visitors.get(`${r.link_id}\n${r.value}`)!.n) tallies.add(r.link_id, "summary", "unique");
+      const after = (await tx.unsafe(UPSERT_VISITORS, [JSON.stringify([...visitors.values()].sort(byKey))])) as { link_id: number; dim: string; value: string; count: bigint }[];
+      for (const r of after) if (r.dim === "visitor" && Number(r.count) === visitors.get(`${r.link_id}\n${r.dim}\n${r.value}`)!.n) tallies.add(r.link_id, "summary", "unique");
     }
     if (tallies.size) await tx.unsafe(UPSERT_TALLIES, [tallies.json()]);
     const done = rows.length < limit ? upto : rows[rows.length - 1]!.id;

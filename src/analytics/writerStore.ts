@@ -78,12 +78,14 @@ export function clickWriterStore(db: Db) {
       `INSERT INTO link_analytics (id, link_id, timestamp, referrer, user_agent, ip, country, city, device_type, browser, os, visitor_id, is_bot, metadata)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
-    visits: db.prepare("SELECT COUNT(*) AS n FROM link_analytics WHERE visitor_id = ? AND link_id = ?"),
-    // A non-bot click's visitor tally, one up, and its count now: the visit number, and a new
-    // unique visitor when it is 1. Kept with every click (throttled ones too), so visit numbers
-    // stay exact whatever retention or the throttle left of the rows.
+    // Visit numbers from the rows: only while the backfill of older clicks is pending.
+    visits: db.prepare("SELECT COUNT(*) AS n FROM link_analytics WHERE visitor_id = ? AND link_id = ? AND is_bot = ?"),
+    // A click's visitor tally ('visitor' for people, 'botvisitor' for bots), one up, and its
+    // count now: the visit number, and for a person a new unique visitor when it is 1. Kept
+    // with every click (throttled ones too), so visit numbers stay exact whatever retention or
+    // the throttle left of the rows, and cost one index probe however many visits came before.
     visitor: db.prepare(
-      "INSERT INTO link_rollups (link_id, dim, value, count) VALUES (?1, 'visitor', ?2, 1) ON CONFLICT (link_id, dim, value) DO UPDATE SET count = count + 1 RETURNING count",
+      "INSERT INTO link_rollups (link_id, dim, value, count) VALUES (?1, ?2, ?3, 1) ON CONFLICT (link_id, dim, value) DO UPDATE SET count = count + 1 RETURNING count",
     ),
     // A batch's tallies (tallies.ts) in one statement; 'last_ms' keeps the larger value.
     tallies: db.prepare(
@@ -100,7 +102,7 @@ export function clickWriterStore(db: Db) {
     // The last click an old on-read roll-up folded in (migrations/0002): those before it are tallied.
     mark: db.prepare("SELECT count FROM link_rollups WHERE link_id = ? AND dim = 'summary' AND value = 'mark_id'"),
     visitors: db.prepare(
-      "INSERT INTO link_rollups (link_id, dim, value, count) VALUES (?1, 'visitor', ?2, ?3) ON CONFLICT (link_id, dim, value) DO UPDATE SET count = count + excluded.count RETURNING count",
+      "INSERT INTO link_rollups (link_id, dim, value, count) VALUES (?1, ?2, ?3, ?4) ON CONFLICT (link_id, dim, value) DO UPDATE SET count = count + excluded.count RETURNING count",
     ),
     // Retention: the oldest rows (a bounded id range: never a scan of the table) older than the cutoff.
     expired: db.prepare("SELECT id, link_id FROM link_analytics WHERE id IN (SELECT id FROM link_analytics ORDER BY id LIMIT ?2) AND timestamp < ?1"),
@@ -198,15 +200,11 @@ export function clickWriterStore(db: Db) {
     // the order they happened, and new visitors' index entries land at its end.
     for (const c of clicks) {
       if (!live.has(c.linkId)) continue;
-      let visitNumber = 1;
-      if (!c.isBot) {
-        const n = (q.visitor.get(c.linkId, c.visitorId) as { count: number }).count;
-        if (n === 1) tallies.add(c.linkId, "summary", "unique");
-        visitNumber = n;
-      }
+      let visitNumber = (q.visitor.get(c.linkId, c.isBot ? "botvisitor" : "visitor", c.visitorId) as { count: number }).count;
+      if (!c.isBot && visitNumber === 1) tallies.add(c.linkId, "summary", "unique");
       // A visitor whose cookie was minted by this very click has no history to count. Earlier
       // clicks of this batch are already rows, so the count includes them.
-      if ((c.isBot || fromRows) && c.detail) visitNumber = (c.newVisitor ? 0 : (q.visits.get(c.visitorId, c.linkId) as { n: number }).n) + 1;
+      if (fromRows && c.detail) visitNumber = (c.newVisitor ? 0 : (q.visits.get(c.visitorId, c.linkId, c.isBot ? 1 : 0) as { n: number }).n) + 1;
       else if (c.newVisitor) visitNumber = 1;
       tallies.click({ ...c, visitNumber });
       if (c.detail) q.insert.run(++id, c.linkId, c.timestamp, c.referrer, c.userAgent, c.ip, c.country, c.city, c.deviceType, c.browser, c.os, c.visitorId, c.isBot ? 1 : 0, metadata(visitNumber, c.source, c.isBot));
@@ -239,24 +237,28 @@ export function clickWriterStore(db: Db) {
     const rows = q.backfillRows.all(s.done, s.upto, limit) as BackfillRow[];
     const marks = new Map<number, number>();
     const tallies = new Tallies();
-    const visitors = new Map<string, { linkId: number; visitorId: string; n: number }>();
+    const visitors = new Map<string, { linkId: number; dim: string; visitorId: string; n: number }>();
     for (const r of rows) {
       let mark = marks.get(r.link_id);
       if (mark === undefined) marks.set(r.link_id, (mark = (q.mark.get(r.link_id) as { count: number } | null)?.count ?? 0));
       const c = backfillClick(r);
       tallies.summary(c);
-      if (r.id <= mark) continue;
-      tallies.dims(c);
-      if (!c.isBot && r.visitor_id) {
-        const key = `${r.link_id}\n${r.visitor_id}`;
+      // Up to the mark the old roll-up has the per-value and people's visitor tallies; bots'
+      // visitor tallies are new.
+      const tallied = r.id <= mark;
+      if (!tallied) tallies.dims(c);
+      if (r.visitor_id && (c.isBot || !tallied)) {
+        const dim = c.isBot ? "botvisitor" : "visitor";
+        const key = `${r.link_id}\n${dim}\n${r.visitor_id}`;
         const v = visitors.get(key);
         if (v) v.n++;
-        else visitors.set(key, { linkId: r.link_id, visitorId: r.visitor_id, n: 1 });
+        else visitors.set(key, { linkId: r.link_id, dim, visitorId: r.visitor_id, n: 1 });
       }
     }
     for (const v of visitors.values()) {
-      // New to the link when its tally is what this step added (the old roll-up's rule).
-      if ((q.visitors.get(v.linkId, v.visitorId, v.n) as { count: number }).count === v.n) tallies.add(v.linkId, "summary", "unique");
+      // A person is new to the link when the tally is what this step added (the old roll-up's rule).
+      const after = (q.visitors.get(v.linkId, v.dim, v.visitorId, v.n) as { count: number }).count;
+      if (v.dim === "visitor" && after === v.n) tallies.add(v.linkId, "summary", "unique");
     }
     if (tallies.size) q.tallies.run(tallies.json());
     const done = rows.length < limit ? s.upto : rows[rows.length - 1]!.id;
