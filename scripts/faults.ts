@@ -40,7 +40,7 @@ let gateFailures: string[] = [];
 
 function start(dataDir: string): Server {
   return Bun.spawn([binary, "serve"], {
-    env: { PATH: process.env.PATH ?? "", DATA_DIR: dataDir, PORT: String(port), HOST: "127.0.0.1", PUBLIC_URL: base, LOG_LEVEL: "warn" },
+    env: { PATH: process.env.PATH ?? "", DATA_DIR: dataDir, PORT: String(port), HOST: "127.0.0.1", PUBLIC_URL: base, LOG_LEVEL: "warn", CLICK_DETAIL_PER_MINUTE: "0" },
     stdout: "ignore",
     stderr: "pipe",
   });

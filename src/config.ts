@@ -78,6 +78,11 @@ const Env = v.object({
     "127.0.0.1,::1",
   ),
   GEOIP_DB: v.optional(v.string()),
+  // Days of click detail rows kept (0 or unset: forever); totals and tallies are kept forever.
+  CLICK_RETENTION_DAYS: v.optional(int("CLICK_RETENTION_DAYS", 0, 100_000), "0"),
+  // Clicks a minute from one address on one link that keep a detail row (0: no limit); every
+  // click past it is still counted and tallied.
+  CLICK_DETAIL_PER_MINUTE: v.optional(int("CLICK_DETAIL_PER_MINUTE", 0, 1_000_000), "60"),
   // No placeholder: a public page must never show a visitor instructions meant for the operator.
   OPERATOR_NAME: v.optional(v.string()),
   OPERATOR_ADDRESS: v.optional(v.string()),
@@ -166,6 +171,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     ipStorage: e.IP_STORAGE,
     trustedProxies: proxyList(e.TRUSTED_PROXIES),
     geoipDb: e.GEOIP_DB ?? null,
+    /** Click detail rows older than this many days are deleted (null: kept forever); the roll-ups keep every click. */
+    clickRetentionDays: e.CLICK_RETENTION_DAYS > 0 ? e.CLICK_RETENTION_DAYS : null,
+    /** Detail rows a minute per address and link (null: no limit): src/analytics/tallies.ts DetailThrottle. */
+    clickDetailPerMinute: e.CLICK_DETAIL_PER_MINUTE > 0 ? e.CLICK_DETAIL_PER_MINUTE : null,
     operatorName: e.OPERATOR_NAME?.trim() || null,
     operatorAddress: e.OPERATOR_ADDRESS?.trim() || null,
     logLevel: e.LOG_LEVEL,

@@ -282,7 +282,7 @@ async function main() {
     await $`OUTFILE=${binary} ${process.execPath} run scripts/build.ts`;
   }
   const dir = mkdtempSync(join(tmpdir(), "threadlink-bench-"));
-  const env = { ...process.env, PORT: String(PORT_B), HOST, DATA_DIR: dir, PUBLIC_URL: `http://${HOST}:${PORT_B}`, LOG_LEVEL: "warn" };
+  const env = { ...process.env, PORT: String(PORT_B), HOST, DATA_DIR: dir, PUBLIC_URL: `http://${HOST}:${PORT_B}`, LOG_LEVEL: "warn", CLICK_DETAIL_PER_MINUTE: "0" }; // one address floods: every click keeps its row
   const procs: Bun.Subprocess[] = [];
   try {
     await $`${binary} migrate`.env(env).quiet();

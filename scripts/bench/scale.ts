@@ -70,7 +70,8 @@ async function healthy(port: number, limitMs = 60_000) {
 }
 
 function spawnServe(bin: string, env: Record<string, string>) {
-  const p = Bun.spawn([bin, "serve"], { env: { ...process.env, HOST, LOG_LEVEL: "warn", ...env }, stdout: "ignore", stderr: "inherit" });
+  // CLICK_DETAIL_PER_MINUTE=0: one address floods here, and every click keeps its row.
+  const p = Bun.spawn([bin, "serve"], { env: { ...process.env, HOST, LOG_LEVEL: "warn", CLICK_DETAIL_PER_MINUTE: "0", ...env }, stdout: "ignore", stderr: "inherit" });
   children.push(p);
   return p;
 }

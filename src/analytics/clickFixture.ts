@@ -25,8 +25,16 @@ export async function clickFixture(env: Record<string, string> = {}) {
     links.create(userId, tracker, { shortCode: code, originalUrl: `https://example.com/${code}`, title: code, description: "", expiresAt: null });
   const recorders: ClickRecorder[] = [];
   /** A recorder (and, at its first click, a click worker) on this database. */
-  const recorder = (opts: { ipStorage?: "truncated" | "full" | "none"; maxBacklog?: number; foldEvery?: number } = {}) => {
-    const r = new ClickRecorder(db, { ipStorage: opts.ipStorage ?? "none", geoipDb: null, maxBacklog: opts.maxBacklog, foldEvery: opts.foldEvery, databaseUrl: t.config.databaseUrl });
+  const recorder = (opts: { ipStorage?: "truncated" | "full" | "none"; maxBacklog?: number; foldEvery?: number; retentionDays?: number; detailPerMinute?: number } = {}) => {
+    const r = new ClickRecorder(db, {
+      ipStorage: opts.ipStorage ?? "none",
+      geoipDb: null,
+      maxBacklog: opts.maxBacklog,
+      foldEvery: opts.foldEvery,
+      databaseUrl: t.config.databaseUrl,
+      retentionDays: opts.retentionDays,
+      detailPerMinute: opts.detailPerMinute,
+    });
     recorders.push(r);
     return r;
   };
@@ -53,7 +61,7 @@ export async function clickFixture(env: Record<string, string> = {}) {
   const done = async () => {
     for (const r of recorders) await r.stop();
   };
-  return { t, db, links, user, make, recorder, click, rows, count, notices, done };
+  return { t, db, links, user, make, recorder, click, n, rows, count, notices, done };
 }
 
 /**

@@ -4,9 +4,16 @@
 // the WAL checkpoints, so neither ever happens inside a visitor's request.
 // It is a separate entrypoint of the compiled binary (scripts/build.ts).
 //
-// Messages in:  open {path, url, ipStorage, geoipDb, checkpointMs, coalesceMs, foldEvery, walLimitBytes} · batch {data, n}
-//               · counts {counts: [linkId, n][]} (clicks the recorder could not keep: counted only) · flush {id} · close
-// Messages out: ready · written {n} (written, or given up on) · flushed {id, ok} · closed · error {message}
+// Messages in:  open {path, url, ipStorage, geoipDb, checkpointMs, coalesceMs, foldEvery, retentionDays,
+//               detailPerMinute, walLimitBytes} · batch {data, n}
+//               · counts {counts: [linkId, n][]} (clicks the recorder could not keep: counted only) · flush {id}
+//               · maintain {id} (the backfill and retention run to the end now: tests) · close
+// Messages out: ready · written {n} (written, or given up on) · flushed {id, ok} · maintained {id, ok} · closed · error {message}
+//
+// Besides the clicks, this thread runs two background jobs in small transactions between click
+// batches (never inside a request): the one-time roll-up backfill of clicks stored before the
+// writer kept roll-ups (migrations/0012), and retention (CLICK_RETENTION_DAYS), which deletes
+// click rows older than that a thousand at a time while the tallies keep them.
 // Messages are handled in order, so a flush is answered only after every batch posted before it.
 import { statSync } from "node:fs";
 import type { Db } from "../db/open";
@@ -14,21 +21,38 @@ import { openDbFile } from "../db/open";
 import { decodeClicks } from "./recorder";
 import { ClickWriter, type IpStorage } from "./writer";
 import { PgClickWriter } from "./pgWriter";
+import { RETENTION_CHUNK } from "./writerStore";
 
 declare const self: Worker;
 
 export type ToWorker =
   /** `url`: PostgreSQL's (DATABASE_URL), written to instead of the SQLite file at `path`. */
-  | { type: "open"; path: string; url: string | null; ipStorage: IpStorage; geoipDb: string | null; checkpointMs: number; coalesceMs: number; foldEvery?: number | undefined; walLimitBytes?: number | undefined }
+  | {
+      type: "open";
+      path: string;
+      url: string | null;
+      ipStorage: IpStorage;
+      geoipDb: string | null;
+      checkpointMs: number;
+      coalesceMs: number;
+      foldEvery?: number | undefined;
+      /** CLICK_RETENTION_DAYS: null keeps click rows forever. */
+      retentionDays: number | null;
+      detailPerMinute?: number | undefined;
+      /** WAL_LIMIT_MB in bytes: the WAL is truncated past half of it (watchWal). */
+      walLimitBytes?: number | undefined;
+    }
   | { type: "batch"; data: string; n: number }
   | { type: "counts"; counts: [number, number][] }
   | { type: "flush"; id: number }
+  | { type: "maintain"; id: number }
   | { type: "close" };
 
 export type FromWorker =
   | { type: "ready" }
   | { type: "written"; n: number }
   | { type: "flushed"; id: number; ok: boolean }
+  | { type: "maintained"; id: number; ok: boolean }
   | { type: "closed" }
   | { type: "error"; message: string };
 
@@ -63,6 +87,11 @@ let idleFold: ReturnType<typeof setTimeout> | null = null;
 let coalesceMs = 0;
 let walPath = "";
 let walLimitBytes = 0;
+let retentionDays: number | null = null;
+let jobTimer: ReturnType<typeof setTimeout> | null = null;
+// The first run waits for start-up to settle; then retention looks again this often.
+const JOBS_FIRST_MS = 1_000;
+const RETENTION_EVERY_MS = 60_000;
 
 const send = (m: FromWorker) => self.postMessage(m);
 
@@ -110,6 +139,60 @@ async function drainNow(): Promise<boolean> {
   if (idleFold) clearTimeout(idleFold);
   idleFold = setTimeout(foldAll, IDLE_FOLD_MS);
   return true;
+}
+
+/**
+ * One transaction of a background job, queued behind the click writes (never beside one):
+ * the backfill first, then retention. Between steps the thread goes back to its messages, so
+ * a click batch waits for one step at most (~5,000 rows of backfill, 1,000 of retention).
+ * Resolves true when there is more to do now.
+ */
+function jobStep(): Promise<boolean> {
+  const step = draining.then(async () => {
+    if (!writer) return false;
+    if (await writer.backfillStep()) return true;
+    if (retentionDays === null) return false;
+    const cutoff = new Date(Date.now() - retentionDays * 86_400_000).toISOString();
+    return (await writer.retentionStep(cutoff)) >= RETENTION_CHUNK;
+  });
+  draining = step.then(
+    () => true,
+    () => true,
+  );
+  return step;
+}
+
+/** The jobs in the background: a step, then the thread's other messages, then the next. */
+function scheduleJobs(ms: number) {
+  if (jobTimer) clearTimeout(jobTimer);
+  jobTimer = setTimeout(() => {
+    jobTimer = null;
+    jobStep().then(
+      (more) => {
+        if (more) scheduleJobs(0);
+        else if (retentionDays !== null) scheduleJobs(RETENTION_EVERY_MS);
+      },
+      (e) => {
+        send({ type: "error", message: `click backfill or retention failed: ${String(e)}` });
+        scheduleJobs(RETRY_MS);
+      },
+    );
+  }, ms);
+}
+
+/** Every job to its end now (tests): the backfill done, and no click row older than retention left. */
+async function maintain() {
+  if (jobTimer) clearTimeout(jobTimer);
+  jobTimer = null;
+  try {
+    while (await jobStep());
+    return true;
+  } catch (e) {
+    send({ type: "error", message: `click backfill or retention failed: ${String(e)}` });
+    return false;
+  } finally {
+    if (retentionDays !== null) scheduleJobs(RETENTION_EVERY_MS);
+  }
 }
 
 function foldAll() {
@@ -178,9 +261,11 @@ self.onmessage = (e: MessageEvent<ToWorker>) => {
   if (m.type === "open") {
     try {
       coalesceMs = m.coalesceMs;
+      retentionDays = m.retentionDays;
       if (m.url) {
         // PostgreSQL: nothing to set up on a connection, and no WAL of ours to checkpoint.
-        writer = new PgClickWriter(m.url, { ipStorage: m.ipStorage, geoipDb: m.geoipDb });
+        writer = new PgClickWriter(m.url, { ipStorage: m.ipStorage, geoipDb: m.geoipDb, detailPerMinute: m.detailPerMinute });
+        scheduleJobs(JOBS_FIRST_MS);
         send({ type: "ready" });
         return;
       }
@@ -199,7 +284,8 @@ self.onmessage = (e: MessageEvent<ToWorker>) => {
       // is a few hundred KB; as a temporary file it cost ~4 µs a click in the kernel at
       // transactions of 512 (docs/performance.md).
       db.exec("PRAGMA temp_store = MEMORY");
-      writer = new ClickWriter(db, { ipStorage: m.ipStorage, geoipDb: m.geoipDb, foldEvery: m.foldEvery });
+      writer = new ClickWriter(db, { ipStorage: m.ipStorage, geoipDb: m.geoipDb, foldEvery: m.foldEvery, detailPerMinute: m.detailPerMinute });
+      scheduleJobs(JOBS_FIRST_MS);
       // The location databases open with the first click that needs a lookup (geo.ts).
       checkpoints = setInterval(checkpoint, m.checkpointMs);
       if (walLimitBytes > 0) walWatch = setInterval(watchWal, WAL_WATCH_MS);
@@ -233,7 +319,12 @@ self.onmessage = (e: MessageEvent<ToWorker>) => {
     }, coalesceMs);
   } else if (m.type === "flush") {
     void drain().then((ok) => send({ type: "flushed", id: m.id, ok }));
+  } else if (m.type === "maintain") {
+    void maintain().then((ok) => send({ type: "maintained", id: m.id, ok }));
   } else if (m.type === "close") {
+    if (jobTimer) clearTimeout(jobTimer);
+    jobTimer = null;
+    retentionDays = null;
     if (retry) clearTimeout(retry);
     if (scheduled) clearTimeout(scheduled);
     if (checkpoints) clearInterval(checkpoints);

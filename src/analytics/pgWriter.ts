@@ -4,7 +4,7 @@
 // database delays only this thread, and the recorder (backlog bound, counted drops, flush) is
 // the same for both backends.
 import { openPg } from "../db/pg";
-import { writeClicks } from "./pgWriterStore";
+import { backfillStep, retentionStep, writeClicks } from "./pgWriterStore";
 import type { RawClick } from "./recorder";
 import { ClickEnricher, type IpStorage } from "./writer";
 
@@ -12,7 +12,7 @@ export class PgClickWriter extends ClickEnricher {
   // One connection: batches are written one after another anyway (clickWorker.ts).
   private pool;
 
-  constructor(url: string, opts: { ipStorage: IpStorage; geoipDb: string | null }) {
+  constructor(url: string, opts: { ipStorage: IpStorage; geoipDb: string | null; detailPerMinute?: number | undefined }) {
     super(opts);
     this.pool = openPg(url, { max: 1, bigint: true });
   }
@@ -24,6 +24,16 @@ export class PgClickWriter extends ClickEnricher {
   async write(batch: RawClick[], countedOnly?: ReadonlyMap<number, number>) {
     await writeClicks(this.pool, batch.map((c) => this.enrich(c)), countedOnly);
     return batch.length;
+  }
+
+  /** One transaction of the one-time roll-up backfill (pgWriterStore.ts); true while more is left. */
+  backfillStep() {
+    return backfillStep(this.pool);
+  }
+
+  /** One transaction of retention (pgWriterStore.ts): the rows deleted. */
+  retentionStep(cutoff: string) {
+    return retentionStep(this.pool, cutoff);
   }
 
   /** Nothing to fold on PostgreSQL (pgWriterStore.ts). */

@@ -121,6 +121,10 @@ type Opts = {
   databaseUrl?: string | null | undefined;
   /** WAL_LIMIT_MB in bytes: the worker truncates the SQLite WAL past half of it (clickWorker.ts). */
   walLimitBytes?: number | undefined;
+  /** CLICK_RETENTION_DAYS (null or absent: click rows are kept forever). */
+  retentionDays?: number | null | undefined;
+  /** Detail rows per source, link and minute (tallies.ts DETAIL_PER_MINUTE; tests lower it). */
+  detailPerMinute?: number | undefined;
 };
 
 /** What `/api/health` shows of the click writer. */
@@ -259,6 +263,28 @@ export class ClickRecorder {
     });
   }
 
+  /**
+   * Runs the click worker's background jobs to their end now (the roll-up backfill, then
+   * retention), after every click captured before the call is written. For tests and the
+   * benchmark: the server runs them on the worker's own schedule.
+   */
+  async maintain(): Promise<boolean> {
+    if (!(await this.flush())) return false;
+    const w = this.worker ?? this.start();
+    const id = this.nextFlush++;
+    return new Promise((resolve) => {
+      const guard = setTimeout(() => {
+        this.flushes.delete(id);
+        resolve(false);
+      }, FLUSH_TIMEOUT_MS * 6);
+      this.flushes.set(id, (ok) => {
+        clearTimeout(guard);
+        resolve(ok);
+      });
+      w.postMessage({ type: "maintain", id } satisfies ToWorker);
+    });
+  }
+
   /** Graceful stop: every captured click written, then the worker and its connection close. */
   async stop() {
     await this.flush();
@@ -292,7 +318,7 @@ export class ClickRecorder {
         this.written += m.n;
         this.postUncounted();
       }
-      else if (m.type === "flushed") {
+      else if (m.type === "flushed" || m.type === "maintained") {
         this.flushes.get(m.id)?.(m.ok);
         this.flushes.delete(m.id);
       } else if (m.type === "ready") {
@@ -312,7 +338,13 @@ export class ClickRecorder {
     };
     const url = this.db.dialect === "postgres" ? this.opts.databaseUrl! : null;
     const path = this.db.sqlite?.filename ?? "";
-    w.postMessage({ type: "open", path, url, ipStorage: this.opts.ipStorage, geoipDb: this.opts.geoipDb, checkpointMs: CHECKPOINT_MS, coalesceMs: COALESCE_MS, foldEvery: this.opts.foldEvery, walLimitBytes: this.opts.walLimitBytes } satisfies ToWorker);
+    w.postMessage({ type: "open", path, url, ipStorage: this.opts.ipStorage, geoipDb: this.opts.geoipDb, checkpointMs: CHECKPOINT_MS,
+      coalesceMs: COALESCE_MS,
+      foldEvery: this.opts.foldEvery,
+      retentionDays: this.opts.retentionDays ?? null,
+      detailPerMinute: this.opts.detailPerMinute,
+      walLimitBytes: this.opts.walLimitBytes,
+    } satisfies ToWorker);
     this.worker = w;
     return w;
   }

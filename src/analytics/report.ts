@@ -1,12 +1,21 @@
 // The analytics response (spec §3 'Analytics response shape' plus tallies, a daily series and
-// a paged click list), built from the rollups and one indexed page of clicks.
+// a page of click detail), built from the roll-ups alone (the click writers keep them: a first
+// view of a 10,000,000-click link reads as little as any other) and one keyset page of clicks.
 import type { LinkRow } from "../links/store";
+import { badRequest } from "../http/errors";
 import { DIMENSIONS, type AnalyticsReport } from "./schema";
 import { analyticsStore, type ClickRow } from "./store";
+import { DETAIL_PER_MINUTE } from "./tallies";
 import type { Database } from "../db/database";
 
 export const PAGE_SIZE_DEFAULT = 25;
+/** Click detail rows a page holds at most (README "Click analytics"). */
 export const PAGE_SIZE_MAX = 100;
+/**
+ * A page named by number alone (`page`, without `before`) is read from the newest click on,
+ * so it may lie this many rows deep at most; deeper pages follow `nextBefore`.
+ */
+export const PAGE_DEPTH_MAX = 1_000;
 export const RANGE_DAYS = [7, 30, 90] as const;
 
 function int(raw: unknown, fallback: number, min: number, max: number) {
@@ -16,7 +25,7 @@ function int(raw: unknown, fallback: number, min: number, max: number) {
 
 /** Every UTC day of the range, oldest first, zero-filled. */
 function daySeries(days: number, counts: { day: string; count: number }[], now = Date.now()) {
-  const byDay = new Map(counts.map((c) => [c.day, c.count]));
+  const byDay = new Map(counts.map((c) => [c.day, Number(c.count)]));
   const out: { day: string; count: number }[] = [];
   for (let i = days - 1; i >= 0; i--) {
     const day = new Date(now - i * 86_400_000).toISOString().slice(0, 10);
@@ -25,7 +34,7 @@ function daySeries(days: number, counts: { day: string; count: number }[], now =
   return out;
 }
 
-export function analyticsReports(db: Database) {
+export function analyticsReports(db: Database, opts: { retentionDays?: number | null; detailPerMinute?: number | null } = {}) {
   const store = analyticsStore(db);
   return {
     async report(link: LinkRow, shortUrl: string, query: Record<string, string | undefined>): Promise<AnalyticsReport> {
@@ -34,14 +43,22 @@ export function analyticsReports(db: Database) {
       const wanted = int(query.days, 30, 1, 366);
       const days = (RANGE_DAYS as readonly number[]).includes(wanted) ? wanted : 30;
       const since = new Date(Date.now() - (days - 1) * 86_400_000).toISOString().slice(0, 10);
-      await store.rollUp(link.id);
-      const tallies = Object.fromEntries(await Promise.all(DIMENSIONS.map(async (d) => [d, await store.top(link.id, d)]))) as AnalyticsReport["tallies"];
-      const [uniqueVisitors, lastClick, perDay, clicks] = await Promise.all([
-        store.uniqueVisitors(link.id),
-        store.lastClick(link.id),
+      // Keyset: `before` is the id below which the page starts (the previous page's nextBefore).
+      const before = query.before !== undefined && /^\d{1,15}$/.test(query.before) ? Number(query.before) : null;
+      if (query.before !== undefined && before === null) throw badRequest("before must be a click id", { before: "must be a click id" });
+      const skip = before === null ? (page - 1) * pageSize : 0;
+      if (skip + pageSize > PAGE_DEPTH_MAX) {
+        throw badRequest(`Pages deeper than ${PAGE_DEPTH_MAX} clicks are read with before (the previous page's nextBefore)`, { page: "too deep without before" });
+      }
+      const tallies = Object.fromEntries(await Promise.all(DIMENSIONS.map(async (d) => [d, (await store.top(link.id, d)).map((t) => ({ name: t.name, count: Number(t.count) }))]))) as AnalyticsReport["tallies"];
+      const [summary, perDay, rows, detailSince] = await Promise.all([
+        store.summary(link.id),
         store.days(link.id, since),
-        store.page(link.id, pageSize, (page - 1) * pageSize),
+        store.page(link.id, skip + pageSize, before ?? Number.MAX_SAFE_INTEGER),
+        store.firstRow(link.id),
       ]);
+      const clicks = rows.slice(skip);
+      const lastClick = summary.last_ms ? new Date(summary.last_ms).toISOString() : await store.lastRow(link.id);
       return {
         link: {
           id: link.id,
@@ -53,19 +70,29 @@ export function analyticsReports(db: Database) {
           expiresAt: link.expires_at,
         },
         clickCount: link.click_count,
-        uniqueVisitors,
+        uniqueVisitors: summary.unique ?? 0,
         lastClick,
         tallies,
         timeline: { days, series: daySeries(days, perDay) },
         page,
         pageSize,
         clicks,
+        nextBefore: clicks.length === pageSize ? clicks[clicks.length - 1]!.id : null,
+        visits: { new: summary.new ?? 0, returning: summary.returning ?? 0, bots: summary.bots ?? 0 },
+        detail: {
+          rows: summary.rows ?? 0,
+          since: detailSince,
+          retentionDays: opts.retentionDays ?? null,
+          withoutDetail: summary.undetailed ?? 0,
+          perSourcePerMinute: opts.detailPerMinute === undefined ? DETAIL_PER_MINUTE : opts.detailPerMinute,
+        },
       };
     },
 
     /**
      * All of a link's clicks as CSV, streamed a page at a time (store.cursor), so a million rows
-     * never sit in memory at once; a client that goes away ends the read.
+     * never sit in memory at once; a client that goes away ends the read. Each page is read and
+     * formatted in one turn of the event loop, then the thread serves whatever waits.
      */
     csv(link: LinkRow): ReadableStream<Uint8Array> {
       const pages = store.cursor(link.id);
@@ -78,6 +105,10 @@ export function analyticsReports(db: Database) {
             controller.enqueue(enc.encode(csvLine(["timestamp", "browser", "device", "os", "country", "city", "referrer", "visit_type", "visit_number", "source", "is_bot", "user_agent", "ip"])));
             return;
           }
+          // A macrotask between pages: on SQLite a page's read resolves at once, so without it a
+          // fast client's download ran as one chain of microtasks and held the thread (redirects
+          // waited ~1 s per 4 MB, docs/performance.md); now a redirect waits one page at most.
+          await new Promise((r) => setImmediate(r));
           const next = await pages.next();
           if (next.done) controller.close();
           else controller.enqueue(enc.encode(next.value.map(csvRow).join("")));

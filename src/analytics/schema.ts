@@ -44,12 +44,33 @@ export const AnalyticsReport = v.object({
   page: v.number(),
   pageSize: v.number(),
   clicks: v.array(ClickView),
+  /** The id to pass as `before` for the next (older) page; null on the last one. */
+  nextBefore: v.pipe(v.nullable(v.number()), v.description("Pass as `before` for the next, older page of clicks; null on the last page.")),
+  /** Clicks by visit number (counted clicks whose visitor was known), and bots among all. */
+  visits: v.object({ new: v.number(), returning: v.number(), bots: v.number() }),
+  /**
+   * What the click detail covers: the rows stored now, the oldest one's time, the retention
+   * setting, and the clicks counted (in every figure above) without a detail row.
+   */
+  detail: v.pipe(
+    v.object({
+      rows: v.number(),
+      since: v.nullable(v.string()),
+      retentionDays: v.nullable(v.number()),
+      withoutDetail: v.number(),
+      perSourcePerMinute: v.nullable(v.number()),
+    }),
+    v.description(
+      "Which clicks have detail rows: `rows` stored, the oldest at `since`; rows older than `retentionDays` (null: kept forever) are deleted; `withoutDetail` clicks were counted in every figure but keep no row (past `perSourcePerMinute` from one address on this link, null when unlimited; or the click writer overloaded).",
+    ),
+  ),
 });
 export type AnalyticsReport = v.InferOutput<typeof AnalyticsReport>;
 
 /** GET …/analytics: which page of clicks, how many per page, and how many days of timeline. */
 export const AnalyticsQuery = v.object({
-  page: v.optional(v.pipe(v.string(), v.description("Page of the click list, from 1 (default 1)."))),
+  page: v.optional(v.pipe(v.string(), v.description("Page number of the click list, from 1 (default 1). Without `before`, pages up to 1,000 clicks deep only."))),
+  before: v.optional(v.pipe(v.string(), v.description("Keyset cursor: the clicks older than this click id (a page's `nextBefore`)."))),
   pageSize: v.optional(v.pipe(v.string(), v.description("Clicks per page, 1 to 100 (default 25)."))),
   days: v.optional(v.pipe(v.string(), v.description("Days of timeline: 7, 30 or 90 (default 30)."))),
 });

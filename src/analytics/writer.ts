@@ -9,6 +9,7 @@ import { sqliteNotifications } from "../notifications/store";
 import { clickWriterStore, MILESTONES, type ClickRecord, type CountMove, type LinkInfo } from "./writerStore";
 import { Geo } from "./geo";
 import type { RawClick } from "./recorder";
+import { clip, DetailThrottle } from "./tallies";
 
 export type IpStorage = "truncated" | "full" | "none";
 
@@ -78,9 +79,11 @@ export class ClickEnricher {
   private lastAt = Number.NaN;
   private lastIso = "";
   readonly geo: Geo;
+  private throttle: DetailThrottle;
 
-  constructor(private enrichOpts: { ipStorage: IpStorage; geoipDb: string | null }) {
+  constructor(private enrichOpts: { ipStorage: IpStorage; geoipDb: string | null; detailPerMinute?: number | undefined }) {
     this.geo = new Geo(enrichOpts.geoipDb);
+    this.throttle = new DetailThrottle(enrichOpts.detailPerMinute);
   }
 
   parseUa(ua: string | null): Parsed {
@@ -116,8 +119,9 @@ export class ClickEnricher {
     return {
       linkId: c.linkId,
       timestamp: this.iso(c.at),
-      referrer: c.referrer,
-      userAgent: c.userAgent,
+      // Bounded (tallies.ts DETAIL_TEXT_MAX): the agent was parsed whole above.
+      referrer: clip(c.referrer),
+      userAgent: clip(c.userAgent),
       ip: storeIp(c.ip, this.enrichOpts.ipStorage),
       country: c.country ?? looked?.country ?? null,
       city: c.city ?? looked?.city ?? null,
@@ -129,6 +133,8 @@ export class ClickEnricher {
       newVisitor: c.newVisitor && c.visitorId !== null,
       isBot: ua.isBot,
       source: c.source,
+      // The source is the full address (before IP_STORAGE), else the visitor.
+      detail: this.throttle.keep(c.linkId, c.ip ?? c.visitorId ?? "", c.at),
     };
   }
 }
@@ -139,7 +145,7 @@ export class ClickWriter extends ClickEnricher {
 
   constructor(
     private db: Db,
-    private opts: { ipStorage: IpStorage; geoipDb: string | null; foldEvery?: number | undefined },
+    private opts: { ipStorage: IpStorage; geoipDb: string | null; foldEvery?: number | undefined; detailPerMinute?: number | undefined },
   ) {
     super(opts);
     this.store = clickWriterStore(db);
@@ -164,6 +170,17 @@ export class ClickWriter extends ClickEnricher {
       // Takes the write lock first: the app's connection writes too (see store.ts rollUp).
       .immediate();
     return batch.length;
+  }
+
+  /** One transaction of the one-time roll-up backfill (writerStore.ts); true while more is left. */
+  backfillStep() {
+    return this.db.transaction(() => this.store.backfillChunk()).immediate();
+  }
+
+  /** One transaction of retention (writerStore.ts): the rows deleted. Never before the backfill is done. */
+  retentionStep(cutoff: string) {
+    if (this.store.backfillPending()) return 0;
+    return this.db.transaction(() => this.store.retentionChunk(cutoff)).immediate();
   }
 
   /** Folds whatever tail is left (a graceful stop, an idle writer): readers then scan none. */

@@ -2,6 +2,7 @@
 // worker's own synchronous bun:sqlite connection (src/analytics/clickWorker.ts). The report side
 // (roll-ups, pages, the CSV cursor) is store.ts.
 import type { Db } from "../db/open";
+import { Tallies, type TalliedClick } from "./tallies";
 
 /** A click ready to store (parsed, located, anonymised). */
 export type ClickRecord = {
@@ -20,6 +21,8 @@ export type ClickRecord = {
   newVisitor: boolean;
   isBot: boolean;
   source: string;
+  /** A detail row is stored (else counted and tallied only: the per-source throttle, tallies.ts). */
+  detail: boolean;
 };
 
 /** Click counts that notify the link's owner when crossed. */
@@ -34,6 +37,38 @@ export function metadataJson(visitNumber: number, source: string, isBot: boolean
   return `{"isReturningVisitor":${visitNumber > 1},"visitNumber":${visitNumber},"source":${JSON.stringify(source)},"isBot":${isBot}}`;
 }
 
+/** Older clicks the backfill tallies per transaction: a few ms of the writer's time each. */
+export const BACKFILL_CHUNK = 5_000;
+/** Click rows retention deletes per transaction. */
+export const RETENTION_CHUNK = 1_000;
+
+/** A stored click as the backfill reads it. */
+export type BackfillRow = {
+  id: number;
+  link_id: number;
+  timestamp: string;
+  country: string | null;
+  city: string | null;
+  browser: string | null;
+  device_type: string | null;
+  os: string | null;
+  referrer: string | null;
+  visitor_id: string | null;
+  is_bot: number | boolean;
+  metadata: string;
+};
+
+/** A stored click as the tallies take it (its visit number from its metadata). */
+export function backfillClick(r: BackfillRow): TalliedClick {
+  let visitNumber = 1;
+  try {
+    visitNumber = Number(JSON.parse(r.metadata).visitNumber) || 1;
+  } catch {
+    /* a row without metadata: a first visit */
+  }
+  return { linkId: r.link_id, timestamp: r.timestamp, country: r.country, city: r.city, browser: r.browser, deviceType: r.device_type, os: r.os, referrer: r.referrer, isBot: Boolean(r.is_bot), visitNumber, detail: true };
+}
+
 /** Clicks per fold: the per-link index is filled in sorted bulk once this many are unfolded. */
 export const FOLD_EVERY = 65_536;
 
@@ -43,7 +78,37 @@ export function clickWriterStore(db: Db) {
       `INSERT INTO link_analytics (id, link_id, timestamp, referrer, user_agent, ip, country, city, device_type, browser, os, visitor_id, is_bot, metadata)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
-    visits: db.prepare("SELECT COUNT(*) AS n FROM link_analytics WHERE visitor_id = ? AND link_id = ?"),
+    // Visit numbers from the rows: only while the backfill of older clicks is pending.
+    visits: db.prepare("SELECT COUNT(*) AS n FROM link_analytics WHERE visitor_id = ? AND link_id = ? AND is_bot = ?"),
+    // A click's visitor tally ('visitor' for people, 'botvisitor' for bots), one up, and its
+    // count now: the visit number, and for a person a new unique visitor when it is 1. Kept
+    // with every click (throttled ones too), so visit numbers stay exact whatever retention or
+    // the throttle left of the rows, and cost one index probe however many visits came before.
+    visitor: db.prepare(
+      "INSERT INTO link_rollups (link_id, dim, value, count) VALUES (?1, ?2, ?3, 1) ON CONFLICT (link_id, dim, value) DO UPDATE SET count = count + 1 RETURNING count",
+    ),
+    // A batch's tallies (tallies.ts) in one statement; 'last_ms' keeps the larger value.
+    tallies: db.prepare(
+      `INSERT INTO link_rollups (link_id, dim, value, count)
+       SELECT j.value ->> 0, j.value ->> 1, j.value ->> 2, j.value ->> 3 FROM json_each(?1) AS j WHERE true
+       ON CONFLICT (link_id, dim, value) DO UPDATE SET count = CASE WHEN excluded.value = 'last_ms' AND excluded.dim = 'summary' THEN MAX(count, excluded.count) ELSE count + excluded.count END`,
+    ),
+    backfillState: db.prepare("SELECT upto, done FROM click_backfill WHERE id = 1"),
+    // The backfill's clicks: a rowid range, oldest first.
+    backfillRows: db.prepare(
+      "SELECT id, link_id, timestamp, country, city, browser, device_type, os, referrer, visitor_id, is_bot, metadata FROM link_analytics WHERE id > ?1 AND id <= ?2 ORDER BY id LIMIT ?3",
+    ),
+    setBackfill: db.prepare("UPDATE click_backfill SET done = ?1 WHERE id = 1"),
+    // The last click an old on-read roll-up folded in (migrations/0002): those before it are tallied.
+    mark: db.prepare("SELECT count FROM link_rollups WHERE link_id = ? AND dim = 'summary' AND value = 'mark_id'"),
+    visitors: db.prepare(
+      "INSERT INTO link_rollups (link_id, dim, value, count) VALUES (?1, ?2, ?3, ?4) ON CONFLICT (link_id, dim, value) DO UPDATE SET count = count + excluded.count RETURNING count",
+    ),
+    // Retention: the oldest rows (a bounded id range: never a scan of the table) older than the cutoff.
+    expired: db.prepare("SELECT id, link_id FROM link_analytics WHERE id IN (SELECT id FROM link_analytics ORDER BY id LIMIT ?2) AND timestamp < ?1"),
+    deleteRows: db.prepare("DELETE FROM link_analytics WHERE id IN (SELECT value FROM json_each(?1))"),
+    deleteIndexed: db.prepare("DELETE FROM link_clicks WHERE (link_id, click_id) IN (SELECT j.value ->> 0, j.value ->> 1 FROM json_each(?1) AS j)"),
+    rowsLess: db.prepare("UPDATE link_rollups SET count = link_rollups.count - j.value FROM json_each(?1) AS j WHERE link_rollups.link_id = j.key AND link_rollups.dim = 'summary' AND link_rollups.value = 'rows'"),
     // New ids go above the fold mark even when the newest clicks were deleted (0008).
     lastId: db.prepare("SELECT MAX(COALESCE((SELECT MAX(id) FROM link_analytics), 0), (SELECT folded FROM click_fold)) AS id, (SELECT folded FROM click_fold) AS folded"),
     // Every link's count in one statement, from a JSON object {linkId: clicks} (keys in
@@ -89,11 +154,12 @@ export function clickWriterStore(db: Db) {
   };
 
   /**
-   * Writes a batch of clicks (in the caller's transaction): one row per click, then every link's
-   * count in one statement. This is all the hot path pays for; the tallies are rolled up when
-   * someone reads them. `countedOnly`: per link, clicks to count without a row (dropped under
-   * overload, recorder.ts). Returns the count moves that cross a milestone (MILESTONES). Clicks
-   * for a link that no longer exists are dropped (its history went with it).
+   * Writes a batch of clicks (in the caller's transaction): one row per click that keeps its
+   * detail, every link's count in one statement, and the batch's roll-ups (tallies.ts) in one
+   * more plus one visitor upsert per non-bot click, so analytics reads never fold raw rows.
+   * `countedOnly`: per link, clicks to count without a row (dropped under overload,
+   * recorder.ts). Returns the count moves that cross a milestone (MILESTONES). Clicks for a
+   * link that no longer exists are dropped (its history went with it).
    */
   const writeBatch = (clicks: ClickRecord[], countedOnly?: ReadonlyMap<number, number>): CountMove[] => {
     // Clicks per link, and the statement's JSON object of them in ascending key order, from the
@@ -124,21 +190,106 @@ export function clickWriterStore(db: Db) {
       const before = after - counts.get(linkId)!;
       if (MILESTONES.some((m) => before < m && after >= m)) moved.push({ linkId, before, after });
     }
-    if (clicks.length === 0) return moved;
+    const tallies = new Tallies();
+    if (countedOnly) for (const [linkId, n] of countedOnly) if (live.has(linkId)) tallies.countedOnly(linkId, n);
+    // Until the backfill of older clicks is done, their visitor tallies are incomplete: visit
+    // numbers are then counted from the rows, as before roll-ups were written with the clicks.
+    const fromRows = backfillPending();
     let id = (q.lastId.get() as { id: number }).id;
     // In capture order, with ids given here: a visitor's clicks, and a link's, are numbered in
     // the order they happened, and new visitors' index entries land at its end.
     for (const c of clicks) {
       if (!live.has(c.linkId)) continue;
+      let visitNumber = (q.visitor.get(c.linkId, c.isBot ? "botvisitor" : "visitor", c.visitorId) as { count: number }).count;
+      if (!c.isBot && visitNumber === 1) tallies.add(c.linkId, "summary", "unique");
       // A visitor whose cookie was minted by this very click has no history to count. Earlier
       // clicks of this batch are already rows, so the count includes them.
-      const visitNumber = (c.newVisitor ? 0 : (q.visits.get(c.visitorId, c.linkId) as { n: number }).n) + 1;
-      q.insert.run(++id, c.linkId, c.timestamp, c.referrer, c.userAgent, c.ip, c.country, c.city, c.deviceType, c.browser, c.os, c.visitorId, c.isBot ? 1 : 0, metadata(visitNumber, c.source, c.isBot));
+      if (fromRows && c.detail) visitNumber = (c.newVisitor ? 0 : (q.visits.get(c.visitorId, c.linkId, c.isBot ? 1 : 0) as { n: number }).n) + 1;
+      else if (c.newVisitor) visitNumber = 1;
+      tallies.click({ ...c, visitNumber });
+      if (c.detail) q.insert.run(++id, c.linkId, c.timestamp, c.referrer, c.userAgent, c.ip, c.country, c.city, c.deviceType, c.browser, c.os, c.visitorId, c.isBot ? 1 : 0, metadata(visitNumber, c.source, c.isBot));
     }
+    if (tallies.size) q.tallies.run(tallies.json());
     return moved;
   };
 
+  /** The one-time backfill (migrations/0012) has clicks left to tally. */
+  let backfillDone = false;
+  const backfillPending = () => {
+    if (backfillDone) return false;
+    const s = q.backfillState.get() as { upto: number; done: number } | null;
+    backfillDone = !s || s.done >= s.upto;
+    return !backfillDone;
+  };
+
+  /**
+   * One step of the one-time backfill (migrations/0012; in the caller's transaction): up to
+   * `limit` clicks stored before roll-ups were written with the clicks, in id order, tallied as
+   * the writer would have. Clicks up to their link's old roll-up mark already are in the
+   * per-value tallies and add only the summary counts new with issue 21. True while more are left.
+   */
+  const backfillChunk = (limit = BACKFILL_CHUNK) => {
+    const s = q.backfillState.get() as { upto: number; done: number } | null;
+    if (!s || s.done >= s.upto) {
+      backfillDone = true;
+      return false;
+    }
+    const rows = q.backfillRows.all(s.done, s.upto, limit) as BackfillRow[];
+    const marks = new Map<number, number>();
+    const tallies = new Tallies();
+    const visitors = new Map<string, { linkId: number; dim: string; visitorId: string; n: number }>();
+    for (const r of rows) {
+      let mark = marks.get(r.link_id);
+      if (mark === undefined) marks.set(r.link_id, (mark = (q.mark.get(r.link_id) as { count: number } | null)?.count ?? 0));
+      const c = backfillClick(r);
+      tallies.summary(c);
+      // Up to the mark the old roll-up has the per-value and people's visitor tallies; bots'
+      // visitor tallies are new.
+      const tallied = r.id <= mark;
+      if (!tallied) tallies.dims(c);
+      if (r.visitor_id && (c.isBot || !tallied)) {
+        const dim = c.isBot ? "botvisitor" : "visitor";
+        const key = `${r.link_id}\n${dim}\n${r.visitor_id}`;
+        const v = visitors.get(key);
+        if (v) v.n++;
+        else visitors.set(key, { linkId: r.link_id, dim, visitorId: r.visitor_id, n: 1 });
+      }
+    }
+    for (const v of visitors.values()) {
+      // A person is new to the link when the tally is what this step added (the old roll-up's rule).
+      const after = (q.visitors.get(v.linkId, v.dim, v.visitorId, v.n) as { count: number }).count;
+      if (v.dim === "visitor" && after === v.n) tallies.add(v.linkId, "summary", "unique");
+    }
+    if (tallies.size) q.tallies.run(tallies.json());
+    const done = rows.length < limit ? s.upto : rows[rows.length - 1]!.id;
+    q.setBackfill.run(done);
+    if (done >= s.upto) backfillDone = true;
+    return done < s.upto;
+  };
+
+  /**
+   * One step of retention (in the caller's transaction): deletes up to `limit` of the oldest
+   * click rows stored before `cutoff` (an ISO time), with their link_clicks entries, and takes
+   * them off their links' 'rows' counts; the tallies keep them. Returns the rows deleted (0
+   * when none of the oldest `limit` is old enough).
+   */
+  const retentionChunk = (cutoff: string, limit = RETENTION_CHUNK) => {
+    const rows = q.expired.all(cutoff, limit) as { id: number; link_id: number }[];
+    if (rows.length === 0) return 0;
+    const perLink: Record<string, number> = {};
+    for (const r of rows) perLink[r.link_id] = (perLink[r.link_id] ?? 0) + 1;
+    q.deleteRows.run(JSON.stringify(rows.map((r) => r.id)));
+    q.deleteIndexed.run(JSON.stringify(rows.map((r) => [r.link_id, r.id])));
+    q.rowsLess.run(JSON.stringify(perLink));
+    return rows.length;
+  };
+
   return {
+    /** See backfillChunk; false once every older click is tallied. */
+    backfillChunk,
+    /** See retentionChunk. */
+    retentionChunk,
+    backfillPending,
     /**
      * Runs inside the caller's transaction (the click writer's, with its notifications): a
      * nested one would copy every page it touches into a statement journal first.

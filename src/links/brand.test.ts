@@ -1,6 +1,5 @@
 import { describe, expect, test } from "bun:test";
 import { HOSTILE, setup } from "../test/helpers";
-import { WRITE_WITHIN_MS } from "../analytics/recorder";
 
 const t = await setup({ BRAND_DOMAIN: "go.brand.example", ROOT_REDIRECT_URL: "https://brand.example/welcome" });
 // The first registered user is the instance owner (no OWNER_USERNAME set).
@@ -8,8 +7,6 @@ const owner = await t.signUp("owner");
 const bob = await t.signUp("bob");
 const API = "/api/pic-drift-links";
 
-// The window plus room for a busy machine (the worker may be mid-transaction).
-const settle = () => Bun.sleep(WRITE_WITHIN_MS + 300);
 const row = (id: number) =>
   t.database.get<Record<string, unknown>>("SELECT *, COALESCE((SELECT clicks FROM link_click_counts WHERE link_id = short_links.id), 0) AS click_count FROM short_links WHERE id = ?", id);
 const root = async () => (await t.database.get<{ id: number; click_count: number; original_url: string }>("SELECT *, COALESCE((SELECT clicks FROM link_click_counts WHERE link_id = short_links.id), 0) AS click_count FROM short_links WHERE short_code = 'root'"))!;
@@ -195,14 +192,14 @@ describe("POST /api/pic-drift-links/{id}/reset-clicks", () => {
     const r = await t.call("POST", `${API}/${l.id}/reset-clicks`, { cookie: bob.cookie });
     expect(r.status).toBe(200);
     expect(r.json.clickCount).toBe(0);
-    await settle();
+    await t.settle();
     expect((await row(l.id))!.click_count).toBe(0);
     const a = await t.call("GET", `${API}/${l.id}/analytics`, { cookie: bob.cookie });
     expect(a.json).toMatchObject({ clickCount: 0, uniqueVisitors: 0, lastClick: null, clicks: [] });
     expect(a.json.tallies.browser).toEqual([]);
     // Counting starts again from zero.
     await t.call("GET", "/resettable");
-    await settle();
+    await t.settle();
     const after = await t.call("GET", `${API}/${l.id}/analytics`, { cookie: bob.cookie });
     expect(after.json).toMatchObject({ clickCount: 1, uniqueVisitors: 1 });
     expect(after.json.clicks).toHaveLength(1);

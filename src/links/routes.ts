@@ -31,7 +31,7 @@ const parseId = (raw: string) => rowId(raw) ?? 0;
 
 export function linkRoutes(ctx: AppContext, auth: AuthPlugin, links: Links, tracker: Tracker) {
   const prefix = tracker === "main" ? "/api/links" : "/api/pic-drift-links";
-  const reports = analyticsReports(ctx.db);
+  const reports = analyticsReports(ctx.db, { retentionDays: ctx.config.clickRetentionDays, detailPerMinute: ctx.config.clickDetailPerMinute });
   const isOwner = async (userId: number) => tracker === "brand" && (await ownerId(ctx)) === userId;
 
   /** The user's link in this tracker, or the root link for the instance owner; else 404. */
@@ -239,6 +239,7 @@ export function linkOperations(tracker: Tracker) {
       params: LINK_ID,
       query: AnalyticsQuery,
       responses: { 200: AnalyticsReport },
+      errors: ["VALIDATION"],
     },
     {
       method: "GET",

@@ -43,7 +43,15 @@ export async function createLinks(ctx: AppContext, opts: { maxClickBacklog?: num
   await store.syncRootUrl(ctx.config.rootRedirectUrl);
 
   // Clicks are written (and the WAL checkpointed) by a worker with its own connection.
-  const recorder = new ClickRecorder(ctx.db, { ipStorage: ctx.config.ipStorage, geoipDb: ctx.config.geoipDb, maxBacklog: opts.maxClickBacklog, databaseUrl: ctx.config.databaseUrl, walLimitBytes: ctx.config.walLimitBytes });
+  const recorder = new ClickRecorder(ctx.db, {
+    ipStorage: ctx.config.ipStorage,
+    geoipDb: ctx.config.geoipDb,
+    maxBacklog: opts.maxClickBacklog,
+    databaseUrl: ctx.config.databaseUrl,
+    retentionDays: ctx.config.clickRetentionDays,
+    detailPerMinute: ctx.config.clickDetailPerMinute ?? Number.POSITIVE_INFINITY,
+    walLimitBytes: ctx.config.walLimitBytes,
+  });
   // Every captured click is written and the worker closed before (in serve) the database closes.
   ctx.shutdownHooks.push(() => recorder.stop());
 

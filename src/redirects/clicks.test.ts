@@ -18,7 +18,8 @@ import { onPostgres, PASSWORD, testDatabaseUrl } from "../test/helpers";
 /** A database of its own (a SQLite folder, or a PostgreSQL database of the test cluster). */
 async function freshDatabase() {
   const dir = mkdtempSync(join(tmpdir(), "threadlink-clicks-"));
-  const env: Record<string, string> = { DATA_DIR: dir, PUBLIC_URL: "http://127.0.0.1" };
+  // One address floods one link here: no per-source detail limit (tested in throttle tests).
+  const env: Record<string, string> = { DATA_DIR: dir, PUBLIC_URL: "http://127.0.0.1", CLICK_DETAIL_PER_MINUTE: "0" };
   if (onPostgres) env.DATABASE_URL = await testDatabaseUrl();
   const config = loadConfig(env);
   const { db } = await openDatabase(config);
@@ -48,6 +49,69 @@ async function signUpAndLink(base: string, code: string) {
 }
 
 const n = async (db: Database, sql: string, ...params: number[]) => (await db.get<{ n: number }>(sql, ...params))!.n;
+
+describe("a stalled report", () => {
+  test("redirects answer at once while analytics reads, click pages and the CSV wait (the stall injected into the database reads)", async () => {
+    const d = await freshDatabase();
+    const app = await instance(d.db, d.config);
+    const base = app.base;
+    // Every report read of a link's roll-ups or click rows waits for `release` (as behind a slow
+    // disk or a lock); redirects read neither.
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    let stalled = 0;
+    const real = { all: d.db.all.bind(d.db), get: d.db.get.bind(d.db) };
+    const stallable = (sql: string) => /link_rollups|link_analytics/.test(sql) && !/INSERT|UPDATE|DELETE/.test(sql);
+    d.db.all = (async (sql: string, ...params: unknown[]) => {
+      if (stallable(sql)) {
+        stalled++;
+        await gate;
+      }
+      return real.all(sql, ...(params as never[]));
+    }) as typeof d.db.all;
+    d.db.get = (async (sql: string, ...params: unknown[]) => {
+      if (stallable(sql)) {
+        stalled++;
+        await gate;
+      }
+      return real.get(sql, ...(params as never[]));
+    }) as typeof d.db.get;
+    try {
+      const reg = await fetch(`${base}/api/register`, { method: "POST", headers: { "content-type": "application/json", origin: base }, body: JSON.stringify({ username: "alice", password: PASSWORD, email: "a@example.test" }) });
+      const cookie = (reg.headers.get("set-cookie") ?? "").split(";")[0]!;
+      const make = async (code: string) => {
+        const r = await fetch(`${base}/api/links`, { method: "POST", headers: { "content-type": "application/json", origin: base, cookie }, body: JSON.stringify({ originalUrl: `https://example.com/${code}`, title: code, shortCode: code }) });
+        return ((await r.json()) as { id: number }).id;
+      };
+      const watched = await make("watched");
+      await make("other");
+      const reads = [
+        fetch(`${base}/api/links/${watched}/analytics`, { headers: { cookie } }),
+        fetch(`${base}/api/links/${watched}/analytics?before=1000&pageSize=100`, { headers: { cookie } }),
+        fetch(`${base}/api/links/${watched}/clicks.csv`, { headers: { cookie } }).then(async (r) => new Response(await r.text(), { status: r.status })),
+      ];
+      for (let i = 0; i < 100 && stalled < 3; i++) await Bun.sleep(10);
+      expect(stalled).toBeGreaterThanOrEqual(3);
+      let slowest = 0;
+      for (let i = 0; i < 50; i++) {
+        const started = performance.now();
+        const r = await fetch(`${base}/other`, { redirect: "manual" });
+        slowest = Math.max(slowest, performance.now() - started);
+        expect(r.status).toBe(302);
+      }
+      // Milliseconds each (the limit leaves room for a loaded machine): the reads still wait.
+      expect(slowest).toBeLessThan(250);
+      release();
+      for (const r of await Promise.all(reads)) expect(r.status).toBe(200);
+    } finally {
+      release();
+      Object.assign(d.db, real);
+      await app.stop();
+      await d.db.close();
+      d.remove();
+    }
+  }, 30_000);
+});
 
 describe("a stalled click writer", () => {
   test("redirects answer at once while the writer cannot commit; past the bound rows are dropped but counted", async () => {

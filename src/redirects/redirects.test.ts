@@ -1,7 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { ORIGIN, setup } from "../test/helpers";
 import { createApp } from "../app";
-import { WRITE_WITHIN_MS } from "../analytics/recorder";
 
 const t = await setup({ SHORT_DOMAIN: "tl.example", BRAND_DOMAIN: "go.brand.example" });
 const alice = await t.signUp("alice");
@@ -20,8 +19,6 @@ async function makeLink(shortCode: string, extra: Record<string, unknown> = {}, 
   return r.json as { id: number; shortCode: string };
 }
 
-// The window plus room for a busy machine (the worker may be mid-transaction).
-const settle = () => Bun.sleep(WRITE_WITHIN_MS + 300);
 const clicks = (linkId: number) => t.database.all<Record<string, any>>("SELECT * FROM link_analytics WHERE link_id = ? ORDER BY id", linkId);
 const clickCount = async (linkId: number) => (await t.database.get<{ clicks: number }>("SELECT clicks FROM link_click_counts WHERE link_id = ?", linkId))?.clicks ?? 0;
 
@@ -34,7 +31,7 @@ describe("redirect statuses", () => {
       expect(r.headers.get("location")).toBe("https://example.com/hello");
       expect(r.headers.get("cache-control")).toContain("no-store");
     }
-    await settle();
+    await t.settle();
     expect(await clickCount(link.id)).toBe(4);
     expect((await clicks(link.id)).map((c) => JSON.parse(c.metadata).source)).toEqual(["direct", "direct", "direct", "safari-direct"]);
   });
@@ -45,7 +42,7 @@ describe("redirect statuses", () => {
     expect(r.status).toBe(302);
     expect(r.headers.get("location")).toBe("https://example.com/headonly");
     expect(r.headers.get("set-cookie")).toBeNull();
-    await settle();
+    await t.settle();
     expect(await clicks(link.id)).toHaveLength(0);
     expect(await clickCount(link.id)).toBe(0);
   });
@@ -89,7 +86,7 @@ describe("redirect statuses", () => {
     expect(r.status).toBe(410);
     expect(r.text).toContain("This link has expired");
     expect(r.headers.get("location")).toBeNull();
-    await settle();
+    await t.settle();
     expect(await clickCount(link.id)).toBe(1);
   });
 
@@ -108,7 +105,7 @@ describe("click fields", () => {
   test("parses real user agents: browser, device, OS, bot flag", async () => {
     const link = await makeLink("uas");
     for (const ua of Object.values(UA)) await t.call("GET", "/uas", { headers: { "user-agent": ua } });
-    await settle();
+    await t.settle();
     const rows = (await clicks(link.id)).map((c) => ({ browser: c.browser, device: c.device_type, os: c.os, bot: c.is_bot }));
     expect(rows).toEqual([
       { browser: "Chrome", device: "desktop", os: "Windows", bot: 0 },
@@ -138,7 +135,7 @@ describe("click fields", () => {
     // A known visitor's cookie is not re-issued.
     expect(second.headers.get("set-cookie")).toBeNull();
     await t.call("GET", "/again", { headers: { "user-agent": UA.chromeDesktop, cookie: vid, referer: "https://news.example/item?id=1" } });
-    await settle();
+    await t.settle();
     const meta = (await clicks(link.id)).map((c) => JSON.parse(c.metadata));
     expect(meta.map((m) => [m.visitNumber, m.isReturningVisitor, m.source])).toEqual([
       [1, false, "direct"],
@@ -174,7 +171,7 @@ describe("click fields", () => {
     const link = await makeLink("oldvisitor");
     const cookie = "tl_vid=AbCdEfGhIjKlMnOpQrStUv";
     for (let i = 0; i < 2; i++) expect((await t.call("GET", "/oldvisitor", { headers: { cookie } })).headers.get("set-cookie")).toBeNull();
-    await settle();
+    await t.settle();
     expect((await clicks(link.id)).map((c) => JSON.parse(c.metadata).visitNumber)).toEqual([1, 2]);
   });
 
@@ -191,7 +188,7 @@ describe("click fields", () => {
     const link = await makeLink("scanme");
     const r = await t.call("GET", "/scanme?qr=1");
     expect(r.headers.get("location")).toBe("https://example.com/scanme");
-    await settle();
+    await t.settle();
     expect(JSON.parse((await clicks(link.id))[0]!.metadata).source).toBe("qr");
   });
 
@@ -204,7 +201,7 @@ describe("click fields", () => {
     const missing = await t.call("GET", "/not-a-code", { headers: { host: "evil.example" } });
     expect(missing.status).toBe(404);
     expect(missing.text).not.toContain("evil.example");
-    await settle();
+    await t.settle();
     expect(await clicks(link.id)).toHaveLength(1);
   });
 
@@ -212,7 +209,7 @@ describe("click fields", () => {
     const link = await makeLink("notifyme");
     await t.call("GET", "/notifyme");
     await t.call("GET", "/notifyme");
-    await settle();
+    await t.settle();
     const rows = await t.database.all<{ message: string; link: string }>("SELECT * FROM notifications WHERE user_id = ? AND kind = 'link-clicks' AND message LIKE ?", alice.user.id, `%(/${link.shortCode})%`);
     expect(rows).toHaveLength(1);
     expect(rows[0]!.message).toBe('Your link "notifyme" (/notifyme) got its first click');
@@ -238,7 +235,7 @@ describe("brand domain root", () => {
     await makeLink("brandy", {}, "pic-drift-links");
     const b = await t.call("GET", "/brandy", { headers: { host: "go.brand.example" } });
     expect(b.headers.get("location")).toBe("https://example.com/brandy");
-    await settle();
+    await t.settle();
     expect(await clickCount(root.id)).toBe(1);
   });
 });
@@ -275,6 +272,36 @@ describe("roll-ups", () => {
     ]);
     const day = new Date().toISOString().slice(0, 10);
     expect(second.timeline.series.at(-1)).toEqual({ day, count: 5 });
+  });
+});
+
+describe("click detail pages", () => {
+  test("keyset pages (before = the previous page's nextBefore) cover every click once; shallow numbered pages still work; hostile cursors are refused", async () => {
+    const link = await makeLink("keyset");
+    for (let i = 0; i < 7; i++) await t.call("GET", "/keyset", { headers: { "user-agent": `${UA.firefoxMac} n${i}` } });
+    await t.settle();
+    const api = (q: string, cookie = alice.cookie) => t.call("GET", `/api/links/${link.id}/analytics${q}`, { cookie });
+    const ids: number[] = [];
+    let next: number | null = null;
+    do {
+      const r = await api(`?pageSize=3${next === null ? "" : `&before=${next}`}`);
+      expect(r.status).toBe(200);
+      ids.push(...r.json.clicks.map((c: { id: number }) => c.id));
+      next = r.json.nextBefore;
+    } while (next !== null);
+    const all = (await clicks(link.id)).map((c) => c.id as number).reverse();
+    expect(ids).toEqual(all);
+    // A numbered page without a cursor, within the first 1,000 clicks: the same rows.
+    expect((await api("?pageSize=3&page=2")).json.clicks.map((c: { id: number }) => c.id)).toEqual(all.slice(3, 6));
+    const report = (await api("")).json;
+    expect(report.detail).toEqual({ rows: 7, since: (await clicks(link.id))[0]!.timestamp, retentionDays: null, withoutDetail: 0, perSourcePerMinute: 60 });
+    expect(report.visits).toEqual({ new: 7, returning: 0, bots: 0 });
+    for (const q of ["?page=11&pageSize=100", "?before=abc", "?before=-1", "?before=1e5", `?before=${"9".repeat(40)}`]) {
+      const r = await api(q);
+      expect({ q, status: r.status, code: r.json.error?.code ?? r.json.code }).toMatchObject({ q, status: 400 });
+    }
+    const bob = await t.signUp("pagebob");
+    expect((await api("?before=1", bob.cookie)).status).toBe(404);
   });
 });
 

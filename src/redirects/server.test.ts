@@ -23,8 +23,6 @@ async function listening(env: Record<string, string>) {
   return { t, base, get, rows, stop: () => server.stop(true) };
 }
 
-// The window plus room for a busy machine (the worker may be mid-transaction).
-const settle = () => Bun.sleep(WRITE_WITHIN_MS + 300);
 
 describe("the fast lane (Bun's router) answers exactly as the app does", () => {
   test("live links on every redirect path; app pages, unknown codes and other methods fall through", async () => {
@@ -50,7 +48,7 @@ describe("the fast lane (Bun's router) answers exactly as the app does", () => {
     expect((await viaServer("/l")).headers.get("location")).toBe("/");
     // Not a redirect method: the app's answer (no 302, nothing recorded).
     expect((await viaServer("/geo", { method: "POST", headers: { origin: base } })).status).not.toBe(302);
-    await settle();
+    await s.t.settle();
     // Eight GETs (four through each path) became clicks; the HEADs and the POST did not.
     expect(await s.rows()).toHaveLength(8);
     s.stop();
@@ -70,7 +68,7 @@ describe("location and address from proxy headers", () => {
     await s.get({ "x-forwarded-for": "8.8.8.8", "cf-ipcity": "Mountain View" });
     // A private address the proxy appended is the client: 10.0.0.1 is not a trusted proxy.
     await s.get({ "x-forwarded-for": "8.8.8.8, 10.0.0.1" });
-    await settle();
+    await s.t.settle();
     expect(await s.rows()).toEqual([
       // Resolved by the embedded DB-IP country database; stored truncated (IP_STORAGE default).
       { ip: "8.8.8.0", country: "US", city: null },
@@ -101,7 +99,7 @@ describe("location and address from proxy headers", () => {
       ["::ffff:8.8.8.8", "8.8.8.8"],
     ] as const;
     for (const [xff] of chains) await s.get({ "x-forwarded-for": xff });
-    await settle();
+    await s.t.settle();
     expect((await s.rows()).map((r) => r.ip)).toEqual(chains.map(([, ip]) => ip));
     s.stop();
   });
@@ -109,7 +107,7 @@ describe("location and address from proxy headers", () => {
   test("from an untrusted peer: proxy headers are ignored", async () => {
     const s = await listening({ TRUSTED_PROXIES: "10.9.9.9", IP_STORAGE: "full" });
     await s.get({ "x-forwarded-for": "8.8.8.8", "cf-ipcountry": "FR", "cf-ipcity": "Paris", "x-vercel-ip-country": "JP" });
-    await settle();
+    await s.t.settle();
     expect(await s.rows()).toEqual([{ ip: "127.0.0.1", country: null, city: null }]);
     s.stop();
   });
@@ -117,7 +115,7 @@ describe("location and address from proxy headers", () => {
   test("IP_STORAGE=none stores no address but still locates", async () => {
     const s = await listening({ IP_STORAGE: "none" });
     await s.get({ "x-forwarded-for": "8.8.4.4" });
-    await settle();
+    await s.t.settle();
     expect(await s.rows()).toEqual([{ ip: null as unknown as string, country: "US", city: null }]);
     s.stop();
   });
@@ -134,7 +132,7 @@ async function servedProcess(code: string) {
   const port = 20000 + Math.floor(Math.random() * 20000);
   const base = `http://127.0.0.1:${port}`;
   const proc = Bun.spawn([process.execPath, "src/main.ts", "serve"], {
-    env: { ...process.env, PORT: String(port), HOST: "127.0.0.1", DATA_DIR: dir, PUBLIC_URL: base, LOG_LEVEL: "error", ...(url ? { DATABASE_URL: url } : {}) },
+    env: { ...process.env, PORT: String(port), HOST: "127.0.0.1", DATA_DIR: dir, PUBLIC_URL: base, LOG_LEVEL: "error", CLICK_DETAIL_PER_MINUTE: "0", ...(url ? { DATABASE_URL: url } : {}) },
     stdout: "ignore",
     stderr: "ignore",
   });

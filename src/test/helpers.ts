@@ -52,7 +52,7 @@ export async function setup(env: Record<string, string> = {}) {
   const { db: database } = await openDatabase(config);
   /** The bun:sqlite handle, for SQLite-only tests (null on PostgreSQL: use `database`). */
   const db = database.sqlite as Db;
-  const { app, ctx } = await createApp({ db: database, config });
+  const { app, ctx, clicks } = await createApp({ db: database, config });
   afterAll(async () => {
     for (const hook of ctx.shutdownHooks) await hook();
     await database.close();
@@ -100,7 +100,11 @@ export async function setup(env: Record<string, string> = {}) {
   /** Row count of a table, for "nothing changed" assertions. */
   const count = async (table: string) => (await database.get<{ n: number }>(`SELECT COUNT(*) AS n FROM ${table}`))!.n;
 
-  return { app, ctx, db, database, config, call, signUp, count, dir };
+  /** Waits until every click captured so far is written (the recorder's flush, not a sleep). */
+  const settle = async () => {
+    if (!(await clicks.flush())) throw new Error("click flush failed");
+  };
+  return { app, ctx, clicks, settle, db, database, config, call, signUp, count, dir };
 }
 
 /** Hostile strings every text field must survive as plain data. */

@@ -171,28 +171,46 @@ function VisitBadges({ c, withSource }: { c: ClickView; withSource: boolean }) {
   );
 }
 
-function Pager({ report, setPage }: { report: AnalyticsReport; setPage: (p: number) => void }) {
-  const pages = Math.max(1, Math.ceil(report.clickCount / report.pageSize));
-  if (pages <= 1) return null;
+/** Pages of click detail, by keyset: Next follows the report's nextBefore, Previous goes back. */
+type Paging = { next: () => void; previous: () => void };
+
+function Pager({ report, paging }: { report: AnalyticsReport; paging: Paging }) {
+  const pages = Math.max(1, Math.ceil(report.detail.rows / report.pageSize));
+  if (pages <= 1 && report.page <= 1) return null;
   return (
     <div className="row pager">
-      <Button variant="secondary" size="sm" disabled={report.page <= 1} onClick={() => setPage(report.page - 1)}>Previous</Button>
-      <span className="muted">Page {report.page} of {pages}</span>
-      <Button variant="secondary" size="sm" disabled={report.page >= pages} onClick={() => setPage(report.page + 1)}>Next</Button>
+      <Button variant="secondary" size="sm" disabled={report.page <= 1} onClick={paging.previous}>Previous</Button>
+      <span className="muted">Page {report.page} of {Math.max(pages, report.page)}</span>
+      <Button variant="secondary" size="sm" disabled={report.nextBefore === null} onClick={paging.next}>Next</Button>
     </div>
   );
 }
 
 function caption(report: AnalyticsReport) {
-  const n = report.clickCount;
+  const n = report.detail.rows;
   const from = (report.page - 1) * report.pageSize + 1;
   const to = from + report.clicks.length - 1;
   const total = `${n.toLocaleString("en-US")} ${n === 1 ? "record" : "records"}`;
   return n > report.clicks.length ? `Showing ${from}–${to} of ${total}, newest first` : `${total}, newest first`;
 }
 
-function ClickDetails({ report, tracker, setPage, csvHref }: { report: AnalyticsReport; tracker: Tracker; setPage: (p: number) => void; csvHref: string }) {
+/** Which clicks the detail covers, when it is not all of them (retention, the per-address limit). */
+function coverage(report: AnalyticsReport) {
+  const d = report.detail;
+  if (d.rows >= report.clickCount && d.retentionDays === null) return null;
+  const parts = [`Click details cover ${d.rows.toLocaleString("en-US")} of ${report.clickCount.toLocaleString("en-US")} clicks`];
+  if (d.since) parts.push(` since ${formatDate(d.since)}`);
+  if (d.retentionDays !== null) parts.push(` (details are kept ${d.retentionDays} days)`);
+  if (d.withoutDetail > 0) {
+    const limit = d.perSourcePerMinute === null ? "" : ` past ${d.perSourcePerMinute} a minute from one address`;
+    parts.push(`; ${d.withoutDetail.toLocaleString("en-US")} were counted without details${limit}`);
+  }
+  return `${parts.join("")}. Totals and charts include every click.`;
+}
+
+function ClickDetails({ report, tracker, paging, csvHref }: { report: AnalyticsReport; tracker: Tracker; paging: Paging; csvHref: string }) {
   const brand = tracker === "brand";
+  const covers = coverage(report);
   return (
     <div className="stack">
       {brand && (
@@ -211,6 +229,7 @@ function ClickDetails({ report, tracker, setPage, csvHref }: { report: Analytics
       ) : (
         <>
           {brand && <h4>Click History</h4>}
+          {covers && <p className="muted">{covers}</p>}
           <div className="table-wrap">
             <table className="clicks-table">
               <caption>{caption(report)}</caption>
@@ -254,7 +273,7 @@ function ClickDetails({ report, tracker, setPage, csvHref }: { report: Analytics
               </tbody>
             </table>
           </div>
-          <Pager report={report} setPage={setPage} />
+          <Pager report={report} paging={paging} />
           <div className="row">
             <a className="btn btn-secondary btn-sm" href={csvHref} download>Export CSV</a>
           </div>
@@ -267,15 +286,23 @@ function ClickDetails({ report, tracker, setPage, csvHref }: { report: Analytics
 
 /** Spec §2 analytics dialog: Overview and Click Details. */
 export function AnalyticsDialog({ linkId, title, tracker, onClose }: { linkId: number | null; title: string; tracker: Tracker; onClose: () => void }) {
-  const [page, setPage] = useState(1);
+  // The `before` cursor of each page after the first that was opened (keyset paging).
+  const [cursors, setCursors] = useState<number[]>([]);
   const [days, setDays] = useState(30);
   useEffect(() => {
-    setPage(1);
+    setCursors([]);
     setDays(30);
   }, [linkId]);
   const base = `${API_BASE[tracker]}/${linkId}`;
-  const key = linkId === null ? null : `${base}/analytics?page=${page}&pageSize=${PAGE_SIZE}&days=${days}`;
+  const before = cursors.length ? `&before=${cursors[cursors.length - 1]}` : "";
+  const key = linkId === null ? null : `${base}/analytics?page=${cursors.length + 1}&pageSize=${PAGE_SIZE}&days=${days}${before}`;
   const { data, error, isLoading, mutate } = useSWR<AnalyticsReport>(key, { keepPreviousData: true });
+  const paging = (report: AnalyticsReport): Paging => ({
+    next: () => {
+      if (report.nextBefore !== null) setCursors([...cursors, report.nextBefore]);
+    },
+    previous: () => setCursors(cursors.slice(0, -1)),
+  });
 
   // Caches never go stale in this app (spec §7), so opening the dialog asks for fresh numbers.
   useEffect(() => {
@@ -297,7 +324,7 @@ export function AnalyticsDialog({ linkId, title, tracker, onClose }: { linkId: n
           label="Analytics views"
           tabs={[
             { id: `overview-${linkId}`, label: "Overview", panel: <Overview report={data} tracker={tracker} days={days} setDays={setDays} /> },
-            { id: `clicks-${linkId}`, label: "Click Details", panel: <ClickDetails report={data} tracker={tracker} setPage={setPage} csvHref={`${base}/clicks.csv`} /> },
+            { id: `clicks-${linkId}`, label: "Click Details", panel: <ClickDetails report={data} tracker={tracker} paging={paging(data)} csvHref={`${base}/clicks.csv`} /> },
           ]}
         />
       )}
