@@ -5,7 +5,8 @@ import { uniqueOr } from "../db/constraints";
 import { conflict } from "../http/errors";
 import { nowIso } from "../shared/time";
 import { ROLL_UP_LOCK } from "../analytics/store";
-import { MSG, type Tracker } from "./schema";
+import { MSG, type LinkSort, type LinkStatus, type Tracker } from "./schema";
+import type { CursorKeys, Page } from "../http/paging";
 
 export type LinkRow = {
   id: number;
@@ -62,6 +63,41 @@ export const codeConflict = () => conflict(MSG.codeTaken, { shortCode: MSG.codeT
 
 type Fields = { originalUrl: string; title: string; description: string; expiresAt: string | null };
 
+/** What a list page asks for: every part is bound or picked from a whitelist, never spliced from input. */
+export type LinkListQuery = { words: string[]; sort: LinkSort; status: LinkStatus; limit: number; after: CursorKeys | null };
+
+const CLICKS = "COALESCE((SELECT clicks FROM link_click_counts WHERE link_id = short_links.id), 0)";
+
+/**
+ * Each sort: its ORDER BY keys (one direction for all, so a row-value comparison is the
+ * keyset), the cursor's key kinds and how a row gives them. Title and code compare in byte
+ * order on PostgreSQL too (its indexes are COLLATE "C"), so both backends page alike.
+ */
+const SORTS: Record<LinkSort, { keys: (pg: boolean) => string[]; desc: boolean; kinds: ("string" | "int")[]; of: (r: LinkRow) => CursorKeys }> = {
+  newest: { keys: () => ["created_at", "id"], desc: true, kinds: ["string", "int"], of: (r) => [r.created_at, r.id] },
+  oldest: { keys: () => ["created_at", "id"], desc: false, kinds: ["string", "int"], of: (r) => [r.created_at, r.id] },
+  title: { keys: (pg) => [pg ? 'title COLLATE "C"' : "title", "id"], desc: false, kinds: ["string", "int"], of: (r) => [r.title, r.id] },
+  code: { keys: (pg) => [pg ? 'short_code COLLATE "C"' : "short_code"], desc: false, kinds: ["string"], of: (r) => [r.short_code] },
+  // Click order has no index (the count lives apart and changes with every click): each page
+  // sorts the user's links, and a link whose count moves between pages may show twice or not.
+  most: { keys: () => [CLICKS, "id"], desc: true, kinds: ["int", "int"], of: (r) => [r.click_count, r.id] },
+  least: { keys: () => [CLICKS, "id"], desc: false, kinds: ["int", "int"], of: (r) => [r.click_count, r.id] },
+};
+
+export const linkSortKinds = (sort: LinkSort) => SORTS[sort].kinds;
+export const linkCursorKeys = (sort: LinkSort, row: LinkRow) => SORTS[sort].of(row);
+
+/**
+ * The search expression PostgreSQL's index is built on (migrations/pg/0012_lists.sql), word
+ * for word: the planner matches the index by its text.
+ */
+const PG_SEARCH =
+  "to_tsvector('simple'::regconfig, regexp_replace(lower(title || ' ' || original_url || ' ' || COALESCE(description, '') || ' ' || short_code), '[^[:alnum:]]+', ' ', 'g'))";
+
+/** Each word must begin a word of the link: FTS5's and to_tsquery's prefix forms (words are letters and digits only). */
+const ftsQuery = (words: string[]) => words.map((w) => `"${w}"*`).join(" AND ");
+const tsQuery = (words: string[]) => words.map((w) => `${w}:*`).join(" & ");
+
 export function linksStore(db: Database) {
   const getOwn = (id: number, userId: number, tracker: Tracker) =>
     db.get<LinkRow>(`SELECT ${COLS} FROM short_links WHERE id = ? AND user_id = ? AND tracker = ?`, id, userId, tracker);
@@ -98,7 +134,59 @@ export function linksStore(db: Database) {
       return rows;
     });
 
+  /**
+   * A page of the user's links in a tracker (keyset: each page an index range from the
+   * cursor, never an OFFSET) and the total matching. The total is the stored count
+   * (link_totals) unless a search or a status narrows the list; then it is counted.
+   */
+  async function page(userId: number, tracker: Tracker, query: LinkListQuery): Promise<Page<LinkRow>> {
+    const pg = db.dialect === "postgres";
+    const where = ["user_id = ?", "tracker = ?"];
+    const params: (string | number)[] = [userId, tracker];
+    if (query.words.length > 0) {
+      if (pg) where.push(`${PG_SEARCH} @@ to_tsquery('simple'::regconfig, ?)`);
+      else where.push("id IN (SELECT rowid FROM short_links_search WHERE short_links_search MATCH ?)");
+      params.push(pg ? tsQuery(query.words) : ftsQuery(query.words));
+    }
+    const now = nowIso();
+    if (query.status === "active") where.push("active = 1 AND (expires_at IS NULL OR expires_at > ?)");
+    if (query.status === "expired") where.push("active = 1 AND expires_at <= ?");
+    if (query.status === "inactive") where.push("active = 0");
+    if (query.status === "active" || query.status === "expired") params.push(now);
+
+    const sort = SORTS[query.sort];
+    const keys = sort.keys(pg);
+    const keyset = query.after ? [`(${keys.join(", ")}) ${sort.desc ? "<" : ">"} (${keys.map(() => "?").join(", ")})`] : [];
+    const order = keys.map((k) => `${k} ${sort.desc ? "DESC" : "ASC"}`).join(", ");
+    const rows = await db.all<LinkRow>(
+      `SELECT ${COLS} FROM short_links WHERE ${[...where, ...keyset].join(" AND ")} ORDER BY ${order} LIMIT ?`,
+      ...params, ...(query.after ?? []), query.limit + 1,
+    );
+    const more = rows.length > query.limit;
+    if (more) rows.pop();
+    const narrowed = query.words.length > 0 || query.status !== "all";
+    const total = narrowed
+      ? (await db.get<{ n: number }>(`SELECT COUNT(*) AS n FROM short_links WHERE ${where.join(" AND ")}`, ...params))!.n
+      : ((await db.get<{ n: number }>("SELECT links AS n FROM link_totals WHERE user_id = ? AND tracker = ?", userId, tracker))?.n ?? 0);
+    return { rows, more, total: Number(total) };
+  }
+
+  /**
+   * Every link of the user in a tracker, newest first, a batch at a time (keyset pages of the
+   * list's own index), for the exports: memory holds one batch whatever the number of links.
+   */
+  async function* batches(userId: number, tracker: Tracker, size: number): AsyncGenerator<LinkRow[]> {
+    for (let after: CursorKeys | null = null; ; ) {
+      const { rows, more } = await page(userId, tracker, { words: [], sort: "newest", status: "all", limit: size, after });
+      if (rows.length > 0) yield rows;
+      if (!more) return;
+      after = SORTS.newest.of(rows[rows.length - 1]!);
+    }
+  }
+
   return {
+    page,
+    batches,
     list: (userId: number, tracker: Tracker) =>
       db.all<LinkRow>(`SELECT ${COLS} FROM short_links WHERE user_id = ? AND tracker = ? ORDER BY created_at DESC, id DESC`, userId, tracker),
     /** The user's own link, or the system root link when `allowSystem` (the instance owner). */
