@@ -215,7 +215,8 @@ export function linkOperations(tracker: Tracker) {
         200: {
           description: "The page's links",
           schema: v.array(LinkView),
-          headers: { [TOTAL_HEADER]: "How many links match the query", [NEXT_HEADER]: "The next page's cursor; absent on the last page" },
+          headers: { [TOTAL_HEADER]: "How many links match the query" },
+          optionalHeaders: { [NEXT_HEADER]: "The next page's cursor; absent on the last page" },
         },
       },
     },

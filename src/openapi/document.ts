@@ -278,8 +278,9 @@ function success(status: number, r: Schema | ResponseSpec, schema: (s: Schema) =
   if (spec.schema) content["application/json"] = { schema: schema(spec.schema) };
   if (spec.media) content[spec.media.type] = { schema: { type: "string" }, ...(spec.media.example ? { example: spec.media.example } : {}) };
   if (Object.keys(content).length) out.content = content;
-  if (spec.headers) {
-    out.headers = Object.fromEntries(Object.entries(spec.headers).map(([name, description]) => [name, { description, required: true, schema: { type: "string" } }]));
+  if (spec.headers || spec.optionalHeaders) {
+    const doc = (required: boolean) => ([name, description]: [string, string]) => [name, { description, required, schema: { type: "string" } }];
+    out.headers = Object.fromEntries([...Object.entries(spec.headers ?? {}).map(doc(true)), ...Object.entries(spec.optionalHeaders ?? {}).map(doc(false))]);
   }
   return out;
 }
