@@ -20,8 +20,11 @@ CREATE TRIGGER link_totals_delete AFTER DELETE ON short_links WHEN old.user_id I
   UPDATE link_totals SET links = links - 1 WHERE user_id = old.user_id AND tracker = old.tracker;
 END;
 
--- The sorts a list offers besides newest/oldest (short_links_user serves those: its rowid is
--- the id that breaks ties). A code is unique, so it needs no tie-breaker.
+-- A list's orders: newest/oldest is creation order, the id (the search index returns its
+-- matches in that order too, so a search pages without sorting them); title and code (unique:
+-- no tie-breaker) have theirs. The rowid ends each index, so ties are broken by id.
+CREATE INDEX short_links_user_id ON short_links(user_id, tracker, id);
+DROP INDEX short_links_user;
 CREATE INDEX short_links_user_title ON short_links(user_id, tracker, title);
 CREATE INDEX short_links_user_code ON short_links(user_id, tracker, short_code);
 
@@ -31,8 +34,7 @@ CREATE INDEX short_links_user_code ON short_links(user_id, tracker, short_code);
 CREATE VIRTUAL TABLE short_links_search USING fts5(
   title, original_url, description, short_code,
   content = 'short_links', content_rowid = 'id',
-  tokenize = 'unicode61 remove_diacritics 0',
-  prefix = '2 3'
+  tokenize = 'unicode61 remove_diacritics 0'
 );
 INSERT INTO short_links_search (short_links_search) VALUES ('rebuild');
 CREATE TRIGGER short_links_search_insert AFTER INSERT ON short_links BEGIN

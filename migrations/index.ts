@@ -47,5 +47,5 @@ export const frozenChecksums: Record<string, string> = {
   "0009_link_notify": "64ad4a373b7c1561740ba018ee49b6ab25678bc00993ccf94bfb9cb6b8e81b80",
   "0010_attempt_counts": "eaa3f5fc42a8df56401c8dfd1b1db81686aabdf01063fa201691ddc06d6b3b5b",
   "0011_click_link_index": "1b9c77867ba19a725ec15d73438237a712402b5b26a2e9bb35cd4d2ee05f7583",
-  "0012_lists": "f69e50c747258e9dc0de9fd73d46d6b6ce1fe4637a403e3b9ede5ffa64b954f8",
+  "0012_lists": "77a8a622c59b535243a46369afaa89e0c0584f9a22baaff370204ea9cefee2db",
 };

@@ -25,9 +25,9 @@ END $$;
 CREATE TRIGGER link_totals_count AFTER INSERT OR DELETE ON short_links
   FOR EACH ROW EXECUTE FUNCTION link_totals_count();
 
--- Keyset order with its tie-breaker in the index (PostgreSQL has no rowid to lean on); the
--- title in byte order, as SQLite sorts it, so both backends page alike.
-CREATE INDEX short_links_user_created ON short_links (user_id, tracker, created_at, id);
+-- Newest/oldest is creation order, the id; title (in byte order, as SQLite sorts it, so both
+-- backends page alike) with the id as tie-breaker (PostgreSQL has no rowid to lean on).
+CREATE INDEX short_links_user_id ON short_links (user_id, tracker, id);
 DROP INDEX short_links_user;
 CREATE INDEX short_links_user_title ON short_links (user_id, tracker, title COLLATE "C", id);
 CREATE INDEX short_links_user_code ON short_links (user_id, tracker, short_code COLLATE "C");

@@ -1,7 +1,7 @@
 // The server half of keyset paging (src/shared/paging.ts): cursors and the page headers.
 import type { Context } from "elysia";
 import { badRequest } from "./errors";
-import { NEXT_HEADER, PAGE_MSG, TOTAL_HEADER } from "../shared/paging";
+import { CAPPED_HEADER, NEXT_HEADER, PAGE_MSG, TOTAL_HEADER } from "../shared/paging";
 
 /** What a cursor holds: the sort it was made for and the last row's keys under that sort. */
 export type CursorKeys = (string | number)[];
@@ -38,12 +38,13 @@ export function cursorKeys(raw: string | undefined, sort: string, kinds: readonl
   return keys;
 }
 
-/** A page as a store returns it: the rows, whether more follow, the total. */
-export type Page<T> = { rows: T[]; more: boolean; total: number };
+/** A page as a store returns it: the rows, whether more follow, the total (at most a cap, when `capped`). */
+export type Page<T> = { rows: T[]; more: boolean; total: number; capped?: boolean };
 
 /** Sets the page's headers; `next` makes the cursor from the page's last row. */
 export function pageHeaders<T>(set: Context["set"], page: Page<T>, sort: string, keysOf: (row: T) => CursorKeys) {
   set.headers[TOTAL_HEADER] = String(page.total);
+  if (page.capped) set.headers[CAPPED_HEADER] = "true";
   const last = page.rows[page.rows.length - 1];
   if (page.more && last !== undefined) set.headers[NEXT_HEADER] = encodeCursor(sort, keysOf(last));
 }

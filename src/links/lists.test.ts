@@ -64,8 +64,8 @@ describe("GET /api/links pages", () => {
     expect(rows).toHaveLength(250);
     expect(new Set(rows.map((l) => l.id)).size).toBe(250);
     expect(totals.every((n) => n === 250)).toBe(true);
-    // Newest first, ties by id: the order of the whole walk.
-    const order = [...rows].sort((a, b) => b.createdAt.localeCompare(a.createdAt) || b.id - a.id);
+    // Newest first (creation order, the id): the order of the whole walk.
+    const order = [...rows].sort((a, b) => b.id - a.id);
     expect(rows.map((l) => l.id)).toEqual(order.map((l) => l.id));
     // The last page carries no cursor.
     const last = await list("?limit=250");
@@ -128,7 +128,7 @@ describe("GET /api/links pages", () => {
 
   test("sorts: oldest, title, code, most and least clicked; each pages by its own cursor", async () => {
     const oldest = (await all("?sort=oldest&limit=60")).rows;
-    expect(oldest.map((l) => l.id)).toEqual([...oldest].sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id - b.id).map((l) => l.id));
+    expect(oldest.map((l) => l.id)).toEqual([...oldest].sort((a, b) => a.id - b.id).map((l) => l.id));
     const titles = (await all("?sort=title&limit=60")).rows.map((l) => l.title);
     expect(titles).toEqual([...titles].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));
     const codes = (await all("?sort=code&limit=60")).rows.map((l) => l.shortCode);
@@ -304,8 +304,15 @@ describe("exports", () => {
     // A code starting with "-" is guarded against spreadsheets with a leading quote.
     expect(lines.slice(1).map((l) => l.split(",")[0]!.replace(/^'/, ""))).toEqual(json.links.map((l: { shortCode: string }) => l.shortCode));
     const listed = (await all("?limit=1000", bob.cookie)).rows.map((l) => l.shortCode);
+    // A search matching more than 1,000 links counts to 1,000 and says so; the pages still reach every match.
+    const broad = await all("?q=bulk&limit=1000", bob.cookie);
+    expect(broad.rows).toHaveLength(2100);
+    expect(broad.totals[0]).toBe(1000);
+    expect((await list("?q=bulk&limit=5", bob.cookie)).headers.get("x-total-capped")).toBe("true");
+    expect((await list("?limit=5", bob.cookie)).headers.get("x-total-capped")).toBeNull();
+    expect((await list("?limit=5", bob.cookie)).headers.get("x-total-count")).toBe("2101");
     expect(json.links.map((l: { shortCode: string }) => l.shortCode)).toEqual(listed);
-  });
+  }, 30_000);
 
   test("one at a time per user: a second export while the first streams is a 429 with a stable code", async () => {
     const first = await open("/api/links/export.csv", bob.cookie);

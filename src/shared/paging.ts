@@ -6,6 +6,8 @@ import * as v from "valibot";
 
 /** The rows matching the query, every page (the first page's figure, counted again each page). */
 export const TOTAL_HEADER = "x-total-count";
+/** "true" when the total is a floor: a search or filter matched more than the list counts (the total says how many it counted). */
+export const CAPPED_HEADER = "x-total-capped";
 /** The cursor of the next page; absent on the last page. */
 export const NEXT_HEADER = "x-next-cursor";
 
