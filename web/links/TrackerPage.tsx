@@ -265,7 +265,11 @@ export function TrackerPage({ tracker }: { tracker: Tracker }) {
                   {first?.capped ? "+" : ""} links
                 </p>
                 {more && (
-                  <Button variant="secondary" onClick={() => void setSize(size + 1)} busy={loadingMore} aria-label="Show more links">Show more</Button>
+                  // Not disabled while the page loads (a disabled button drops the keyboard's focus): a
+                  // second press while loading asks for nothing new.
+                  <Button variant="secondary" onClick={() => !loadingMore && void setSize(size + 1)} aria-busy={loadingMore || undefined} aria-label="Show more links">
+                    Show more
+                  </Button>
                 )}
               </div>
             )}

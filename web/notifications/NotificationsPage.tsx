@@ -87,7 +87,8 @@ export function NotificationsPage() {
       <p className="muted" aria-live="polite">
         Showing {data.notifications.length.toLocaleString("en")} of {(first?.total ?? 0).toLocaleString("en")} notifications
       </p>
-      <Button variant="secondary" onClick={loadMore} busy={loading}>Load more</Button>
+      {/* Not disabled while loading: a disabled button would drop the keyboard's focus. */}
+      <Button variant="secondary" onClick={() => !loading && void loadMore()} aria-busy={loading || undefined}>Load more</Button>
     </div>
   );
 
