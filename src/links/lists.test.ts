@@ -145,6 +145,20 @@ describe("GET /api/links pages", () => {
     expect(least.slice(-3).map((l) => l.id)).toEqual([c!.id, b!.id, a!.id]);
   });
 
+  test("click order is refused past 5,000 links (it has no index), allowed when a search narrows the list", async () => {
+    const r = await list("?sort=most&limit=5", bob.cookie);
+    expect(r.status).toBe(200);
+    await t.database.run("UPDATE link_totals SET links = 5001 WHERE user_id = ? AND tracker = 'main'", bob.user.id);
+    try {
+      const refused = await list("?sort=least&limit=5", bob.cookie);
+      expect(refused.status).toBe(400);
+      expect(refused.json.error.fields.sort).toMatch(/up to 5,000 links/);
+      expect((await list("?sort=most&q=kangaroo", bob.cookie)).status).toBe(200);
+    } finally {
+      await t.database.run("UPDATE link_totals SET links = (SELECT COUNT(*) FROM short_links WHERE user_id = ? AND tracker = 'main') WHERE user_id = ? AND tracker = 'main'", bob.user.id, bob.user.id);
+    }
+  });
+
   test("status filters: active, expired, inactive, with their own totals", async () => {
     const some = (await list("?limit=3&sort=oldest")).json as L[];
     await t.database.run("UPDATE short_links SET expires_at = ? WHERE id = ?", "2001-01-01T00:00:00.000Z", some[0]!.id);

@@ -2,10 +2,10 @@
 // Ownership is inside every WHERE clause, so "not yours" and "missing" are the same null → 404.
 import type { Database, Queries } from "../db/database";
 import { uniqueOr } from "../db/constraints";
-import { conflict } from "../http/errors";
+import { badRequest, conflict } from "../http/errors";
 import { nowIso } from "../shared/time";
 import { ROLL_UP_LOCK } from "../analytics/store";
-import { MSG, type LinkSort, type LinkStatus, type Tracker } from "./schema";
+import { CLICK_SORT_MAX, CLICK_SORT_MSG, MSG, type LinkSort, type LinkStatus, type Tracker } from "./schema";
 import type { CursorKeys, Page } from "../http/paging";
 
 export type LinkRow = {
@@ -178,6 +178,23 @@ export function linksStore(db: Database) {
     if (query.status === "inactive") where.push(`${L}.active = 0`);
     if (query.status === "active" || query.status === "expired") params.push(nowIso());
 
+    const narrowed = searching || query.status !== "all";
+    const countNarrowed = async () => {
+      const counted = await db.get<{ n: number }>(`SELECT COUNT(*) AS n FROM (SELECT 1 FROM ${from} WHERE ${where.join(" AND ")} LIMIT ?) AS hits`, ...params, TOTAL_CAP + 1);
+      const n = Number(counted!.n);
+      return { total: Math.min(n, TOTAL_CAP), capped: n > TOTAL_CAP };
+    };
+    const counted = narrowed
+      ? await countNarrowed()
+      : {
+          total: Number((await db.get<{ n: number }>("SELECT links AS n FROM link_totals WHERE user_id = ? AND tracker = ?", userId, tracker))?.n ?? 0),
+          capped: false,
+        };
+    // Click order sorts the whole list each page: refused before it would hold the thread.
+    if ((query.sort === "most" || query.sort === "least") && (counted.capped || counted.total > CLICK_SORT_MAX)) {
+      throw badRequest(CLICK_SORT_MSG, { sort: CLICK_SORT_MSG });
+    }
+
     const sort = SORTS[query.sort];
     // In the search index's own order (SQLite), ordering by its rowid lets it stream the matches.
     const keys = searching && !pg && (query.sort === "newest" || query.sort === "oldest") ? ["short_links_search.rowid"] : sort.keys(pg);
@@ -189,13 +206,7 @@ export function linksStore(db: Database) {
     );
     const more = rows.length > query.limit;
     if (more) rows.pop();
-    if (!searching && query.status === "all") {
-      const stored = await db.get<{ n: number }>("SELECT links AS n FROM link_totals WHERE user_id = ? AND tracker = ?", userId, tracker);
-      return { rows, more, total: Number(stored?.n ?? 0), capped: false };
-    }
-    const counted = await db.get<{ n: number }>(`SELECT COUNT(*) AS n FROM (SELECT 1 FROM ${from} WHERE ${where.join(" AND ")} LIMIT ?) AS hits`, ...params, TOTAL_CAP + 1);
-    const n = Number(counted!.n);
-    return { rows, more, total: Math.min(n, TOTAL_CAP), capped: n > TOTAL_CAP };
+    return { rows, more, ...counted };
   }
 
   /**

@@ -13,6 +13,7 @@ import { useConfig } from "../lib/config";
 import { CreateLinkDialog } from "./CreateLinkDialog";
 import { clicksLabel, copyLink, formatDate, linkState } from "./format";
 import { API_BASE, type LinkView, type Tracker } from "./types";
+import { CLICK_SORT_MAX } from "../../src/links/schema";
 import { EditLinkDialog } from "../brand/EditLinkDialog";
 import { QrCodeDialog } from "../brand/QrCodeDialog";
 import { RootLinkCard } from "../brand/RootLinkCard";
@@ -195,7 +196,8 @@ export function TrackerPage({ tracker }: { tracker: Tracker }) {
             hideLabel
             value={sort}
             onChange={(e) => setSort(e.target.value as Sort)}
-            options={SORTS}
+            // Click order is offered while the server can sort the list (src/links/schema.ts).
+            options={first && (first.capped || first.total > CLICK_SORT_MAX) && sort !== "most" && sort !== "least" ? SORTS.filter((o) => o.value !== "most" && o.value !== "least") : SORTS}
           />
           <Select label="Show" hideLabel value={status} onChange={(e) => setStatus(e.target.value as Status)} options={STATUSES} />
         </div>
