@@ -45,6 +45,8 @@ export const EXPORT_RETRY_AFTER_S = 5;
 
 /** Links read per statement while an export streams: memory holds one batch, whatever the total. */
 export const EXPORT_BATCH = 1000;
+/** Batches between collections of an export's garbage (see pull). */
+const GC_EVERY = 8;
 
 /**
  * The export, streamed as it is read: a batch of links (a keyset page, see store.batches) is
@@ -60,6 +62,7 @@ export function exportStream(links: Links, userId: number, format: "csv" | "json
   const batches = links.store.batches(userId, "main", EXPORT_BATCH);
   let started = false;
   let first = true;
+  let sent = 0;
   let ended = false;
   const end = () => {
     if (ended) return;
@@ -91,6 +94,10 @@ export function exportStream(links: Links, userId: number, format: "csv" | "json
           }
         }
         controller.enqueue(enc.encode(chunk));
+        // Each batch leaves ~1 MB of rows and text behind; over a real socket the collector
+        // let a 200,000-link export grow the process by 84 MB before it ran. A young-generation
+        // collection every GC_EVERY batches keeps the garbage to a few batches (GC_EVERY below).
+        if (++sent % GC_EVERY === 0) Bun.gc(false);
       } catch (e) {
         end();
         controller.error(e);

@@ -107,6 +107,7 @@ describe("GET /api/links pages", () => {
     { name: "a part of a short code", q: "zebra", expect: (l) => l.shortCode === "Zebra-Stripe_13", total: 1 },
     { name: "every word (all five of them)", q: "kangaroo shop2", expect: (l) => l.title.includes("Kangaroo") && l.originalUrl.includes("shop2."), total: 5 },
     { name: "every word (none has both)", q: "kangaroo shop3", expect: () => false, total: 0 },
+    { name: "words with a comma between them", q: "kangaroo, shop2", expect: (l) => l.title.includes("Kangaroo"), total: 5 },
     { name: "nothing matches", q: "wombat", expect: () => false, total: 0 },
   ];
   for (const s of searches) {

@@ -39,9 +39,19 @@ export const Cursor = v.optional(
   v.pipe(v.string(PAGE_MSG.cursor), v.maxLength(CURSOR_MAX, PAGE_MSG.cursor), v.description("The previous page's x-next-cursor header; absent for the first page.")),
 );
 
+/**
+ * A free-text query parameter. Elysia hands a value holding commas ("First, with a comma") to
+ * the schema as the list of its parts, so the parts are joined back: the text is what was sent.
+ */
+export const QueryText = (message: string) =>
+  v.pipe(
+    v.union([v.string(message), v.array(v.string(message), message)], message),
+    v.transform((x) => (Array.isArray(x) ? x.join(",") : x)),
+  );
+
 export const Search = v.optional(
   v.pipe(
-    v.string(PAGE_MSG.search),
+    QueryText(PAGE_MSG.search),
     v.maxLength(SEARCH_MAX, PAGE_MSG.search),
     v.description("Words to find; each must be a whole word of the searched fields (any case; punctuation splits words, so spring-sale is two)."),
   ),

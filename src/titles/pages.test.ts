@@ -23,6 +23,7 @@ const add = async (name: string, version?: number, path = P, cookie = owner.cook
 for (let i = 0; i < 30; i++) await add(`Title ${String(i).padStart(2, "0")}`, 1);
 for (let i = 0; i < 3; i++) await add(`Title ${String(i).padStart(2, "0")}`);
 await add("100%_done", 1);
+await add("Hello, world", 1);
 await add("Title 00", 1, `/api/stan/${theirs.linkSlug}/titles`, stranger.cookie);
 
 async function all(query: string) {
@@ -40,17 +41,17 @@ describe("GET …/titles pages", () => {
   test("the default answer is the first 100, newest first, with the total; pages reach every version once", async () => {
     const r = await t.call("GET", P, { cookie: owner.cookie });
     expect(r.status).toBe(200);
-    expect(r.json).toHaveLength(34);
-    expect(r.headers.get("x-total-count")).toBe("34");
+    expect(r.json).toHaveLength(35);
+    expect(r.headers.get("x-total-count")).toBe("35");
     expect(r.headers.get("x-next-cursor")).toBeNull();
     const paged = await all("limit=7");
     expect(paged.map((x) => x.id)).toEqual(r.json.map((x: T) => x.id));
-    expect(new Set(paged.map((x) => x.id)).size).toBe(34);
+    expect(new Set(paged.map((x) => x.id)).size).toBe(35);
   });
 
   test("sort by name then version, and oldest first", async () => {
     const byName = await all("sort=name&limit=5");
-    expect(byName.slice(0, 3).map((x) => [x.name, x.version])).toEqual([["100%_done", 1], ["Title 00", 1], ["Title 00", 2]]);
+    expect(byName.slice(0, 3).map((x) => [x.name, x.version])).toEqual([["100%_done", 1], ["Hello, world", 1], ["Title 00", 1]]);
     const oldest = await all("sort=oldest&limit=9");
     expect(oldest[0]!.name).toBe("Title 00");
     expect(oldest.map((x) => x.id)).toEqual([...oldest].map((x) => x.id).sort((a, b) => a - b));
@@ -61,6 +62,8 @@ describe("GET …/titles pages", () => {
     expect(r.json.map((x: T) => x.name)).toEqual(["100%_done"]);
     const ones = await t.call("GET", `${P}?q=title%201`, { cookie: owner.cookie });
     expect(ones.headers.get("x-total-count")).toBe("10");
+    const comma = await t.call("GET", `${P}?name=${encodeURIComponent("Hello, world")}&q=${encodeURIComponent("o, w")}`, { cookie: owner.cookie });
+    expect(comma.json.map((x: T) => x.name)).toEqual(["Hello, world"]);
     const series = await t.call("GET", `${P}?name=${encodeURIComponent("Title 01")}&sort=name`, { cookie: owner.cookie });
     expect(series.json.map((x: T) => x.version)).toEqual([1, 2]);
     expect(series.headers.get("x-total-count")).toBe("2");

@@ -1,6 +1,6 @@
 // One schema for the titles routes and the web forms: the spec's messages live here.
 import * as v from "valibot";
-import { Cursor, Limit, PAGE_MSG, SEARCH_MAX } from "../shared/paging";
+import { Cursor, Limit, PAGE_MSG, QueryText, SEARCH_MAX } from "../shared/paging";
 import { noControlChars, noControlCharsInText } from "../shared/text";
 
 /**
@@ -94,8 +94,8 @@ export type TitleSort = (typeof TITLE_SORTS)[number];
 
 /** GET …/titles: a page of the topic's titles (x-total-count, x-next-cursor headers). */
 export const TitleListQuery = v.object({
-  q: v.optional(v.pipe(v.string(PAGE_MSG.search), v.maxLength(SEARCH_MAX, PAGE_MSG.search), v.description("Text the name contains (any case)."))),
-  name: v.optional(v.pipe(v.string("name must be text"), v.maxLength(500, "name is too long"), v.description("Only the versions of the title with this exact name."))),
+  q: v.optional(v.pipe(QueryText(PAGE_MSG.search), v.maxLength(SEARCH_MAX, PAGE_MSG.search), v.description("Text the name contains (any case)."))),
+  name: v.optional(v.pipe(QueryText("name must be text"), v.maxLength(500, "name is too long"), v.description("Only the versions of the title with this exact name."))),
   sort: v.optional(v.pipe(v.picklist(TITLE_SORTS, `sort must be one of ${TITLE_SORTS.join(", ")}`), v.description("newest (default), oldest, or name A→Z then version."))),
   limit: Limit(TITLE_PAGE_DEFAULT, TITLE_PAGE_MAX),
   cursor: Cursor,

@@ -83,6 +83,10 @@ export function TrackerPage({ tracker }: { tracker: Tracker }) {
     // A new search or sort keeps the cards on screen until its first page arrives.
     keepPreviousData: true,
   });
+  // A new search, sort or filter starts again from its first page.
+  useEffect(() => {
+    void setSize(1);
+  }, [query, sort, status]);
   const [creating, setCreating] = useState(false);
   const [analytics, setAnalytics] = useState<LinkView | null>(null);
   const [editing, setEditing] = useState<LinkView | null>(null);
