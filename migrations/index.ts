@@ -12,6 +12,7 @@ import m0009 from "./0009_link_notify.sql" with { type: "text" };
 import m0010 from "./0010_attempt_counts.sql" with { type: "text" };
 import m0011 from "./0011_click_link_index.sql" with { type: "text" };
 import m0012 from "./0012_click_rollups.sql" with { type: "text" };
+import m0013 from "./0013_lists.sql" with { type: "text" };
 
 export const migrations: { version: number; name: string; sql: string }[] = [
   { version: 1, name: "0001_init", sql: m0001 },
@@ -26,6 +27,7 @@ export const migrations: { version: number; name: string; sql: string }[] = [
   { version: 10, name: "0010_attempt_counts", sql: m0010 },
   { version: 11, name: "0011_click_link_index", sql: m0011 },
   { version: 12, name: "0012_click_rollups", sql: m0012 },
+  { version: 13, name: "0013_lists", sql: m0013 },
 ];
 
 /**
@@ -48,4 +50,5 @@ export const frozenChecksums: Record<string, string> = {
   "0010_attempt_counts": "eaa3f5fc42a8df56401c8dfd1b1db81686aabdf01063fa201691ddc06d6b3b5b",
   "0011_click_link_index": "1b9c77867ba19a725ec15d73438237a712402b5b26a2e9bb35cd4d2ee05f7583",
   "0012_click_rollups": "e84dfc7d4a666595f7f5381f0ef20808b4d04aee22eebeaec966a0bbf721b8a6",
+  "0013_lists": "77a8a622c59b535243a46369afaa89e0c0584f9a22baaff370204ea9cefee2db",
 };

@@ -10,6 +10,7 @@ import { MAX_REQUEST_BYTES, bodyLimit } from "./http/bodyLimit";
 import { authPlugin, bearerKeys } from "./http/auth";
 import { apiRateLimit, heavyCallLimit } from "./http/rateLimit";
 import { spaPlugin } from "./http/spa";
+import { compression } from "./http/compression";
 import { accountRoutes } from "./accounts/routes";
 import { healthRoutes } from "./health/routes";
 import { createLinks } from "./links/service";
@@ -56,6 +57,8 @@ export async function createApp({ db, config, maxClickBacklog }: { db: Database;
   const app = new Elysia({ serve: { maxRequestBodySize: MAX_REQUEST_BYTES, routes } })
     .use(errorHandler)
     .use(securityHeaders(ctx))
+    // JSON and CSV answers, gzip or br when the client accepts it (src/http/compression.ts).
+    .use(compression(ctx))
     .use(originGuard(ctx))
     // Per API key and per anonymous address, before any route's sign-in check (README).
     .use(apiRateLimit(ctx, bearer))

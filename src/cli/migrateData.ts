@@ -46,7 +46,16 @@ type Table = { name: string; columns: string[] };
 
 /** SQLite's tables, parents before children (by their foreign keys), so each copy finds its parents. */
 function sqliteTables(db: Db): Table[] {
-  const names = (db.query("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name != 'schema_migrations' ORDER BY rowid").all() as { name: string }[]).map((r) => r.name);
+  // The search index (an FTS5 table and its shadow tables, migrations/0012) is SQLite's own:
+  // PostgreSQL indexes the same words itself, so it is not copied.
+  const names = (
+    db
+      .query(
+        `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name != 'schema_migrations'
+         AND name NOT IN (SELECT name FROM pragma_table_list WHERE type IN ('virtual', 'shadow')) ORDER BY rowid`,
+      )
+      .all() as { name: string }[]
+  ).map((r) => r.name);
   const parents = new Map(names.map((n) => [n, (db.query(`PRAGMA foreign_key_list(${quote(n)})`).all() as { table: string }[]).map((f) => f.table).filter((t) => t !== n)]));
   const ordered: string[] = [];
   const visit = (n: string, path: string[]) => {

@@ -7,8 +7,8 @@ import type { AuthPlugin } from "../http/auth";
 import { AppError, validationFailure } from "../http/errors";
 import { CsvBody, NOT_CSV_TYPE_MESSAGE, jsonBody } from "../http/bodyLimit";
 import { defineOperations } from "../openapi/registry";
-import { WRITE_BATCH, checkItem, writeLinks } from "./bulk";
-import { exportCsv, exportFilename, exportRow } from "./export";
+import { WRITE_BATCH, checkItem, nextTurn, writeLinks } from "./bulk";
+import { EXPORT_BUSY, EXPORT_RETRY_AFTER_S, exportFilename, exportStream } from "./export";
 import { linkImporter } from "./import";
 import { BulkCreateBody, BulkCreateResult, ExportJson, ImportQuery, ImportReport, type BulkItemResult } from "./schema";
 import type { Links } from "./service";
@@ -25,16 +25,25 @@ function query<S extends v.GenericSchema>(schema: S, value: unknown): v.InferOut
 export function bulkLinkRoutes(ctx: AppContext, auth: AuthPlugin, links: Links) {
   const importer = linkImporter(links);
 
+  // Users with an export streaming now (this instance): a second one waits for the first to
+  // end, so one account cannot hold N batches' worth of memory and N database readers at once.
+  const exporting = new Set<number>();
+
   async function download(user: { id: number; username: string }, format: "csv" | "json") {
-    // The counts include every click captured so far, as the list's do.
-    await links.recorder.flush();
-    const rows = (await links.store.list(user.id, "main")).map((r) => exportRow(links, r));
-    const headers = { "content-disposition": `attachment; filename="${exportFilename(user.username, format)}"`, "cache-control": "no-store" };
-    if (format === "json") {
-      const body = JSON.stringify({ exportedAt: new Date().toISOString(), links: rows });
-      return new Response(body, { headers: { ...headers, "content-type": "application/json; charset=utf-8" } });
+    if (exporting.has(user.id)) throw new AppError("EXPORT_IN_PROGRESS", EXPORT_BUSY, undefined, { "retry-after": String(EXPORT_RETRY_AFTER_S) });
+    exporting.add(user.id);
+    try {
+      // The counts include every click captured so far, as the list's do.
+      await links.recorder.flush();
+    } catch (e) {
+      exporting.delete(user.id);
+      throw e;
     }
-    return new Response(exportCsv(rows), { headers: { ...headers, "content-type": "text/csv; charset=utf-8" } });
+    const body = exportStream(links, user.id, format, () => exporting.delete(user.id));
+    const type = format === "json" ? "application/json; charset=utf-8" : "text/csv; charset=utf-8";
+    return new Response(body, {
+      headers: { "content-type": type, "content-disposition": `attachment; filename="${exportFilename(user.username, format)}"`, "cache-control": "no-store" },
+    });
   }
 
   return new Elysia({ prefix: "/api/links" })
@@ -99,7 +108,7 @@ export const bulkLinkOperations = defineOperations({ tag: "Links", auth: "user" 
     path: "/api/links/export.csv",
     summary: "Export your links as CSV",
     description:
-      "Every link of the Link Tracker with its click count, as a download: UTF-8 with a BOM, CRLF lines, the header row code,url,title,description,expiresAt,clicks,shortUrl,active,createdAt,updatedAt. A cell starting with = + - @, a tab or a carriage return gets a leading ' so a spreadsheet never runs it as a formula (the import removes it again). The file imports back through POST /api/links/import.",
+      "Every link of the Link Tracker with its click count, as a download: UTF-8 with a BOM, CRLF lines, the header row code,url,title,description,expiresAt,clicks,shortUrl,active,createdAt,updatedAt, newest link first. Streamed as it is read; one export (CSV or JSON) runs at a time per user: another while it streams is a 429 `EXPORT_IN_PROGRESS`. A cell starting with = + - @, a tab or a carriage return gets a leading ' so a spreadsheet never runs it as a formula (the import removes it again). The file imports back through POST /api/links/import.",
     responses: {
       200: {
         description: "The links as CSV",
@@ -107,15 +116,17 @@ export const bulkLinkOperations = defineOperations({ tag: "Links", auth: "user" 
         headers: { "Content-Disposition": 'attachment; filename="links-<username>-<date>.csv"' },
       },
     },
+    errors: ["EXPORT_IN_PROGRESS"],
   },
   {
     method: "GET",
     path: "/api/links/export.json",
     summary: "Export your links as JSON",
-    description: "The same links as the CSV export, as objects, with the time of the export.",
+    description: "The same links as the CSV export, as objects, with the time of the export; streamed, one export at a time per user (429 `EXPORT_IN_PROGRESS`).",
     responses: {
       200: { description: "The links", schema: ExportJson, headers: { "Content-Disposition": 'attachment; filename="links-<username>-<date>.json"' } },
     },
+    errors: ["EXPORT_IN_PROGRESS"],
   },
   {
     method: "POST",

@@ -270,8 +270,18 @@ describe("GET /api/links/export", () => {
     expect(r.json.skipped).toBe(0);
     const shape = (rows: { shortCode: string; originalUrl: string; title: string; description: string | null; expiresAt: string | null }[]) =>
       rows.map(({ shortCode, originalUrl, title, description, expiresAt }) => ({ shortCode, originalUrl, title, description, expiresAt })).sort((a, b) => a.shortCode.localeCompare(b.shortCode));
-    const mine = (await t.call("GET", "/api/links", { cookie: alice.cookie })).json;
-    const theirs = (await other.call("GET", "/api/links", { cookie: dave.cookie })).json;
+    // Every page of each list (x-next-cursor until the last).
+    const all = async (app: typeof t, cookie: string) => {
+      const rows = [];
+      for (let cursor: string | null = ""; cursor !== null; ) {
+        const page = await app.call("GET", `/api/links?limit=1000&cursor=${cursor}`, { cookie });
+        rows.push(...page.json);
+        cursor = page.headers.get("x-next-cursor");
+      }
+      return rows;
+    };
+    const mine = await all(t, alice.cookie);
+    const theirs = await all(other, dave.cookie);
     expect(mine.length).toBeGreaterThan(5);
     expect(shape(theirs)).toEqual(shape(mine));
     expect(mine.some((l: { title: string }) => l.title.startsWith("="))).toBe(true);

@@ -7,13 +7,15 @@ import { ownerId, type AuthPlugin } from "../http/auth";
 import { badRequest, conflict, forbidden, notFound } from "../http/errors";
 import { isReserved } from "../shared/reserved";
 import { analyticsReports } from "../analytics/report";
-import { CreateLinkBody, EditLinkBody, EditMainLinkBody, LinkView, ListQuery, MSG, ResetQuery, destinationProblem, type Tracker } from "./schema";
+import { CreateLinkBody, EditLinkBody, EditMainLinkBody, LINK_PAGE_DEFAULT, LINK_PAGE_MAX, LinkView, ListQuery, MSG, ResetQuery, destinationProblem, type Tracker } from "./schema";
 import { AnalyticsQuery, AnalyticsReport } from "../analytics/schema";
 import * as v from "valibot";
 import { Ok, defineOperations } from "../openapi/registry";
 import { jsonBody } from "../http/bodyLimit";
 import type { Links } from "./service";
-import { codeConflict, type LinkRow } from "./store";
+import { codeConflict, linkCursorKeys, linkSortKinds, type LinkRow } from "./store";
+import { cursorKeys, pageHeaders } from "../http/paging";
+import { NEXT_HEADER, TOTAL_HEADER, searchWords } from "../shared/paging";
 
 // URL-safe and unambiguous enough; 64^7 ≈ 4.4e12 codes, so collisions are checked, not feared.
 const ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-";
@@ -101,18 +103,28 @@ export function linkRoutes(ctx: AppContext, auth: AuthPlugin, links: Links, trac
     .use(auth)
     .get(
       "/",
-      async ({ user, query }) => {
+      async ({ user, query, set }) => {
         // The counts include every click captured so far.
         await links.recorder.flush();
-        const rows = await links.store.list(user.id, tracker);
-        const out = rows.map((r) => links.view(r));
-        if (tracker === "brand" && query.includeRoot === "true" && (await isOwner(user.id))) {
+        const sort = query.sort ?? "newest";
+        const after = cursorKeys(query.cursor, sort, linkSortKinds(sort));
+        const page = await links.store.page(user.id, tracker, {
+          words: searchWords(query.q),
+          sort,
+          status: query.status ?? "all",
+          limit: query.limit ?? LINK_PAGE_DEFAULT,
+          after,
+        });
+        pageHeaders(set, page, sort, (r) => linkCursorKeys(sort, r));
+        set.headers["cache-control"] = "no-store";
+        const out = page.rows.map((r) => links.view(r));
+        if (tracker === "brand" && !after && query.includeRoot === "true" && (await isOwner(user.id))) {
           const root = await links.store.root();
           if (root) out.unshift(links.view(root));
         }
         return out;
       },
-      { auth: true },
+      { auth: true, query: ListQuery },
     )
     .post(
       "/",
@@ -193,9 +205,20 @@ export function linkOperations(tracker: Tracker) {
       method: "GET",
       path: `${prefix}/`,
       summary: `List your ${what}s`,
-      description: main ? "Newest first, with click counts up to this moment." : "With `includeRoot=true` the instance owner also gets the root link first.",
-      ...(main ? {} : { query: ListQuery }),
-      responses: { 200: v.array(LinkView) },
+      description:
+        `A page of links (default ${LINK_PAGE_DEFAULT}, at most ${LINK_PAGE_MAX}), newest first unless \`sort\` says otherwise, with click counts up to this moment. ` +
+        "`q` finds links having each word given as a whole word of their title, destination, description or short code (any case; punctuation splits words, so a code spring-sale is found by spring-sale, spring or sale). " +
+        `The \`${TOTAL_HEADER}\` header gives how many links match; \`${NEXT_HEADER}\` (absent on the last page) is the \`cursor\` of the next page. A cursor belongs to its sort: another sort's, or one edited, is a 400.` +
+        (main ? "" : " With `includeRoot=true` the instance owner also gets the root link first (first page only, not counted)."),
+      query: ListQuery,
+      responses: {
+        200: {
+          description: "The page's links",
+          schema: v.array(LinkView),
+          headers: { [TOTAL_HEADER]: "How many links match the query" },
+          optionalHeaders: { [NEXT_HEADER]: "The next page's cursor; absent on the last page" },
+        },
+      },
     },
     {
       method: "POST",

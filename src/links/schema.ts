@@ -3,6 +3,7 @@
 import * as v from "valibot";
 import { isReserved } from "../shared/reserved";
 import { noControlChars, noControlCharsInText } from "../shared/text";
+import { Cursor, Limit, Search } from "../shared/paging";
 
 export const MAX_URL_LENGTH = 2048;
 export const TITLE_MAX = 100;
@@ -182,8 +183,38 @@ export type Tracker = "main" | "brand";
 
 const flag = (about: string) => v.optional(v.pipe(v.picklist(["true", "false"]), v.description(about)));
 
-/** GET /api/pic-drift-links: the instance owner may ask for the root link too. */
-export const ListQuery = v.object({ includeRoot: flag("With true, the instance owner's root link comes first.") });
+/** Links per list page when the client names no limit, and the most it may ask for. */
+export const LINK_PAGE_DEFAULT = 100;
+export const LINK_PAGE_MAX = 1000;
+
+/**
+ * Most links a list sorted by clicks may hold: click order has no index, so each page sorts the
+ * whole list (measured 21 s for a million links on a loaded machine, holding the thread that
+ * serves redirects); up to this many it is a few milliseconds.
+ */
+export const CLICK_SORT_MAX = 5000;
+export const CLICK_SORT_MSG = `Sorting by clicks works for up to ${CLICK_SORT_MAX.toLocaleString("en")} links: search or filter first, or choose another sort`;
+
+/** A list's orders: newest first (the default), oldest, title A→Z, code A→Z, most and least clicked. */
+export const LINK_SORTS = ["newest", "oldest", "title", "code", "most", "least"] as const;
+export type LinkSort = (typeof LINK_SORTS)[number];
+/** all; active (redirects now); expired (past its expiry); inactive (switched off). */
+export const LINK_STATUSES = ["all", "active", "expired", "inactive"] as const;
+export type LinkStatus = (typeof LINK_STATUSES)[number];
+
+/**
+ * GET /api/links and /api/pic-drift-links: a page of links (x-total-count and x-next-cursor
+ * headers, src/shared/paging.ts); on the brand tracker the instance owner may ask for the root
+ * link too (first page only, outside the count).
+ */
+export const ListQuery = v.object({
+  q: Search,
+  sort: v.optional(v.pipe(v.picklist(LINK_SORTS, `sort must be one of ${LINK_SORTS.join(", ")}`), v.description("Order of the list (default newest)."))),
+  status: v.optional(v.pipe(v.picklist(LINK_STATUSES, `status must be one of ${LINK_STATUSES.join(", ")}`), v.description("Which links (default all)."))),
+  limit: Limit(LINK_PAGE_DEFAULT, LINK_PAGE_MAX),
+  cursor: Cursor,
+  includeRoot: flag("Brand tracker: with true, the instance owner's root link comes first on the first page."),
+});
 
 /** POST …/reset-clicks: the root link is addressed with isRoot=true. */
 export const ResetQuery = v.object({ isRoot: flag("true when the link is the root link.") });

@@ -66,7 +66,7 @@ describe.skipIf(onPostgres)("sqliteNotifications (the SQLite click worker's path
     sync.add({ userId: u.user.id, kind: "link-clicks", message: "first click", link: "/link-tracker" });
     sync.add({ userId: u.user.id, kind: "link-clicks", message: "passed 100", dedupeKey: "m:100" });
     sync.add({ userId: u.user.id, kind: "link-clicks", message: "passed 100 again", dedupeKey: "m:100" });
-    expect((await store.list(u.user.id)).map((n) => [n.message, n.link])).toEqual([
+    expect((await store.page(u.user.id, { unread: false, limit: 50, after: null })).rows.map((n) => [n.message, n.link])).toEqual([
       ["passed 100", null],
       ["first click", "/link-tracker"],
     ]);

@@ -6,7 +6,9 @@ import { rowId } from "../db/ids";
 import { DAY_MS } from "../shared/time";
 import { premiumEndingNotice } from "./events";
 import { notificationsStore } from "./store";
-import { Notification, NotificationList, ReadAll } from "./schema";
+import { NOTIFICATION_PAGE_DEFAULT, NOTIFICATION_PAGE_MAX, Notification, NotificationList, NotificationQuery, ReadAll } from "./schema";
+import { cursorKeys, pageHeaders } from "../http/paging";
+import { NEXT_HEADER, TOTAL_HEADER } from "../shared/paging";
 import { defineOperations } from "../openapi/registry";
 
 const PREMIUM_WARNING_MS = 3 * DAY_MS;
@@ -18,7 +20,7 @@ export function notificationRoutes(ctx: AppContext, auth: AuthPlugin) {
     .use(auth)
     .get(
       "/notifications",
-      async ({ user, set }) => {
+      async ({ user, set, query }) => {
         // "Premium ends in 3 days" is raised when the user next looks (the bell loads on every
         // signed-in page), which needs no background timer; the dedupe key makes it once per term.
         const ends = user.subscription_expires_at;
@@ -26,9 +28,15 @@ export function notificationRoutes(ctx: AppContext, auth: AuthPlugin) {
           await store.create({ userId: user.id, ...premiumEndingNotice(ends) });
         }
         set.headers["cache-control"] = "no-store";
-        return { notifications: await store.list(user.id), unreadCount: await store.unreadCount(user.id) };
+        const page = await store.page(user.id, {
+          unread: query.status === "unread",
+          limit: query.limit ?? NOTIFICATION_PAGE_DEFAULT,
+          after: cursorKeys(query.cursor, "newest", ["string", "int"]),
+        });
+        pageHeaders(set, page, "newest", (n) => n.cursor);
+        return { notifications: page.rows.map(({ cursor: _, ...n }) => n), unreadCount: await store.unreadCount(user.id) };
       },
-      { auth: true },
+      { auth: true, query: NotificationQuery },
     )
     // Listed before /:id/read so "read-all" is never read as an id.
     .post("/notifications/read-all", async ({ user }) => ({ ok: true, updated: await store.markAllRead(user.id) }), { auth: true })
@@ -45,7 +53,21 @@ export function notificationRoutes(ctx: AppContext, auth: AuthPlugin) {
 }
 
 export const notificationOperations = defineOperations({ tag: "Notifications", auth: "user" }, [
-  { method: "GET", path: "/api/notifications", summary: "Your notifications", responses: { 200: NotificationList } },
+  {
+    method: "GET",
+    path: "/api/notifications",
+    summary: "Your notifications",
+    description: `A page of them, newest first (default ${NOTIFICATION_PAGE_DEFAULT}, at most ${NOTIFICATION_PAGE_MAX}), and how many are unread in all. \`${TOTAL_HEADER}\` gives how many match; \`${NEXT_HEADER}\` (absent on the last page) is the next page's \`cursor\`.`,
+    query: NotificationQuery,
+    responses: {
+      200: {
+        description: "A page of notifications",
+        schema: NotificationList,
+        headers: { [TOTAL_HEADER]: "How many notifications match" },
+        optionalHeaders: { [NEXT_HEADER]: "The next page's cursor; absent on the last page" },
+      },
+    },
+  },
   { method: "POST", path: "/api/notifications/read-all", summary: "Mark every notification read", responses: { 200: ReadAll } },
   {
     method: "POST",

@@ -3,6 +3,7 @@ import type { Database as SqliteHandle } from "bun:sqlite";
 import type { Database } from "../db/database";
 import { nowIso } from "../shared/time";
 import type { Notification } from "./schema";
+import type { CursorKeys, Page } from "../http/paging";
 
 type NotificationRow = {
   id: number;
@@ -27,8 +28,6 @@ const toNotification = (r: NotificationRow): Notification => ({
 
 type NewNotification = { userId: number; kind: string; message: string; link?: string | null; dedupeKey?: string | null };
 
-// The list is a feed, not an archive: the newest 200 are plenty for a person to read.
-const LIST_LIMIT = 200;
 
 // dedupe_key makes repeatable events (a link passing 100 clicks) notify once per user.
 const INSERT = `INSERT INTO notifications (user_id, kind, message, link, dedupe_key, created_at)
@@ -51,10 +50,22 @@ export function notificationsStore(db: Database) {
       const r = await db.get<NotificationRow>(`${INSERT} RETURNING *`, values(n));
       return r ? toNotification(r) : null;
     },
-    list: async (userId: number) =>
-      (await db.all<NotificationRow>(`SELECT * FROM notifications WHERE user_id = ? ORDER BY created_at DESC, id DESC LIMIT ${LIST_LIMIT}`, userId)).map(
-        toNotification,
-      ),
+    /**
+     * A page of the user's notifications, newest first (keyset on created_at, id: the index
+     * notifications_user, whose rowid is the id on SQLite), and how many there are.
+     */
+    async page(userId: number, q: { unread: boolean; limit: number; after: CursorKeys | null }): Promise<Page<Notification & { cursor: CursorKeys }>> {
+      const where = ["user_id = ?", ...(q.unread ? ["read_at IS NULL"] : [])];
+      const keyset = q.after ? ["(created_at, id) < (?, ?)"] : [];
+      const rows = await db.all<NotificationRow>(
+        `SELECT * FROM notifications WHERE ${[...where, ...keyset].join(" AND ")} ORDER BY created_at DESC, id DESC LIMIT ?`,
+        userId, ...(q.after ?? []), q.limit + 1,
+      );
+      const more = rows.length > q.limit;
+      if (more) rows.pop();
+      const total = (await db.get<{ n: number }>(`SELECT COUNT(*) AS n FROM notifications WHERE ${where.join(" AND ")}`, userId))!.n;
+      return { rows: rows.map((r) => ({ ...toNotification(r), cursor: [r.created_at, r.id] })), more, total: Number(total) };
+    },
     unreadCount: async (userId: number) =>
       (await db.get<{ n: number }>(`SELECT COUNT(*) AS n FROM notifications WHERE user_id = ? AND read_at IS NULL`, userId))!.n,
     async markRead(userId: number, id: number) {

@@ -24,6 +24,7 @@ export const ERROR_CODE_DOCS: Record<ErrorCode, string> = {
   PAYLOAD_TOO_LARGE: "The body is larger than 1 MB (a CSV file sent to the import: 10 MB or 100,000 rows).",
   UNSUPPORTED_MEDIA_TYPE: "The body is not sent with the operation's media type: `Content-Type: application/json` (the import: `text/csv`).",
   RATE_LIMITED: "Too many requests: wait for the seconds in `Retry-After` before trying again.",
+  EXPORT_IN_PROGRESS: "An export of your links is still streaming: one runs at a time per user; retry when it ends (`Retry-After`).",
   INTERNAL: "An unexpected failure on the server; it is logged and nothing about it is echoed.",
   UNAVAILABLE: "The database is busy or its disk is full or read-only; retry later (`Retry-After` when known).",
 };
@@ -281,8 +282,9 @@ function success(status: number, r: Schema | ResponseSpec, schema: (s: Schema) =
   if (spec.schema) content["application/json"] = { schema: schema(spec.schema) };
   if (spec.media) content[spec.media.type] = { schema: { type: "string" }, ...(spec.media.example ? { example: spec.media.example } : {}) };
   if (Object.keys(content).length) out.content = content;
-  if (spec.headers) {
-    out.headers = Object.fromEntries(Object.entries(spec.headers).map(([name, description]) => [name, { description, required: true, schema: { type: "string" } }]));
+  if (spec.headers || spec.optionalHeaders) {
+    const doc = (required: boolean) => ([name, description]: [string, string]) => [name, { description, required, schema: { type: "string" } }];
+    out.headers = Object.fromEntries([...Object.entries(spec.headers ?? {}).map(doc(true)), ...Object.entries(spec.optionalHeaders ?? {}).map(doc(false))]);
   }
   return out;
 }

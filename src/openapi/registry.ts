@@ -29,6 +29,8 @@ export type ResponseSpec = {
   media?: { type: string; example?: string };
   /** Response headers worth knowing (Location on a redirect, Content-Disposition on a download). */
   headers?: Record<string, string>;
+  /** Headers sent only sometimes (a list's next-page cursor, absent on its last page). */
+  optionalHeaders?: Record<string, string>;
 };
 
 export type Operation = {

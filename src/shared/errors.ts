@@ -14,6 +14,7 @@ export const ERROR_CODES = [
   "PAYLOAD_TOO_LARGE",
   "UNSUPPORTED_MEDIA_TYPE",
   "RATE_LIMITED",
+  "EXPORT_IN_PROGRESS",
   "INTERNAL",
   "UNAVAILABLE",
 ] as const;
@@ -43,6 +44,7 @@ export const statusOf: Record<ErrorCode, number> = {
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
   RATE_LIMITED: 429,
+  EXPORT_IN_PROGRESS: 429,
   INTERNAL: 500,
   UNAVAILABLE: 503,
 };

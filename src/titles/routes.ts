@@ -6,11 +6,13 @@ import { rowId } from "../db/ids";
 import { titleAddedNotice } from "../notifications/events";
 import { notificationsStore } from "../notifications/store";
 import { topicsStore, type TopicRole } from "../topics/store";
-import { CreateTitleBody, Title, TitleQuery, UpdateTitleBody } from "./schema";
+import { CreateTitleBody, TITLE_PAGE_DEFAULT, TITLE_PAGE_MAX, Title, TitleListQuery, TitleQuery, UpdateTitleBody } from "./schema";
+import { cursorKeys, pageHeaders } from "../http/paging";
+import { NEXT_HEADER, TOTAL_HEADER } from "../shared/paging";
 import * as v from "valibot";
 import { defineOperations } from "../openapi/registry";
 import { jsonBody } from "../http/bodyLimit";
-import { NOT_YOURS, titlesStore } from "./store";
+import { NOT_YOURS, titleSortKinds, titlesStore } from "./store";
 
 const TOPIC_NOT_FOUND = "Topic not found";
 const TITLE_NOT_FOUND = "Title not found";
@@ -51,13 +53,22 @@ export function titleRoutes(ctx: AppContext, auth: AuthPlugin) {
     .use(auth)
     .get(
       "/:username/:topicSlug/titles",
-      async ({ user, params, set }) => {
+      async ({ user, params, set, query }) => {
         const { topic } = await access(user.id, params.username, params.topicSlug, "read");
         // Spec §7: the titles list is never cached.
         set.headers["cache-control"] = "no-store";
-        return store.list(topic.id);
+        const sort = query.sort ?? "newest";
+        const page = await store.page(topic.id, {
+          search: query.q ?? "",
+          name: query.name ?? null,
+          sort,
+          limit: query.limit ?? TITLE_PAGE_DEFAULT,
+          after: cursorKeys(query.cursor, sort, titleSortKinds(sort)),
+        });
+        pageHeaders(set, page, sort, (t) => t.cursor);
+        return page.rows.map(({ cursor: _, ...t }) => t);
       },
-      { auth: true },
+      { auth: true, query: TitleListQuery },
     )
     .post(
       "/:username/:topicSlug/titles",
@@ -107,9 +118,17 @@ export const titleOperations = defineOperations({ tag: "Titles", auth: "user" },
     method: "GET",
     path: "/api/:username/:topicSlug/titles",
     summary: "List a topic's titles",
-    description: "Every version of every title in the topic.",
+    description: `A page of the topic's titles, every version of each (default ${TITLE_PAGE_DEFAULT}, at most ${TITLE_PAGE_MAX}), newest first unless \`sort\` says otherwise; \`q\` finds names containing the text, \`name\` one title's versions. \`${TOTAL_HEADER}\` gives how many match; \`${NEXT_HEADER}\` (absent on the last page) is the next page's \`cursor\`.`,
     params: IN_TOPIC,
-    responses: { 200: v.array(Title) },
+    query: TitleListQuery,
+    responses: {
+      200: {
+        description: "A page of titles",
+        schema: v.array(Title),
+        headers: { [TOTAL_HEADER]: "How many titles match" },
+        optionalHeaders: { [NEXT_HEADER]: "The next page's cursor; absent on the last page" },
+      },
+    },
   },
   {
     method: "POST",

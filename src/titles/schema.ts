@@ -1,5 +1,6 @@
 // One schema for the titles routes and the web forms: the spec's messages live here.
 import * as v from "valibot";
+import { Cursor, Limit, PAGE_MSG, QueryText, SEARCH_MAX } from "../shared/paging";
 import { noControlChars, noControlCharsInText } from "../shared/text";
 
 /**
@@ -99,6 +100,21 @@ export const UpdateTitleBody = v.object({
 export const TitleQuery = v.object({
   updateAllVersions: v.optional(v.picklist(["true", "false"], "updateAllVersions must be true or false")),
   allVersions: v.optional(v.picklist(["true", "false"], "allVersions must be true or false")),
+});
+
+/** Titles per page when the client names no limit, and the most it may ask for (a title may hold 40 KB). */
+export const TITLE_PAGE_DEFAULT = 100;
+export const TITLE_PAGE_MAX = 500;
+export const TITLE_SORTS = ["newest", "oldest", "name"] as const;
+export type TitleSort = (typeof TITLE_SORTS)[number];
+
+/** GET …/titles: a page of the topic's titles (x-total-count, x-next-cursor headers). */
+export const TitleListQuery = v.object({
+  q: v.optional(v.pipe(QueryText(PAGE_MSG.search), v.maxLength(SEARCH_MAX, PAGE_MSG.search), v.description("Text the name contains (any case)."))),
+  name: v.optional(v.pipe(QueryText("name must be text"), v.maxLength(500, "name is too long"), v.description("Only the versions of the title with this exact name."))),
+  sort: v.optional(v.pipe(v.picklist(TITLE_SORTS, `sort must be one of ${TITLE_SORTS.join(", ")}`), v.description("newest (default), oldest, or name A→Z then version."))),
+  limit: Limit(TITLE_PAGE_DEFAULT, TITLE_PAGE_MAX),
+  cursor: Cursor,
 });
 
 export type CreateTitleInput = v.InferOutput<typeof CreateTitleBody>;

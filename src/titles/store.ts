@@ -5,7 +5,20 @@ import { uniqueOr } from "../db/constraints";
 import { conflict, forbidden } from "../http/errors";
 import { nowIso } from "../shared/time";
 import { NO_QUOTAS, QUOTA_MSG, assertRoom, quotaExceeded, type Quotas } from "../plans/quotas";
-import { titleSlug, type CreateTitleInput, type Title, type UpdateTitleInput } from "./schema";
+import { titleSlug, type CreateTitleInput, type Title, type TitleSort, type UpdateTitleInput } from "./schema";
+import type { CursorKeys, Page } from "../http/paging";
+
+/** Each sort of a topic's titles: its keyset columns (one direction), key kinds and a row's keys. */
+const TITLE_SORTS: Record<TitleSort, { keys: (pg: boolean) => string[]; desc: boolean; kinds: ("string" | "int")[]; of: (r: TitleRow) => CursorKeys }> = {
+  newest: { keys: () => ["t.created_at", "t.id"], desc: true, kinds: ["string", "int"], of: (r) => [r.created_at, r.id] },
+  oldest: { keys: () => ["t.created_at", "t.id"], desc: false, kinds: ["string", "int"], of: (r) => [r.created_at, r.id] },
+  // Byte order on both backends, as the links' title sort.
+  name: { keys: (pg) => [pg ? 't.name COLLATE "C"' : "t.name", "t.version", "t.id"], desc: false, kinds: ["string", "int", "int"], of: (r) => [r.name, r.version, r.id] },
+};
+export const titleSortKinds = (sort: TitleSort) => TITLE_SORTS[sort].kinds;
+
+/** A LIKE pattern matching `text` anywhere, its wildcards taken literally (ESCAPE '\\'). */
+const contains = (text: string) => `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
 type TitleRow = {
   id: number;
@@ -122,13 +135,38 @@ export function titlesStore(db: Database, quotas: Pick<Quotas, "titlesPerTopic" 
   const textBefore = (q: Queries, topicId: number) => (quotas.topicTextBytes > 0 ? textBytes(q, topicId) : Promise.resolve(0));
 
   return {
-    async list(topicId: number) {
+    /**
+     * A page of a topic's titles (keyset on the sort's columns, never an OFFSET) and how many
+     * match. A topic holds thousands of titles at most (its quota), so the name search is a
+     * LIKE over the topic's own rows rather than an index of its own.
+     */
+    async page(topicId: number, q: { search: string; name: string | null; sort: TitleSort; limit: number; after: CursorKeys | null }): Promise<Page<Title & { cursor: CursorKeys }>> {
+      const pg = db.dialect === "postgres";
+      const where = ["t.topic_id = ?"];
+      const params: (string | number)[] = [topicId];
+      if (q.search) {
+        where.push("lower(t.name) LIKE ? ESCAPE '\\'");
+        params.push(contains(q.search));
+      }
+      if (q.name !== null) {
+        where.push("t.name = ?");
+        params.push(q.name);
+      }
+      const sort = TITLE_SORTS[q.sort];
+      const keys = sort.keys(pg);
+      const keyset = q.after ? [`(${keys.join(", ")}) ${sort.desc ? "<" : ">"} (${keys.map(() => "?").join(", ")})`] : [];
+      const rows = await db.all<TitleRow>(
+        `${SELECT} WHERE ${[...where, ...keyset].join(" AND ")} ORDER BY ${keys.map((k) => `${k} ${sort.desc ? "DESC" : "ASC"}`).join(", ")} LIMIT ?`,
+        ...params, ...(q.after ?? []), q.limit + 1,
+      );
+      const more = rows.length > q.limit;
+      if (more) rows.pop();
+      const total = (await db.get<{ n: number }>(`SELECT COUNT(*) AS n FROM titles t WHERE ${where.join(" AND ")}`, ...params))!.n;
       const past = new Map<string, string[]>();
       for (const r of await db.all<{ slug: string; name: string }>(`SELECT slug, name FROM title_slugs WHERE topic_id = ?`, topicId)) {
         past.set(r.name, [...(past.get(r.name) ?? []), r.slug]);
       }
-      const rows = await db.all<TitleRow>(`${SELECT} WHERE t.topic_id = ? ORDER BY t.created_at DESC, t.id DESC`, topicId);
-      return rows.map((r) => toTitle(r, past.get(r.name)));
+      return { rows: rows.map((r) => ({ ...toTitle(r, past.get(r.name)), cursor: sort.of(r) })), more, total: Number(total) };
     },
 
     async get(topicId: number, id: number) {

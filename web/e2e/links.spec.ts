@@ -267,6 +267,11 @@ test("a Link Tracker holding thousands of imported links shows them 100 at a tim
   const links = Array.from({ length: 250 }, (_, i) => ({ originalUrl: `https://example.com/many/${i}`, title: `Many ${String(i).padStart(3, "0")}` }));
   const made = await page.request.post("/api/links/bulk", { data: { links } });
   expect((await made.json()).created).toBe(250);
+  // The page reads the server's list a page at a time: no answer carries more than 100 links.
+  const sizes: number[] = [];
+  page.on("response", async (r) => {
+    if (new URL(r.url()).pathname === "/api/links" && r.request().method() === "GET") sizes.push(((await r.json()) as unknown[]).length);
+  });
   await page.goto("/link-tracker");
   const cards = page.getByRole("list", { name: "Links" }).getByRole("listitem");
   await expect(cards).toHaveCount(100);
@@ -284,5 +289,13 @@ test("a Link Tracker holding thousands of imported links shows them 100 at a tim
   await page.getByPlaceholder("Search links...").fill("many 007");
   await expect(cards).toHaveCount(1);
   await page.getByPlaceholder("Search links...").fill("");
+  await expect(cards).toHaveCount(100);
+  expect(sizes.length).toBeGreaterThan(2);
+  expect(Math.max(...sizes)).toBeLessThanOrEqual(100);
+  // The status filter, by keyboard: none has expired, so "Expired" shows the no-results line.
+  await page.getByLabel("Show").focus();
+  await page.getByLabel("Show").selectOption({ label: "Expired" });
+  await expect(page.getByText("No results found. Try a different search.")).toBeVisible();
+  await page.getByLabel("Show").selectOption({ label: "All links" });
   await expect(cards).toHaveCount(100);
 });

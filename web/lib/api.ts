@@ -1,4 +1,5 @@
 // The one fetch wrapper and the one error type for the web app.
+import { CAPPED_HEADER, NEXT_HEADER, TOTAL_HEADER } from "../../src/shared/paging";
 export class ApiError extends Error {
   constructor(message: string, public status: number, public fields?: Record<string, string>) {
     super(message);
@@ -21,6 +22,27 @@ function messageFrom(text: string): { message: string; fields?: Record<string, s
 }
 
 export async function api<T = unknown>(path: string, init: { method?: string; body?: unknown; signal?: AbortSignal } = {}): Promise<T> {
+  return (await request<T>(path, init)).body;
+}
+
+/** One page of a list (src/shared/paging.ts): its body, the total matching, and the next page's cursor. */
+export type ApiPage<T> = { body: T; total: number; capped: boolean; next: string | null };
+
+/** A GET of a paged list, with the page headers beside the body. */
+export async function apiPage<T>(path: string): Promise<ApiPage<T>> {
+  const { body, headers } = await request<T>(path, {});
+  return {
+    body,
+    total: Number(headers.get(TOTAL_HEADER) ?? 0),
+    capped: headers.get(CAPPED_HEADER) === "true",
+    next: headers.get(NEXT_HEADER),
+  };
+}
+
+/** swr's fetcher for paged lists: the key is the URL of the page. */
+export const pageFetcher = <T,>(key: string) => apiPage<T>(key);
+
+async function request<T>(path: string, init: { method?: string; body?: unknown; signal?: AbortSignal }): Promise<{ body: T; headers: Headers }> {
   let res: Response;
   try {
     res = await fetch(path, {
@@ -43,9 +65,9 @@ export async function api<T = unknown>(path: string, init: { method?: string; bo
     const { message, fields } = messageFrom(await res.text());
     throw new ApiError(message || `${res.status}: ${res.statusText}`, res.status, fields);
   }
-  if (res.status === 204) return undefined as T;
+  if (res.status === 204) return { body: undefined as T, headers: res.headers };
   const type = res.headers.get("content-type") ?? "";
-  return (type.includes("json") ? res.json() : res.text()) as Promise<T>;
+  return { body: (await (type.includes("json") ? res.json() : res.text())) as T, headers: res.headers };
 }
 
 /** swr's fetcher: the key is the URL of a GET (spec §7 'Default query behaviour'). */

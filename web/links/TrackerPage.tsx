@@ -1,5 +1,5 @@
 import { lazy, Suspense, useEffect, useMemo, useRef, useState } from "react";
-import useSWR from "swr";
+import useSWRInfinite from "swr/infinite";
 import { Link } from "wouter";
 import { AppFooter, AppHeader } from "../shell/AppHeader";
 import { Button } from "../ui/Button";
@@ -8,11 +8,12 @@ import { Field, Select } from "../ui/Field";
 import { ClampedText } from "../ui/ClampedText";
 import { Spinner } from "../ui/Spinner";
 import { toast } from "../ui/Toast";
-import { api } from "../lib/api";
+import { api, pageFetcher, type ApiPage } from "../lib/api";
 import { useConfig } from "../lib/config";
 import { CreateLinkDialog } from "./CreateLinkDialog";
 import { clicksLabel, copyLink, formatDate, linkState } from "./format";
 import { API_BASE, type LinkView, type Tracker } from "./types";
+import { CLICK_SORT_MAX } from "../../src/links/schema";
 import { EditLinkDialog } from "../brand/EditLinkDialog";
 import { QrCodeDialog } from "../brand/QrCodeDialog";
 import { RootLinkCard } from "../brand/RootLinkCard";
@@ -24,24 +25,34 @@ const AnalyticsDialog = lazy(async () => ({ default: (await import("./AnalyticsD
 export const DELETE_CONFIRM = "Are you sure you want to delete this link? This action cannot be undone.";
 export const RESET_CONFIRM = "Are you sure you want to reset the click count to zero? This cannot be undone.";
 
-/** Cards rendered at first and added by each Show more. */
+/** Cards fetched at first and added by each Show more (a page of the server's list). */
 const CARDS_PER_PAGE = 100;
-type Sort = "newest" | "oldest" | "most" | "least";
+/** Typing settles this long before the search goes to the server. */
+const SEARCH_DELAY_MS = 250;
+type Sort = "newest" | "oldest" | "most" | "least" | "title";
 const SORTS: { value: Sort; label: string }[] = [
   { value: "newest", label: "Newest" },
   { value: "oldest", label: "Oldest" },
   { value: "most", label: "Most Clicked" },
   { value: "least", label: "Least Clicked" },
+  { value: "title", label: "Title (A–Z)" },
+];
+type Status = "all" | "active" | "expired" | "inactive";
+const STATUSES: { value: Status; label: string }[] = [
+  { value: "all", label: "All links" },
+  { value: "active", label: "Active" },
+  { value: "expired", label: "Expired" },
+  { value: "inactive", label: "Inactive" },
 ];
 
-function sortLinks(list: LinkView[], sort: Sort) {
-  const by = [...list];
-  const time = (l: LinkView) => Date.parse(l.createdAt);
-  if (sort === "newest") by.sort((a, b) => time(b) - time(a) || b.id - a.id);
-  if (sort === "oldest") by.sort((a, b) => time(a) - time(b) || a.id - b.id);
-  if (sort === "most") by.sort((a, b) => b.clickCount - a.clickCount || time(b) - time(a));
-  if (sort === "least") by.sort((a, b) => a.clickCount - b.clickCount || time(b) - time(a));
-  return by;
+/** The value once it has stopped changing for `ms`. */
+function useSettled<T>(value: T, ms: number) {
+  const [settled, setSettled] = useState(value);
+  useEffect(() => {
+    const t = setTimeout(() => setSettled(value), ms);
+    return () => clearTimeout(t);
+  }, [value, ms]);
+  return settled;
 }
 
 type Pending = { kind: "delete" | "reset"; link: LinkView } | null;
@@ -51,10 +62,31 @@ export function TrackerPage({ tracker }: { tracker: Tracker }) {
   const brand = tracker === "brand";
   const config = useConfig();
   const base = API_BASE[tracker];
-  const key = brand ? `${base}?includeRoot=true` : base;
-  const { data, error, isLoading, isValidating, mutate } = useSWR<LinkView[]>(key);
   const [search, setSearch] = useState("");
   const [sort, setSort] = useState<Sort>("newest");
+  const [status, setStatus] = useState<Status>("all");
+  const query = useSettled(search.trim(), SEARCH_DELAY_MS);
+  // The server searches, sorts and pages (issue 21): 100 links a page, each page's key its
+  // address, the next one named by the previous page's cursor; nothing else is downloaded.
+  const pageKey = (index: number, previous: ApiPage<LinkView[]> | null) => {
+    if (index > 0 && !previous?.next) return null;
+    const params = new URLSearchParams({ limit: String(CARDS_PER_PAGE), sort });
+    if (query) params.set("q", query);
+    if (status !== "all") params.set("status", status);
+    if (brand) params.set("includeRoot", "true");
+    if (previous?.next) params.set("cursor", previous.next);
+    return `${base}?${params}`;
+  };
+  const { data, error, isLoading, isValidating, mutate, size, setSize } = useSWRInfinite<ApiPage<LinkView[]>>(pageKey, pageFetcher, {
+    revalidateOnMount: true,
+    revalidateFirstPage: false,
+    // A new search or sort keeps the cards on screen until its first page arrives.
+    keepPreviousData: true,
+  });
+  // A new search, sort or filter starts again from its first page.
+  useEffect(() => {
+    void setSize(1);
+  }, [query, sort, status]);
   const [creating, setCreating] = useState(false);
   const [analytics, setAnalytics] = useState<LinkView | null>(null);
   const [editing, setEditing] = useState<LinkView | null>(null);
@@ -62,21 +94,19 @@ export function TrackerPage({ tracker }: { tracker: Tracker }) {
   const [pending, setPending] = useState<Pending>(null);
   const [busy, setBusy] = useState(false);
   const createButton = useRef<HTMLButtonElement>(null);
-  // An import can bring thousands of links: rendering every card took 6.6 s for 10,000 and
-  // each keystroke of a search 0.6 s, so cards come a page at a time (the search sees them all).
-  const [limit, setLimit] = useState(CARDS_PER_PAGE);
 
   useEffect(() => {
     if (error) toast({ title: "Error", description: brand ? "Failed to fetch short links" : "Failed to fetch links", variant: "destructive" });
   }, [error, brand]);
 
-  const root = brand ? data?.find((l) => l.isSystem) : undefined;
-  const links = useMemo(() => (data ?? []).filter((l) => !l.isSystem), [data]);
-  const shown = useMemo(() => {
-    const q = search.trim().toLowerCase();
-    const hit = (l: LinkView) => !q || [l.title, l.originalUrl, l.description ?? ""].some((s) => s.toLowerCase().includes(q));
-    return sortLinks(links.filter(hit), sort);
-  }, [links, search, sort]);
+  const loaded = useMemo(() => (data ?? []).flatMap((p) => p.body), [data]);
+  const root = brand ? loaded.find((l) => l.isSystem) : undefined;
+  const shown = useMemo(() => loaded.filter((l) => !l.isSystem), [loaded]);
+  const first = data?.[0];
+  const total = first?.total ?? 0;
+  const more = !!data?.[data.length - 1]?.next;
+  const loadingMore = isValidating && !!data && size > data.length;
+  const narrowed = query !== "" || status !== "all";
 
   const title = brand ? `${config?.brandName ?? ""} Link Tracker`.trim() : "Link Tracker";
 
@@ -162,22 +192,18 @@ export function TrackerPage({ tracker }: { tracker: Tracker }) {
             type="search"
             placeholder="Search links..."
             value={search}
-            onChange={(e) => {
-              setSearch(e.target.value);
-              setLimit(CARDS_PER_PAGE);
-            }}
+            onChange={(e) => setSearch(e.target.value)}
             className="links-search"
           />
           <Select
             label="Sort by"
             hideLabel
             value={sort}
-            onChange={(e) => {
-              setSort(e.target.value as Sort);
-              setLimit(CARDS_PER_PAGE);
-            }}
-            options={SORTS}
+            onChange={(e) => setSort(e.target.value as Sort)}
+            // Click order is offered while the server can sort the list (src/links/schema.ts).
+            options={first && (first.capped || first.total > CLICK_SORT_MAX) && sort !== "most" && sort !== "least" ? SORTS.filter((o) => o.value !== "most" && o.value !== "least") : SORTS}
           />
+          <Select label="Show" hideLabel value={status} onChange={(e) => setStatus(e.target.value as Status)} options={STATUSES} />
         </div>
 
         {isLoading ? (
@@ -187,7 +213,7 @@ export function TrackerPage({ tracker }: { tracker: Tracker }) {
             <p>{brand ? "Failed to fetch short links" : "Failed to fetch links"}</p>
             <Button variant="secondary" onClick={() => mutate()}>Try again</Button>
           </div>
-        ) : links.length === 0 ? (
+        ) : shown.length === 0 && !narrowed ? (
           <div className="empty">
             <p>You haven't created any links yet.</p>
             <Button onClick={() => setCreating(true)}>Create your first link</Button>
@@ -197,7 +223,7 @@ export function TrackerPage({ tracker }: { tracker: Tracker }) {
         ) : (
           <>
             <ul className="link-list" aria-label="Links">
-              {shown.slice(0, limit).map((l) => (
+              {shown.map((l) => (
                 <li key={l.id} className={`card link-card link-${linkState(l)}`}>
                   <div className="link-main">
                     <h2 className="link-title">{l.title}</h2>
@@ -238,12 +264,19 @@ export function TrackerPage({ tracker }: { tracker: Tracker }) {
                 </li>
               ))}
             </ul>
-            {shown.length > limit && (
+            {(more || shown.length < total) && (
               <div className="row links-more">
-                <p className="muted">
-                  Showing {limit.toLocaleString("en")} of {shown.length.toLocaleString("en")} links
+                <p className="muted" aria-live="polite">
+                  Showing {shown.length.toLocaleString("en")} of {total.toLocaleString("en")}
+                  {first?.capped ? "+" : ""} links
                 </p>
-                <Button variant="secondary" onClick={() => setLimit((n) => n + CARDS_PER_PAGE)} aria-label="Show more links">Show more</Button>
+                {more && (
+                  // Not disabled while the page loads (a disabled button drops the keyboard's focus): a
+                  // second press while loading asks for nothing new.
+                  <Button variant="secondary" onClick={() => !loadingMore && void setSize(size + 1)} aria-busy={loadingMore || undefined} aria-label="Show more links">
+                    Show more
+                  </Button>
+                )}
               </div>
             )}
           </>

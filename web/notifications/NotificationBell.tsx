@@ -8,7 +8,7 @@ export function NotificationBell() {
   const { user } = useUser();
   const { data } = useNotifications(!!user);
   if (!user) return null;
-  const unread = data?.unreadCount ?? 0;
+  const unread = data?.body.unreadCount ?? 0;
   return (
     <Link
       href="/notifications"

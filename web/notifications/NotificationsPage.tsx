@@ -5,19 +5,40 @@ import { AppFooter, AppHeader } from "../shell/AppHeader";
 import { Button } from "../ui/Button";
 import { Spinner } from "../ui/Spinner";
 import { toastError } from "../ui/Toast";
-import { markAllRead, markRead, safeLink, useNotifications } from "./data";
+import { loadOlder, markAllRead, markRead, safeLink, useNotifications } from "./data";
+import type { Notification } from "../../src/notifications/schema";
 import "./notifications.css";
 import { usePageTitle } from "../shell/usePageTitle";
 
 export function NotificationsPage() {
   usePageTitle("Notifications");
-  const { data, error } = useNotifications();
+  const { data: first, error } = useNotifications();
   const [busy, setBusy] = useState(false);
+  // Older pages, read on demand after the newest one; marking read updates them in place.
+  const [older, setOlder] = useState<{ items: Notification[]; next: string | null } | null>(null);
+  const [loading, setLoading] = useState(false);
+  const data = first ? { ...first.body, notifications: [...first.body.notifications, ...(older?.items ?? [])] } : undefined;
+  const next = older ? older.next : (first?.next ?? null);
+  const loadMore = async () => {
+    if (!next) return;
+    setLoading(true);
+    try {
+      const page = await loadOlder(next);
+      setOlder((o) => ({ items: [...(o?.items ?? []), ...page.body.notifications], next: page.next }));
+    } catch (e) {
+      toastError(e, "Failed to load notifications");
+    } finally {
+      setLoading(false);
+    }
+  };
+  const readLocally = (id: number | null) =>
+    setOlder((o) => o && { ...o, items: o.items.map((n) => (id === null || n.id === id ? { ...n, read: true } : n)) });
 
   const all = async () => {
     setBusy(true);
     try {
       await markAllRead();
+      readLocally(null);
     } catch (e) {
       toastError(e, "Failed to mark notifications as read");
     } finally {
@@ -27,6 +48,7 @@ export function NotificationsPage() {
   const one = async (id: number) => {
     try {
       await markRead(id);
+      readLocally(id);
     } catch (e) {
       toastError(e, "Failed to mark notification as read");
     }
@@ -60,6 +82,15 @@ export function NotificationsPage() {
         })}
       </ul>
     );
+  const more = data && next && (
+    <div className="row notifications-more">
+      <p className="muted" aria-live="polite">
+        Showing {data.notifications.length.toLocaleString("en")} of {(first?.total ?? 0).toLocaleString("en")} notifications
+      </p>
+      {/* Not disabled while loading: a disabled button would drop the keyboard's focus. */}
+      <Button variant="secondary" onClick={() => !loading && void loadMore()} aria-busy={loading || undefined}>Load more</Button>
+    </div>
+  );
 
   return (
     <div className="page">
@@ -69,7 +100,10 @@ export function NotificationsPage() {
           <h1>Notifications</h1>
           <Button variant="secondary" onClick={all} busy={busy} disabled={!data?.unreadCount}>Mark all as read</Button>
         </div>
-        <section className="card">{body}</section>
+        <section className="card">
+          {body}
+          {more}
+        </section>
       </main>
       <AppFooter />
     </div>

@@ -3,9 +3,9 @@ import { useEffect, useRef, type RefObject } from "react";
 import useSWR, { mutate } from "swr";
 import { useLocation } from "wouter";
 import { format } from "date-fns";
-import { api } from "../lib/api";
+import { api, apiPage, type ApiPage } from "../lib/api";
 import { useConfig } from "../lib/config";
-import type { Title } from "../../src/titles/schema";
+import { TITLE_PAGE_MAX, type Title } from "../../src/titles/schema";
 import type { TopicView } from "../../src/topics/schema";
 
 export type { Title, TopicView };
@@ -88,9 +88,27 @@ export function useCanonicalSlug(slug: string, current: string | undefined) {
   }, [slug, current, location]);
 }
 
+/** Titles read per request: the largest page the server gives (src/titles/schema.ts). */
+const TITLES_PER_REQUEST = TITLE_PAGE_MAX;
+
+/**
+ * Every title of the topic, read page by page (the server pages its list, issue 21). These
+ * screens group versions into series and find a title by its slug, so they need the whole
+ * topic; each request stays bounded, and a topic's titles are bounded by its quota.
+ */
+async function allTitles(key: string): Promise<Title[]> {
+  const titles: Title[] = [];
+  for (let cursor: string | null = null; ; ) {
+    const page: ApiPage<Title[]> = await apiPage<Title[]>(`${key}?limit=${TITLES_PER_REQUEST}${cursor ? `&cursor=${cursor}` : ""}`);
+    titles.push(...page.body);
+    cursor = page.next;
+    if (!cursor) return titles;
+  }
+}
+
 /** Spec §7: the titles list is not cached, so every visit to a page reads it afresh. */
 export function useTitles(username?: string, topicSlug?: string) {
-  return useSWR<Title[]>(titlesKey(username, topicSlug), { revalidateOnMount: true, dedupingInterval: 0 });
+  return useSWR<Title[]>(titlesKey(username, topicSlug), allTitles, { revalidateOnMount: true, dedupingInterval: 0 });
 }
 
 /** Spec §7: after each title success the titles list is refetched. */
