@@ -64,6 +64,7 @@ export function linkRoutes(ctx: AppContext, auth: AuthPlugin, links: Links, trac
       const updated = await links.store.edit(row.id, user.id, tracker, body);
       if (!updated) throw notFound("Link not found");
       links.remember(updated);
+      await links.published();
       return links.view(updated);
     },
     { auth: true, body: jsonBody(EditMainLinkBody) },
@@ -79,6 +80,7 @@ export function linkRoutes(ctx: AppContext, auth: AuthPlugin, links: Links, trac
       const updated = await links.store.update(row.id, user.id, tracker, body);
       if (!updated) throw notFound("Link not found");
       links.remember(updated, row.short_code);
+      await links.published();
       return links.view(updated);
     },
     { auth: true, body: jsonBody(EditLinkBody) },
@@ -130,6 +132,7 @@ export function linkRoutes(ctx: AppContext, auth: AuthPlugin, links: Links, trac
         // Two creates racing for one code: the UNIQUE constraint decides, in the store.
         const row = await links.store.create(user.id, tracker, { ...body, shortCode: code });
         links.remember(row);
+        await links.published();
         set.status = 201;
         return links.view(row);
       },
@@ -145,6 +148,7 @@ export function linkRoutes(ctx: AppContext, auth: AuthPlugin, links: Links, trac
         const gone = await links.store.delete(row.id, user.id, tracker);
         if (!gone) throw notFound("Link not found");
         links.forget(gone.short_code);
+        await links.published();
         return { ok: true };
       },
       { auth: true },
