@@ -347,7 +347,9 @@ export async function followLinks(url: string, store: FollowStore, map: Followed
       return stale;
     },
     async barrier() {
-      if (stopping) return;
+      // Not listening (the connection lost, a new one not yet up): no confirmation can reach
+      // this instance; the others follow by their own notifications or catch-up.
+      if (stopping || !client) return;
       const n = ++syncs;
       const now = performance.now();
       const want = new Set([me, ...[...peers].filter(([, at]) => now - at <= LIVE_MS).map(([id]) => id)]);
