@@ -81,7 +81,7 @@ export type Follower = {
 
 type Watermark = { xmin: string; at: number };
 /** The follower's own messages on the channel (link writes are arrays: [id, code]). */
-type Message = { t: "hb"; i: string; n: number; s?: 1 } | { t: "sync"; i: string; n: number } | { t: "ack"; i: string; to: string; n: number };
+type Message = { t: "hb"; i: string; n: number; bye?: 1 } | { t: "sync"; i: string; n: number } | { t: "ack"; i: string; to: string; n: number };
 
 /**
  * Listens on LINKS_CHANNEL over a connection of its own and takes the first watermark.
@@ -224,6 +224,9 @@ export async function followLinks(url: string, store: FollowStore, map: Followed
     }
     client = next;
     backAt = performance.now();
+    // Heartbeats missed while this listener was down say nothing about the others: each gets
+    // a new grace period rather than being left out of the next barrier.
+    for (const id of peers.keys()) peers.set(id, backAt);
   };
 
   const relisten = async () => {
@@ -255,7 +258,9 @@ export async function followLinks(url: string, store: FollowStore, map: Followed
   const onMessage = (m: Message) => {
     if (m.t === "hb") {
       if (m.i !== me) {
-        if (m.s) peers.delete(m.i);
+        // A peer catching up is still waited for: its confirmation comes only after its
+        // catch-up (read before any notification on its new connection).
+        if (m.bye) peers.delete(m.i);
         else peers.set(m.i, performance.now());
         return;
       }
@@ -309,8 +314,7 @@ export async function followLinks(url: string, store: FollowStore, map: Followed
     const n = ++beat;
     const atLoss = losses;
     try {
-      const msg: Message = stale ? { t: "hb", i: me, n, s: 1 } : { t: "hb", i: me, n };
-      const mark = await send(msg);
+      const mark = await send({ t: "hb", i: me, n });
       // The pool answers: a listener that is down may listen again now rather than later.
       wake?.();
       if (client && atLoss === losses) {
@@ -325,7 +329,8 @@ export async function followLinks(url: string, store: FollowStore, map: Followed
       // calls the map stale (nothing can change meanwhile, and it is served as it is).
     }
     if (client && !stale && performance.now() - backAt > SILENT_MS) lost("no heartbeat came back on the listening connection");
-    for (const [id, at] of peers) if (performance.now() - at > LIVE_MS) peers.delete(id);
+    // Only while this listener hears its own heartbeats is a silent peer known to be gone.
+    if (client && !stale) for (const [id, at] of peers) if (performance.now() - at > LIVE_MS) peers.delete(id);
   };
 
   let lastPrune = 0;
@@ -347,8 +352,10 @@ export async function followLinks(url: string, store: FollowStore, map: Followed
       return stale;
     },
     async barrier() {
+      const deadline = performance.now() + ACK_WAIT_MS;
       // Not listening (the connection lost, a new one not yet up): no confirmation can reach
-      // this instance; the others follow by their own notifications or catch-up.
+      // this instance until it listens again (RELISTEN_MS), waited for within the same bound.
+      while (!client && !stopping && performance.now() < deadline) await Bun.sleep(20);
       if (stopping || !client) return;
       const n = ++syncs;
       const now = performance.now();
@@ -359,7 +366,7 @@ export async function followLinks(url: string, store: FollowStore, map: Followed
       let timeout: ReturnType<typeof setTimeout> | undefined;
       try {
         await send({ t: "sync", i: me, n });
-        const late = new Promise<"late">((resolve) => (timeout = setTimeout(() => resolve("late"), ACK_WAIT_MS)));
+        const late = new Promise<"late">((resolve) => (timeout = setTimeout(() => resolve("late"), Math.max(0, deadline - performance.now()))));
         if ((await Promise.race([confirmed, late])) === "late") {
           log.warn("a link write was answered before every instance confirmed it", { waitedMs: ACK_WAIT_MS, unconfirmed: want.size, self: want.has(me) });
         }
@@ -383,7 +390,7 @@ export async function followLinks(url: string, store: FollowStore, map: Followed
       clearInterval(timer);
       wake?.();
       // The others stop waiting for this instance's confirmations at once.
-      await send({ t: "hb", i: me, n: ++beat, s: 1 }).catch(() => {});
+      await send({ t: "hb", i: me, n: ++beat, bye: 1 }).catch(() => {});
       const c = client;
       client = null;
       generation++;
