@@ -13,6 +13,7 @@ import m0010 from "./0010_attempt_counts.sql" with { type: "text" };
 import m0011 from "./0011_click_link_index.sql" with { type: "text" };
 import m0012 from "./0012_click_rollups.sql" with { type: "text" };
 import m0013 from "./0013_lists.sql" with { type: "text" };
+import m0014 from "./0014_link_changes.sql" with { type: "text" };
 
 export const migrations: { version: number; name: string; sql: string }[] = [
   { version: 1, name: "0001_init", sql: m0001 },
@@ -28,6 +29,7 @@ export const migrations: { version: number; name: string; sql: string }[] = [
   { version: 11, name: "0011_click_link_index", sql: m0011 },
   { version: 12, name: "0012_click_rollups", sql: m0012 },
   { version: 13, name: "0013_lists", sql: m0013 },
+  { version: 14, name: "0014_link_changes", sql: m0014 },
 ];
 
 /**
@@ -51,4 +53,5 @@ export const frozenChecksums: Record<string, string> = {
   "0011_click_link_index": "1b9c77867ba19a725ec15d73438237a712402b5b26a2e9bb35cd4d2ee05f7583",
   "0012_click_rollups": "e84dfc7d4a666595f7f5381f0ef20808b4d04aee22eebeaec966a0bbf721b8a6",
   "0013_lists": "77a8a622c59b535243a46369afaa89e0c0584f9a22baaff370204ea9cefee2db",
+  "0014_link_changes": "fca0fc6d0c979a886db69d12dd40a177e402c5b7f6e5d2e51235f11ed15cac2c",
 };

@@ -24,6 +24,13 @@ export type PgCluster = {
   adminUrl(database?: string): string;
   /** Stops the server and removes its folder. Safe to call more than once. */
   stop(): Promise<void>;
+  /**
+   * Fault tests: `pg_ctl restart -m fast`, or the server stopped (fast) and started again on
+   * the same port and data; each resolves once pg_ctl reports it done.
+   */
+  restartServer(): Promise<void>;
+  stopServer(): Promise<void>;
+  startServer(): Promise<void>;
 };
 
 /** Where Debian keeps the server binaries: PG_BINDIR, else the newest /usr/lib/postgresql/N/bin. */
@@ -145,6 +152,10 @@ export async function startCluster(opts: { port?: number; durable?: boolean } = 
       throw new Error(`pg_ctl start failed (exit ${r.exitCode}):\n${r.stderr.toString()}\n${log}`);
     }
 
+    const ctl = async (args: string[]) => {
+      const p = Bun.spawn(as([join(bin, "pg_ctl"), ...args]), { stdout: "pipe", stderr: "pipe", stdin: "ignore" });
+      if ((await p.exited) !== 0) throw new Error(`pg_ctl ${args[0]} failed: ${await new Response(p.stderr).text()}`);
+    };
     const adminUrl = (database = "postgres") => `postgres://postgres:${password}@127.0.0.1:${port}/${database}`;
     const admin = new SQL({ url: adminUrl(), max: 1 });
     try {
@@ -168,6 +179,15 @@ export async function startCluster(opts: { port?: number; durable?: boolean } = 
       },
       async stop() {
         stopNow("fast");
+      },
+      async restartServer() {
+        await ctl(["restart", "-D", data, "-m", "fast", "-l", logFile, "-w", "-t", "60"]);
+      },
+      async stopServer() {
+        await ctl(["stop", "-D", data, "-m", "fast", "-w", "-t", "60"]);
+      },
+      async startServer() {
+        await ctl(["start", "-D", data, "-l", logFile, "-w", "-t", "60"]);
       },
     };
   } catch (e) {

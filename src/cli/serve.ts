@@ -4,6 +4,7 @@ import { openDatabase } from "../db/connect";
 import { createApp } from "../app";
 import { log } from "../http/log";
 import { VERSION } from "../version";
+import { where } from "./migrateData";
 
 /**
  * How long requests already received may take to finish once a stop is asked for. Then every
@@ -42,7 +43,9 @@ export async function serve(config: Config) {
   // first ~0.5 s opening the database and the location data, and a kill -9 then lost more than
   // the documented window. After listening, so its start-up runs beside the first requests'.
   clicks.start();
-  log.info("listening", { version: VERSION, url: `http://${config.host}:${config.port}`, publicUrl: config.publicUrl, dataDir: config.dataDir });
+  // The backend actually used: DATA_DIR means nothing on PostgreSQL (the password never logged).
+  const backend = config.databaseUrl ? { database: "postgres", at: where(config.databaseUrl) } : { database: "sqlite", dataDir: config.dataDir };
+  log.info("listening", { version: VERSION, url: `http://${config.host}:${config.port}`, publicUrl: config.publicUrl, ...backend });
 
   // Every request leaves a little garbage, and JavaScriptCore sizes its heap by the machine's
   // RAM: under a burst of redirects the process grew ~35 MB more before it collected. Collecting

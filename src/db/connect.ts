@@ -5,6 +5,8 @@ import { type Database, pgDatabase, sqliteDatabase } from "./database";
 import { migrate } from "./migrate";
 import { openDb } from "./open";
 import { migratePg, openPg } from "./pg";
+import { log } from "../http/log";
+import { postgresUnreachable } from "../http/errors";
 
 /**
  * Session settings of the app's PostgreSQL connections. A row lock held by a stuck transaction
@@ -14,15 +16,36 @@ import { migratePg, openPg } from "./pg";
  */
 export const PG_SESSION = { lock_timeout: "5s", idle_in_transaction_session_timeout: "1min" };
 
-export async function openDatabase(config: Pick<Config, "dataDir" | "databaseUrl"> & Partial<Pick<Config, "walLimitBytes">>): Promise<{ db: Database; applied: string[] }> {
+/**
+ * How long start-up waits for a PostgreSQL server that does not answer yet (retried every
+ * second): an instance started while the database restarts, or before it in a compose file,
+ * comes up once it answers rather than exiting (README: a restart policy past this bound).
+ */
+export const PG_START_WAIT_MS = 120_000;
+const PG_START_RETRY_MS = 1_000;
+
+export async function openDatabase(
+  config: Pick<Config, "dataDir" | "databaseUrl"> & Partial<Pick<Config, "walLimitBytes">>,
+  opts: { waitMs?: number } = {},
+): Promise<{ db: Database; applied: string[] }> {
   if (config.databaseUrl) {
     const pool = openPg(config.databaseUrl, { bigint: true, connection: PG_SESSION });
-    try {
-      const { applied } = await migratePg(pool);
-      return { db: pgDatabase(pool), applied };
-    } catch (e) {
-      await pool.close();
-      throw e;
+    const t0 = performance.now();
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const { applied } = await migratePg(pool);
+        if (attempt > 0) log.info("the database answers", { waitedMs: Math.round(performance.now() - t0) });
+        return { db: pgDatabase(pool), applied };
+      } catch (e) {
+        const waited = performance.now() - t0;
+        if (postgresUnreachable(e) && waited < (opts.waitMs ?? PG_START_WAIT_MS)) {
+          if (attempt === 0) log.warn("waiting for the database", { error: String(e), retryMs: PG_START_RETRY_MS, maxWaitMs: opts.waitMs ?? PG_START_WAIT_MS });
+          await Bun.sleep(PG_START_RETRY_MS);
+          continue;
+        }
+        await pool.close();
+        throw e;
+      }
     }
   }
   const handle = openDb(config.dataDir, config.walLimitBytes);

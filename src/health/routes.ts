@@ -27,6 +27,9 @@ function publicConfigOf(ctx: AppContext): PublicConfig {
   };
 }
 
+/** A database that does not answer a ping within this is "unavailable" (a check must not hang). */
+const PING_MS = 1_000;
+
 export function healthRoutes(ctx: AppContext, links: { recorder: Pick<ClickRecorder, "stats">; isStale(): boolean }) {
   const store = healthStore(ctx.db);
   const publicConfig = publicConfigOf(ctx);
@@ -34,17 +37,20 @@ export function healthRoutes(ctx: AppContext, links: { recorder: Pick<ClickRecor
 
   return new Elysia({ prefix: "/api" })
     .get("/health", async ({ set }) => {
-      const db = (await store.ping()) ? "ok" : "unavailable";
-      // A stale redirect map answers every redirect with 503 (redirects/routes.ts): a load
-      // balancer checking health leaves the instance out before a visitor meets one.
+      const db = (await store.ping(PING_MS)) ? "ok" : "unavailable";
       const redirects = links.isStale() ? "stale" : "ok";
-      const healthy = db === "ok" && redirects === "ok";
-      if (!healthy) set.status = 503;
+      // The redirects are always served from the map. 503 only while the map is behind a
+      // database that answers: the other instances may be current, and this one is catching up
+      // (a second or two), so a load balancer prefers them meanwhile. With the database away
+      // every instance is in the same state and writes fail on all of them (503 + Retry-After):
+      // 200, so a balancer keeps every instance for the redirects (README, "More than one server").
+      if (redirects === "stale" && db === "ok") set.status = 503;
       set.headers["cache-control"] = "no-store";
       // details.clicks: the click writer's backlog, its high-water mark and the clicks whose rows
       // were not kept under overload (still counted per link): what an operator needs to see
       // that the writer keeps up (docs/decisions.md, "Overload").
-      return { status: healthy ? "ok" : "degraded", version: VERSION, db, redirects, details: { clicks: links.recorder.stats(), storage: await store.storage(ctx.config.dataDir) } };
+      const status = db === "ok" && redirects === "ok" ? "ok" : "degraded";
+      return { status, version: VERSION, db, redirects, details: { clicks: links.recorder.stats(), storage: await store.storage(ctx.config.dataDir) } };
     })
     .get("/config", () => publicConfig);
 }
@@ -83,8 +89,8 @@ export const healthOperations = defineOperations({ tag: "Instance", auth: "none"
     path: "/api/health",
     summary: "Health check",
     description:
-      "200 when the database answers and redirects are served; 503 with status `degraded` when the database does not answer, or while this instance reads its redirect map again (`redirects: stale`, PostgreSQL with several instances).",
-    responses: { 200: Health, 503: { description: "The database does not answer, or the redirect map is being read again", schema: Health } },
+      "Redirects are always served from this instance's map. 200 with status `ok` when the database answers and the map is current; 200 with status `degraded` when the database does not answer (`db: unavailable`: redirects are served, writes answer 503 with Retry-After); 503 only while the map is behind a database that answers (`redirects: stale`, PostgreSQL with several instances: this instance is catching up, a load balancer should prefer the others).",
+    responses: { 200: Health, 503: { description: "The redirect map is catching up while the database answers", schema: Health } },
   },
   { method: "GET", path: "/api/config", summary: "This instance's public settings", responses: { 200: PublicConfig } },
 ]);

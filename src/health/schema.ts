@@ -22,15 +22,15 @@ export const PublicConfig = v.object({
 export type PublicConfig = v.InferOutput<typeof PublicConfig>;
 
 /**
- * GET /api/health: 200 when the database answers and the redirects serve; 503 (status
- * "degraded") when the database does not answer, or (PostgreSQL, several instances) while this
- * instance's redirect map is being read again after it lost the other instances' changes.
+ * GET /api/health: 200 while this instance serves redirects (status "degraded" when the
+ * database does not answer: writes fail meanwhile); 503 only while its redirect map is behind a
+ * database that answers (PostgreSQL, several instances: it is catching up).
  */
 export const Health = v.object({
   status: v.picklist(["ok", "degraded"]),
   version: v.string(),
   db: v.picklist(["ok", "unavailable"]),
-  /** "stale": this instance answers redirects with 503 until its map is read again. */
+  /** "stale": the map may be missing changes (listener lost or silent); still served while it catches up. */
   redirects: v.picklist(["ok", "stale"]),
   /**
    * The click writer's counters (backlog, high-water mark, clicks kept only as counts), and the

@@ -89,6 +89,16 @@ export const UNREACHABLE_MESSAGE = "The server cannot reach its database right n
 /** Seconds a client should wait when the database server cannot be reached (the pool reconnects). */
 export const UNREACHABLE_RETRY_AFTER_S = 5;
 
+/** The PostgreSQL server is gone, not yet up, or restarting (start-up waits for it: db/connect.ts). */
+export function postgresUnreachable(error: unknown): boolean {
+  const e = error as { name?: unknown; code?: unknown; errno?: unknown } | null;
+  if (e?.name !== "PostgresError") return false;
+  const state = typeof e.errno === "string" ? e.errno : "";
+  // Bun's own: CONNECTION_CLOSED, _FAILED, _REFUSED, _TIMEOUT, and a pooled connection timed out.
+  if (typeof e.code === "string" && /^ERR_POSTGRES_(CONNECTION_|IDLE_TIMEOUT|LIFETIME_TIMEOUT)/.test(e.code)) return true;
+  return state.startsWith("08") || state === "57P01" || state === "57P02" || state === "57P03";
+}
+
 /**
  * PostgreSQL faults that are the environment's, named as for SQLite: the server gone or
  * restarting (Bun's connection errors; SQLSTATE class 08, 57P01-57P03 shutdown), a lock or a
@@ -101,10 +111,7 @@ export function postgresFault(error: unknown): AppError | null {
   const e = error as { name?: unknown; code?: unknown; errno?: unknown } | null;
   if (e?.name !== "PostgresError") return null;
   const state = typeof e.errno === "string" ? e.errno : "";
-  const unreachable = () => new AppError("UNAVAILABLE", UNREACHABLE_MESSAGE, undefined, { "retry-after": String(UNREACHABLE_RETRY_AFTER_S) });
-  // Bun's own: CONNECTION_CLOSED, _FAILED, _REFUSED, _TIMEOUT, and a pooled connection timed out.
-  if (typeof e.code === "string" && /^ERR_POSTGRES_(CONNECTION_|IDLE_TIMEOUT|LIFETIME_TIMEOUT)/.test(e.code)) return unreachable();
-  if (state.startsWith("08") || state === "57P01" || state === "57P02" || state === "57P03") return unreachable();
+  if (postgresUnreachable(error)) return new AppError("UNAVAILABLE", UNREACHABLE_MESSAGE, undefined, { "retry-after": String(UNREACHABLE_RETRY_AFTER_S) });
   switch (state) {
     case "40001":
     case "40P01":

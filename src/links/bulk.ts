@@ -62,10 +62,13 @@ const freshCode = () => {
 export async function writeLinks(links: Links, userId: number, items: readonly NewLink[]): Promise<(LinkRow | ItemError)[]> {
   if (items.length === 0) return [];
   const rows = await links.store.createMany(userId, "main", items, freshCode);
-  return rows.map((row, i) => {
+  const out = rows.map((row, i) => {
     if (row === OVER_QUOTA) return refusal("QUOTA_EXCEEDED", QUOTA_MSG.links(links.store.maxPerUser));
     if (!row) return items[i]!.shortCode === null ? refusal("CONFLICT", BULK_MSG.noCode) : refusal("CONFLICT", MSG.codeTaken, "shortCode");
     links.remember(row);
     return row;
   });
+  // Every instance has them before the answer (one barrier per batch of links).
+  await links.published();
+  return out;
 }

@@ -4,11 +4,27 @@
 // at commit, whoever wrote it (another instance, the CLI, an import); the follower reads those
 // links again by id and puts them in the map, usually a few milliseconds after the commit.
 //
-// PostgreSQL delivers a notification only to a listener connected at the time, so a lost
-// listening connection means lost changes: from that moment the map is stale, the redirects
-// answer 503 (routes.ts: an old destination, or a deleted link still redirecting, would be
-// wrong; a load balancer retries another instance), and once Bun has listened again (it
-// reconnects by itself, with backoff) the whole map is read again before redirects resume.
+// The map is always served, also while the listening connection is lost: while PostgreSQL is
+// down nothing can change, and a visitor is better served by the map of a moment ago than by a
+// 503 from every instance at once (issue 22). What a lost connection costs is catching up:
+// PostgreSQL delivers a notification only to a listener connected at the time, so every link
+// write also leaves a row in link_changes (migrations/pg/0014) with its transaction's id, and
+// after listening again the follower reads the rows of every transaction from its watermark on.
+//
+// The watermark, and noticing a silent connection: every HEARTBEAT_MS the instance NOTIFYs its
+// own heartbeat through the pool, with the snapshot's xmin (links store, pulse). When that
+// notification comes back on the listening connection, every transaction below the xmin has
+// been delivered before it (commit order) and applied (the tasks run in order), so the xmin
+// becomes the watermark. A heartbeat that does not come back within SILENT_MS while the pool
+// answers means a connection that is up but delivers nothing (a half-open TCP connection, a
+// paused backend): only then, or when the connection closes, is the map called stale, and the
+// follower listens again on a new connection at once and catches up.
+//
+// Read-your-writes across instances: the instances hear each other's heartbeats, so each knows
+// which others are live. A write is answered once every live instance has confirmed it
+// (barrier): the writer NOTIFYs a sync after its commit, each instance that receives it has
+// applied every change committed before it and answers with an ack, and the writer waits for
+// all of them, at most ACK_WAIT_MS (README: the guarantee and its bound).
 // SQLite runs one instance, whose own writes keep its map exact: no follower there.
 import { SQL } from "bun";
 import { log } from "../http/log";
@@ -18,9 +34,21 @@ export const LINKS_CHANNEL = "threadlink_links";
 
 /** Links read again per statement (a bulk import notifies once per link). */
 const BATCH = 1000;
-/** First wait before reading the whole map again after a failure, doubled up to RETRY_MAX_MS. */
-const RETRY_MS = 250;
-const RETRY_MAX_MS = 5_000;
+/** How often an instance checks its listening connection (and tells the others it is live). */
+export const HEARTBEAT_MS = 1_000;
+/** A heartbeat not back after this long while the pool answers: the listening connection is silent. */
+export const SILENT_MS = 3_000;
+/** Wait between attempts to listen again (Bun's own backoff grows to 32 s: not used). */
+const RELISTEN_MS = 500;
+/** Another instance unheard for this long is left out of the barrier (it stopped, or its database did). */
+const LIVE_MS = 2_500;
+/** The longest a write waits for the other instances' confirmation (README). */
+export const ACK_WAIT_MS = 1_000;
+/** link_changes keeps this many hours (pruned by every instance now and then). */
+const KEEP_HOURS = 24;
+/** Away for longer than this (half the log), an instance reads its whole map again. */
+const CATCH_UP_MAX_MS = (KEEP_HOURS / 2) * 3_600_000;
+const PRUNE_EVERY_MS = 600_000;
 
 /** What the follower needs from the map's owner (service.ts). */
 export type FollowedMap = {
@@ -28,150 +56,327 @@ export type FollowedMap = {
   put(row: RedirectRow): void;
   /** Removes `code` from the map if it still names link `id` (a rename or a delete). */
   drop(code: string, id: number): void;
-  /** Reads every link again into the map. */
+  /** Reads every link again into a new map and then serves from it (the old one meanwhile). */
   reloadAll(): Promise<void>;
 };
 
+/** The statements the follower runs through the app's pool (the links store's). */
+export type FollowStore = {
+  /** The links a batch of notifications names, as they are now. */
+  forRedirectByIds(ids: number[]): Promise<RedirectRow[]>;
+  pulse(channel: string, payload: string): Promise<{ xmin: string; at: number }>;
+  changesSince(xmin: string): Promise<({ xmin: string; at: number; change_id: number | null; change_code: string | null } & Partial<Record<keyof RedirectRow, unknown>>)[]>;
+  pruneChanges(keepHours: number): Promise<number>;
+};
+
 export type Follower = {
-  /** True while changes may have been missed: redirects must not answer from the map. */
+  /** True while changes may have been missed (listener lost or silent, not yet caught up). */
   readonly stale: boolean;
+  /** Resolves once every live instance has applied every link write committed before the call. */
+  barrier(): Promise<void>;
   /** Resolves once every notification received so far is in the map (tests, benchmarks). */
   settled(): Promise<void>;
   stop(): Promise<void>;
 };
 
+type Watermark = { xmin: string; at: number };
+/** The follower's own messages on the channel (link writes are arrays: [id, code]). */
+type Message = { t: "hb"; i: string; n: number; bye?: 1 } | { t: "sync"; i: string; n: number } | { t: "ack"; i: string; to: string; n: number };
+
 /**
- * Listens on LINKS_CHANNEL over a connection of its own (a client used for nothing else, so
- * its onclose means exactly "the listening connection was lost"). Resolves once the LISTEN is
- * acknowledged: the caller loads the map after this, so no change can fall between the two.
+ * Listens on LINKS_CHANNEL over a connection of its own and takes the first watermark.
+ * Resolves once the LISTEN is acknowledged: the caller loads the map after this, so no change
+ * can fall between the two.
  */
-export async function followLinks(
-  url: string,
-  /** The links a batch of notifications names, as they are now (the links store's forRedirectByIds). */
-  readByIds: (ids: number[]) => Promise<RedirectRow[]>,
-  map: FollowedMap,
-): Promise<Follower> {
+export async function followLinks(url: string, store: FollowStore, map: FollowedMap): Promise<Follower> {
+  const me = crypto.randomUUID();
   let stale = false;
   let stopping = false;
-  let listening = false;
-  /** Bumped at every loss: a reload that began before one must not clear `stale`. */
+  /** Bumped at every loss: a catch-up that began before one must not clear `stale`. */
   let losses = 0;
-  let firstListen = true;
+  /** Every transaction below it is in the map (or will be read by the next catch-up). */
+  let watermark: Watermark | null = null;
   /** id → codes the notifications named (a link renamed twice before a batch ran has two). */
   let pending = new Map<number, Set<string>>();
-  /** Every batch and reload runs after the one before it, so an older read never lands last. */
+  /** Every batch and catch-up runs after the one before it, so an older read never lands last. */
   let chain: Promise<void> = Promise.resolve();
-  let recovering = false;
+  /** The listening client now, and its generation (a closed one's late callbacks are ignored). */
+  let client: SQL | null = null;
+  let generation = 0;
+  let relistening = false;
+  let wake: (() => void) | null = null;
+  /** Heartbeats sent (the pool answered) and not yet back: number → its watermark. */
+  const inFlight = new Map<number, { mark: Watermark; losses: number }>();
+  let beat = 0;
+  /** The newest own heartbeat back, and when (performance.now()). */
+  let beatBack = 0;
+  let backAt = performance.now();
+  /** Other instances' last heartbeat (performance.now()), live ones only. */
+  const peers = new Map<string, number>();
+  let syncs = 0;
+  const waits = new Map<number, { want: Set<string>; done: () => void }>();
 
   const enqueue = (task: () => Promise<void>) => {
     chain = chain.then(task, task);
     return chain;
   };
 
+  const apply = (id: number, codes: Iterable<string>, row: RedirectRow | undefined) => {
+    for (const code of codes) if (!row || row.short_code !== code) map.drop(code, id);
+    if (row) map.put(row);
+  };
+
   const flush = async () => {
-    if (pending.size === 0 || stale) return;
+    if (pending.size === 0) return;
     const batch = pending;
     pending = new Map();
     const ids = [...batch.keys()];
     try {
       for (let i = 0; i < ids.length; i += BATCH) {
         const part = ids.slice(i, i + BATCH);
-        const rows = await readByIds(part);
-        const now = new Map(rows.map((r) => [r.id, r]));
-        for (const id of part) {
-          const row = now.get(id);
-          for (const code of batch.get(id)!) if (!row || row.short_code !== code) map.drop(code, id);
-          if (row) map.put(row);
-        }
+        const now = new Map((await store.forRedirectByIds(part)).map((r) => [r.id, r]));
+        for (const id of part) apply(id, batch.get(id)!, now.get(id));
       }
     } catch (e) {
-      // The database did not answer: what this batch named is unknown, so the map is too.
-      log.error("redirect map: reading changed links failed; reloading the whole map", { error: String(e) });
-      losses++;
-      stale = true;
-      recover();
+      // The database did not answer: what this batch named is read by the next catch-up (the
+      // watermark has not passed it), so the map is behind until then.
+      lost("reading changed links failed", e);
     }
   };
 
-  const onNotify = (payload: string) => {
-    let id: number;
-    let code: string;
+  /** Reads what changed since the watermark (or, away too long, the whole map) into the map. */
+  const catchUp = async () => {
+    const seen = losses;
+    const t0 = performance.now();
     try {
-      [id, code] = JSON.parse(payload) as [number, string];
+      let changes: number | "all" = 0;
+      const rows = watermark ? await store.changesSince(watermark.xmin) : [];
+      if (!watermark || rows[0]!.at - watermark.at > CATCH_UP_MAX_MS) {
+        const mark = await store.pulse(LINKS_CHANNEL, "");
+        await map.reloadAll();
+        watermark = mark;
+        changes = "all";
+      } else {
+        const byId = new Map<number, { codes: string[]; row: RedirectRow | undefined }>();
+        for (const r of rows) {
+          if (r.change_id === null || r.change_code === null) continue;
+          let e = byId.get(r.change_id);
+          if (!e) byId.set(r.change_id, (e = { codes: [], row: r.id == null ? undefined : (r as unknown as RedirectRow) }));
+          e.codes.push(r.change_code);
+        }
+        for (const [id, e] of byId) apply(id, e.codes, e.row);
+        changes = byId.size;
+        watermark = { xmin: rows[0]!.xmin, at: rows[0]!.at };
+      }
+      if (seen === losses && client && !stopping) {
+        if (stale) log.info("redirect map caught up", { links: changes, ms: Math.round(performance.now() - t0) });
+        stale = false;
+      }
+    } catch (e) {
+      if (stopping) return;
+      // Still listening: try again shortly (a failure here is the database going away again,
+      // which closes the listening connection too and starts over).
+      log.warn("redirect map: catching up failed; trying again", { error: String(e) });
+      setTimeout(() => {
+        if (seen === losses && !stopping) void enqueue(catchUp);
+      }, RELISTEN_MS);
+    }
+  };
+
+  /** The listening connection is gone or silent: stale until listened again and caught up. */
+  const lost = (why: string, error?: unknown) => {
+    if (stopping) return;
+    losses++;
+    inFlight.clear();
+    if (!stale) log.warn("redirect map: lost the other instances' changes; serving the map as it is while catching up", { reason: why, ...(error ? { error: String(error) } : {}) });
+    stale = true;
+    const old = client;
+    client = null;
+    generation++;
+    // Closed without waiting: a silent connection may never answer a goodbye. Bun would also
+    // reconnect it by itself, with a backoff that grows to 32 s: a new client is used instead.
+    if (old) void old.close({ timeout: 0 }).catch(() => {});
+    void relisten();
+  };
+
+  /** Opens a new listening connection; retried every RELISTEN_MS, or at once when the pool answers. */
+  const listen = async () => {
+    const gen = ++generation;
+    const next = new SQL({
+      url,
+      max: 1,
+      connectionTimeout: 2,
+      // A connection that only listens is idle: a server idle_session_timeout must not end it.
+      connection: { idle_session_timeout: 0 },
+      onclose: (err) => {
+        if (gen === generation && client === next) lost("the listening connection closed", err);
+      },
+    });
+    try {
+      await next.listen(LINKS_CHANNEL, onNotify);
+    } catch (e) {
+      void next.close({ timeout: 0 }).catch(() => {});
+      throw e;
+    }
+    if (gen !== generation || stopping) {
+      void next.close({ timeout: 0 }).catch(() => {});
+      throw new Error("superseded");
+    }
+    client = next;
+    backAt = performance.now();
+    // Heartbeats missed while this listener was down say nothing about the others: each gets
+    // a new grace period rather than being left out of the next barrier.
+    for (const id of peers.keys()) peers.set(id, backAt);
+  };
+
+  const relisten = async () => {
+    if (relistening) return;
+    relistening = true;
+    try {
+      for (let attempt = 0; !stopping && !client; attempt++) {
+        try {
+          await listen();
+          // Listening now: what was missed is read after this, and anything later is notified.
+          void enqueue(catchUp);
+          break;
+        } catch (e) {
+          if (attempt === 0) log.warn("redirect map: cannot listen for changes yet; retrying", { error: String(e), retryMs: RELISTEN_MS });
+          await new Promise<void>((resolve) => {
+            wake = resolve;
+            setTimeout(resolve, RELISTEN_MS);
+          });
+          wake = null;
+        }
+      }
+    } finally {
+      relistening = false;
+    }
+  };
+
+  const send = (m: Message) => store.pulse(LINKS_CHANNEL, JSON.stringify(m));
+
+  const onMessage = (m: Message) => {
+    if (m.t === "hb") {
+      if (m.i !== me) {
+        // A peer catching up is still waited for: its confirmation comes only after its
+        // catch-up (read before any notification on its new connection).
+        if (m.bye) peers.delete(m.i);
+        else peers.set(m.i, performance.now());
+        return;
+      }
+      // Our own heartbeat, back: in the chain, so every change before it is applied first.
+      const n = m.n;
+      void enqueue(async () => {
+        if (n <= beatBack) return;
+        beatBack = n;
+        backAt = performance.now();
+        const sent = inFlight.get(n);
+        for (const k of inFlight.keys()) if (k <= n) inFlight.delete(k);
+        if (sent && sent.losses === losses && client && !stale) watermark = sent.mark;
+      });
+    } else if (m.t === "sync") {
+      void enqueue(async () => {
+        // Every change committed before this sync is applied by now.
+        if (m.i === me) return confirm(me, m.n);
+        await send({ t: "ack", i: me, to: m.i, n: m.n }).catch(() => {});
+      });
+    } else if (m.t === "ack" && m.to === me) confirm(m.i, m.n);
+  };
+
+  const confirm = (from: string, n: number) => {
+    const w = waits.get(n);
+    if (!w) return;
+    w.want.delete(from);
+    if (w.want.size === 0) w.done();
+  };
+
+  const onNotify = (payload: string) => {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(payload);
     } catch {
       return;
     }
+    if (!Array.isArray(parsed)) {
+      if (parsed && typeof parsed === "object" && typeof (parsed as Message).t === "string") onMessage(parsed as Message);
+      return;
+    }
+    const [id, code] = parsed as [unknown, unknown];
     if (!Number.isSafeInteger(id) || typeof code !== "string") return;
-    let codes = pending.get(id);
-    if (!codes) pending.set(id, (codes = new Set()));
+    let codes = pending.get(id as number);
+    if (!codes) pending.set(id as number, (codes = new Set()));
     codes.add(code);
     // One batch per burst: notifications of one commit arrive together, before this runs.
     if (pending.size === 1) void enqueue(flush);
   };
 
-  /** Reads the whole map again, retried with backoff, then serves from it again. */
-  const recover = () => {
-    if (recovering || stopping) return;
-    recovering = true;
-    void enqueue(async () => {
-      let wait = RETRY_MS;
-      while (!stopping) {
-        const seen = losses;
-        // Changes notified so far are committed: the reload reads them.
-        pending = new Map();
-        try {
-          await map.reloadAll();
-          if (seen === losses && listening) {
-            stale = false;
-            log.info("redirect map reloaded; serving redirects again");
-            break;
-          }
-          // Lost again meanwhile: wait for the listen to come back (it calls recover again).
-          if (!listening) break;
-        } catch (e) {
-          log.error("redirect map: reloading failed", { error: String(e), retryMs: wait });
+  const heartbeat = async () => {
+    const n = ++beat;
+    const atLoss = losses;
+    try {
+      const mark = await send({ t: "hb", i: me, n });
+      // The pool answers: a listener that is down may listen again now rather than later.
+      wake?.();
+      if (client && atLoss === losses) {
+        // Back already (the notification can beat the statement's answer): the watermark moves now.
+        if (beatBack >= n) {
+          if (!stale) watermark = mark;
         }
-        await Bun.sleep(wait);
-        wait = Math.min(wait * 2, RETRY_MAX_MS);
+        else inFlight.set(n, { mark, losses: atLoss });
       }
-      recovering = false;
-      // Notifications that came during the reload, after it read their links or not.
-      if (!stale && pending.size) await flush();
-    });
+    } catch {
+      // The database does not answer: the heartbeat cannot come back, and the check below
+      // calls the map stale (nothing can change meanwhile, and it is served as it is).
+    }
+    if (client && !stale && performance.now() - backAt > SILENT_MS) lost("no heartbeat came back on the listening connection");
+    // Only while this listener hears its own heartbeats is a silent peer known to be gone.
+    if (client && !stale) for (const [id, at] of peers) if (performance.now() - at > LIVE_MS) peers.delete(id);
   };
 
-  const client = new SQL({
-    url,
-    max: 1,
-    // A connection that only listens is idle: a server idle_session_timeout must not end it.
-    connection: { idle_session_timeout: 0 },
-    onclose: () => {
-      if (stopping) return;
-      if (listening) log.warn("redirect map: the listening connection to PostgreSQL was lost; redirects answer 503 until the map is reloaded");
-      listening = false;
-      losses++;
-      stale = true;
-    },
-  });
-  const onListen = () => {
-    listening = true;
-    if (firstListen) {
-      firstListen = false;
-      return;
+  let lastPrune = 0;
+  const timer = setInterval(() => {
+    void heartbeat();
+    if (performance.now() - lastPrune > PRUNE_EVERY_MS) {
+      lastPrune = performance.now();
+      store.pruneChanges(KEEP_HOURS).catch(() => {});
     }
-    recover();
-  };
-  let subscription: SQL.ListenSubscription;
-  try {
-    subscription = await client.listen(LINKS_CHANNEL, onNotify, onListen);
-  } catch (e) {
-    await client.close();
-    throw e;
-  }
+  }, HEARTBEAT_MS);
+
+  await listen();
+  // The first watermark: the caller reads the whole map after this, so every transaction below
+  // this xmin is in it, and every later one is notified.
+  watermark = await store.pulse(LINKS_CHANNEL, "");
 
   return {
     get stale() {
       return stale;
+    },
+    async barrier() {
+      const deadline = performance.now() + ACK_WAIT_MS;
+      // Not listening (the connection lost, a new one not yet up): no confirmation can reach
+      // this instance until it listens again (RELISTEN_MS), waited for within the same bound.
+      while (!client && !stopping && performance.now() < deadline) await Bun.sleep(20);
+      if (stopping || !client) return;
+      const n = ++syncs;
+      const now = performance.now();
+      const want = new Set([me, ...[...peers].filter(([, at]) => now - at <= LIVE_MS).map(([id]) => id)]);
+      let done!: () => void;
+      const confirmed = new Promise<void>((resolve) => (done = resolve));
+      waits.set(n, { want, done });
+      let timeout: ReturnType<typeof setTimeout> | undefined;
+      try {
+        await send({ t: "sync", i: me, n });
+        const late = new Promise<"late">((resolve) => (timeout = setTimeout(() => resolve("late"), Math.max(0, deadline - performance.now()))));
+        if ((await Promise.race([confirmed, late])) === "late") {
+          log.warn("a link write was answered before every instance confirmed it", { waitedMs: ACK_WAIT_MS, unconfirmed: want.size, self: want.has(me) });
+        }
+      } catch {
+        // The write is committed; the database went away before the sync: nothing can change
+        // meanwhile, and the instances catch up from their watermarks when it is back.
+      } finally {
+        clearTimeout(timeout);
+        waits.delete(n);
+      }
     },
     async settled() {
       let seen: Promise<void>;
@@ -182,8 +387,14 @@ export async function followLinks(
     },
     async stop() {
       stopping = true;
-      await subscription.unlisten().catch(() => {});
-      await client.close();
+      clearInterval(timer);
+      wake?.();
+      // The others stop waiting for this instance's confirmations at once.
+      await send({ t: "hb", i: me, n: ++beat, bye: 1 }).catch(() => {});
+      const c = client;
+      client = null;
+      generation++;
+      await c?.close({ timeout: 1 }).catch(() => {});
       await chain;
     },
   };

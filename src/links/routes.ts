@@ -66,6 +66,7 @@ export function linkRoutes(ctx: AppContext, auth: AuthPlugin, links: Links, trac
       const updated = await links.store.edit(row.id, user.id, tracker, body);
       if (!updated) throw notFound("Link not found");
       links.remember(updated);
+      await links.published();
       return links.view(updated);
     },
     { auth: true, body: jsonBody(EditMainLinkBody) },
@@ -81,6 +82,7 @@ export function linkRoutes(ctx: AppContext, auth: AuthPlugin, links: Links, trac
       const updated = await links.store.update(row.id, user.id, tracker, body);
       if (!updated) throw notFound("Link not found");
       links.remember(updated, row.short_code);
+      await links.published();
       return links.view(updated);
     },
     { auth: true, body: jsonBody(EditLinkBody) },
@@ -142,6 +144,7 @@ export function linkRoutes(ctx: AppContext, auth: AuthPlugin, links: Links, trac
         // Two creates racing for one code: the UNIQUE constraint decides, in the store.
         const row = await links.store.create(user.id, tracker, { ...body, shortCode: code });
         links.remember(row);
+        await links.published();
         set.status = 201;
         return links.view(row);
       },
@@ -157,6 +160,7 @@ export function linkRoutes(ctx: AppContext, auth: AuthPlugin, links: Links, trac
         const gone = await links.store.delete(row.id, user.id, tracker);
         if (!gone) throw notFound("Link not found");
         links.forget(gone.short_code);
+        await links.published();
         return { ok: true };
       },
       { auth: true },

@@ -55,24 +55,26 @@ export async function createLinks(ctx: AppContext, opts: { maxClickBacklog?: num
   // Every captured click is written and the worker closed before (in serve) the database closes.
   ctx.shutdownHooks.push(() => recorder.stop());
 
-  const byCode = new Map<string, CachedLink>();
+  let byCode = new Map<string, CachedLink>();
   const put = (row: RedirectRow) => {
     const c = toCached(row);
     if (c) byCode.set(row.short_code, c);
     else byCode.delete(row.short_code);
   };
+  /** Reads every link into a new map, then serves from it: redirects use the old one meanwhile. */
   const loadAll = async () => {
-    byCode.clear();
+    const next = new Map<string, CachedLink>();
     for await (const r of store.allForRedirect()) {
       const c = toCached(r);
-      if (c) byCode.set(r.short_code, c);
+      if (c) next.set(r.short_code, c);
     }
+    byCode = next;
   };
   // N instances on one PostgreSQL: every other instance's link writes reach this map through
   // LISTEN/NOTIFY (follow.ts), listened for before the map loads so none falls between the two.
   // SQLite serves one instance, whose own writes (remember/forget below) keep the map exact.
   const follower = ctx.config.databaseUrl
-    ? await followLinks(ctx.config.databaseUrl, store.forRedirectByIds, {
+    ? await followLinks(ctx.config.databaseUrl, store, {
         put,
         drop: (code, id) => {
           if (byCode.get(code)?.id === id) byCode.delete(code);
@@ -92,8 +94,13 @@ export async function createLinks(ctx: AppContext, opts: { maxClickBacklog?: num
     recorder,
     ownHosts,
     lookup: (code: string) => byCode.get(code),
-    /** The map may have missed another instance's writes (follow.ts): redirects answer 503. */
+    /** The map may be missing changes (follow.ts: listener lost or silent, catching up); still served. */
     isStale: () => follower?.stale === true,
+    /**
+     * Awaited by every link write before it answers: resolves once every live instance has the
+     * write in its map (follow.ts, barrier; at most ACK_WAIT_MS). At once on SQLite.
+     */
+    published: () => follower?.barrier() ?? Promise.resolve(),
     /**
      * Keeps the redirect map exact after a create or an edit (old code removed when renamed).
      * Any row with the redirect's columns will do (a route's LinkRow, or one read by code).

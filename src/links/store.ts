@@ -335,6 +335,37 @@ export function linksStore(db: Database, { maxPerUser = 0 }: { maxPerUser?: numb
         ids.join(","),
       ),
     /**
+     * PostgreSQL only (src/links/follow.ts): NOTIFYs `payload` on `channel` and returns the
+     * snapshot's xmin and the database's clock (ms). One statement: every transaction whose id
+     * is below that xmin had committed (or rolled back) before it, so its notifications reach a
+     * listener before this one does (PostgreSQL delivers them in commit order).
+     */
+    pulse: async (channel: string, payload: string) =>
+      (await db.get<{ xmin: string; at: number }>(
+        `SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS xmin, floor(extract(epoch FROM clock_timestamp()) * 1000)::float8 AS at
+         FROM (SELECT pg_notify(?, ?)) AS sent`,
+        channel, payload,
+      ))!,
+    /**
+     * PostgreSQL only (follow.ts): every link written by a transaction whose id is at or past
+     * `xmin` (migrations/pg/0014), as it is now (null fields: deleted), with the code the write
+     * found; and this statement's own xmin and clock, from which the next catch-up reads. One
+     * statement, one snapshot; a row even when nothing changed (the LEFT JOINs), for the xmin.
+     */
+    changesSince: (xmin: string) =>
+      db.all<{ xmin: string; at: number; change_id: number | null; change_code: string | null } & { [K in keyof RedirectRow]: RedirectRow[K] | null }>(
+        `WITH s AS (SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS xmin, floor(extract(epoch FROM clock_timestamp()) * 1000)::float8 AS at)
+         SELECT s.xmin, s.at, c.link_id AS change_id, c.code AS change_code, l.id, l.short_code, l.original_url, l.active, l.expires_at
+         FROM s LEFT JOIN (SELECT DISTINCT link_id, code FROM link_changes WHERE xid >= ?::xid8) AS c ON true
+         LEFT JOIN short_links AS l ON l.id = c.link_id`,
+        xmin,
+      ),
+    /**
+     * PostgreSQL only: the change log keeps a day (follow.ts reads it all again past half that).
+     * Every instance runs it now and then, with no lock: one DELETE, a second finds nothing.
+     */
+    pruneChanges: (keepHours: number) => db.run("DELETE FROM link_changes WHERE at < now() - make_interval(hours => ?)", keepHours),
+    /**
      * Every link, a page at a time by id (keyset: each page an index range, never an OFFSET):
      * no 100,000-row array is held at once while the redirect map loads, and the same
      * statement serves both backends (on PostgreSQL no cursor, which would need a transaction

@@ -31,13 +31,6 @@ const home = () => new Response(null, { status: 302, headers: { ...BASE_SECURITY
 
 const NO_PLACE = { country: null, city: null } as const;
 
-/** Load balancers retry another instance on a 503 (docs/decisions.md: the redirect map's follower). */
-const stale = () =>
-  new Response("This server is catching up with the database. Try again in a moment.", {
-    status: 503,
-    headers: { ...BASE_SECURITY_HEADERS, "content-type": "text/plain; charset=utf-8", "retry-after": "1", "cache-control": "no-store" },
-  });
-
 /** Location from a trusted proxy's CDN headers (PRODUCT.md: believed only from TRUSTED_PROXIES). */
 function trustedPlace(h: Headers) {
   const rawCountry = h.get("cf-ipcountry") ?? h.get("x-vercel-ip-country") ?? h.get("cloudfront-viewer-country");
@@ -68,9 +61,9 @@ function redirector(ctx: AppContext, links: Links) {
   const unknown = () => pages.unknown.respond();
 
   function redirect(code: string, request: Request, server: Server, source: "path" | "safari-direct") {
-    // PostgreSQL, the listening connection lost: the map may be missing another instance's
-    // writes, so no answer from it (a deleted link must not redirect) until it is read again.
-    if (links.isStale()) return stale();
+    // Served from the map also while it catches up on PostgreSQL (links/follow.ts): the
+    // database away, nothing can change; a listener lost, the map of a moment ago is far more
+    // often right than a 503 from every instance at once, and health reports it (issue 22).
     const link = links.lookup(code);
     if (!link) return null;
     if (!link.active) return pages.inactive.respond();
