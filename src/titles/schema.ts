@@ -25,10 +25,6 @@ const optionalText = (what: string, max: number) =>
 
 // Lengths are counted as people count characters (an emoji, a letter with its accents: one),
 // with a bound in code units too ("a" plus 900,000 combining marks is one grapheme).
-const atMost50 = [
-  v.maxLength(TITLE_NAME_MAX * 10, "Title name must be less than 50 characters"),
-  v.check((n: string) => graphemesAtMost(n, TITLE_NAME_MAX), "Title name must be less than 50 characters"),
-] as const;
 
 /** The name as typed in the add-title form (before the emoji is joined). */
 export const TitleNameInput = v.pipe(
@@ -36,7 +32,8 @@ export const TitleNameInput = v.pipe(
   v.trim(),
   v.nonEmpty("Title name is required"),
   noControlChars("Title name"),
-  ...atMost50,
+  v.maxLength(TITLE_NAME_MAX * 10, "Title name must be less than 50 characters"),
+  v.check((n) => graphemesAtMost(n, TITLE_NAME_MAX), "Title name must be less than 50 characters"),
 );
 
 /**
