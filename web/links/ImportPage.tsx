@@ -67,6 +67,9 @@ export function ImportPage() {
   const [failure, setFailure] = useState<string | null>(null);
   const [filter, setFilter] = useState<Filter>("all");
   const cancelled = useRef(false);
+  // Set on the first press, before React re-renders: a double click cannot send the file twice.
+  const started = useRef(false);
+  const fileInput = useRef<HTMLInputElement>(null);
   const reportHeading = useRef<HTMLHeadingElement>(null);
   const progressHeading = useRef<HTMLHeadingElement>(null);
 
@@ -85,6 +88,8 @@ export function ImportPage() {
 
   async function choose(e: ChangeEvent<HTMLInputElement>) {
     const file = e.target.files?.[0];
+    started.current = false;
+    setFilter("all");
     setResults([]);
     setPhase("idle");
     setFailure(null);
@@ -106,7 +111,8 @@ export function ImportPage() {
   }
 
   async function start() {
-    if (!picked?.layout) return;
+    if (!picked?.layout || started.current) return;
+    started.current = true;
     const { rows, parts } = splitIntoParts(picked.text);
     if (rows > IMPORT_MAX_ROWS) {
       setFailure(`The file has more than ${IMPORT_MAX_ROWS.toLocaleString("en")} rows: split it and import the parts one after another.`);
@@ -132,6 +138,10 @@ export function ImportPage() {
         } catch (e) {
           setFailure(`${e instanceof Error ? e.message : String(e)} — rows from ${part.rowOffset + 2} on were not imported.`);
           setPhase("failed");
+          setResults((all) => {
+            if (all.some((r) => r.status === "skipped")) setFilter("skipped");
+            return all;
+          });
           void mutate("/api/links", undefined, { revalidate: false });
           return;
         }
@@ -143,11 +153,32 @@ export function ImportPage() {
     // The Link Tracker's cached list is dropped (its screen does not refetch stale data), so it is read anew when opened next.
     void mutate("/api/links", undefined, { revalidate: false });
     const wasCancelled = cancelled.current;
+    // The report opens on what needs a look: the skipped rows, when there are any.
+    setResults((all) => {
+      if (all.some((r) => r.status === "skipped")) setFilter("skipped");
+      return all;
+    });
     setPhase(wasCancelled ? "cancelled" : "done");
     toast({ title: wasCancelled ? "Import cancelled" : "Import finished" });
   }
 
+  /** After a run the file is spent: a second import takes choosing a file again, on purpose. */
+  function chooseAnother() {
+    started.current = false;
+    setPicked(null);
+    setResults([]);
+    setFilter("all");
+    setPhase("idle");
+    setFailure(null);
+    setDone(0);
+    if (fileInput.current) {
+      fileInput.current.value = "";
+      fileInput.current.focus();
+    }
+  }
+
   const skipped = results.length - imported;
+  const ran = phase === "done" || phase === "cancelled" || phase === "failed";
   const percent = total ? Math.round((done / total) * 100) : 0;
 
   return (
@@ -166,7 +197,7 @@ export function ImportPage() {
 
         <div className="card import-pick">
           <label htmlFor="import-file" className="import-file-label">CSV file</label>
-          <input id="import-file" type="file" accept=".csv,text/csv,text/plain" onChange={choose} disabled={running} aria-describedby="import-file-status" />
+          <input ref={fileInput} id="import-file" type="file" accept=".csv,text/csv,text/plain" onChange={choose} disabled={running} aria-describedby="import-file-status" />
           <div id="import-file-status" role="status">
             {picked?.problem && <p className="field-error">{picked.problem}</p>}
             {picked?.layout && (
@@ -202,7 +233,11 @@ export function ImportPage() {
               </table>
             </div>
             <div className="row import-actions">
-              <Button onClick={start} busy={phase === "running"} disabled={running}>Import</Button>
+              {ran ? (
+                <Button variant="secondary" onClick={chooseAnother}>Import another file</Button>
+              ) : (
+                <Button onClick={start} busy={phase === "running"} disabled={running}>Import</Button>
+              )}
               {running && (
                 <Button
                   variant="secondary"
