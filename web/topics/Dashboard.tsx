@@ -55,9 +55,8 @@ export function Dashboard() {
               ]}
             />
             <Select label="Sort" value={sort} onChange={(e) => setSort(e.target.value as SortKey)} options={SORTS} />
-            {view === "shared" && (
-              <Button variant="secondary" onClick={() => setSharing(true)}>Share Topics</Button>
-            )}
+            {/* Spec §2 puts it in Shared view; it is in Personal view too, where an owner looks for it (issue 25). */}
+            <Button variant="secondary" onClick={() => setSharing(true)}>Share Topics</Button>
           </div>
           {view === "personal" && sort === "custom" && (own.data?.length ?? 0) > 1 && (
             <p className="hint">Drag a topic by its handle, or focus the handle and press Space, then the arrow keys, then Space to drop.</p>
