@@ -200,7 +200,7 @@ test("a look-alike destination (Cyrillic letters under .com) is accepted with a 
   await expect(card(page, "Plain").getByRole("note")).toHaveCount(0);
 });
 
-test("edit a Link Tracker link by keyboard: the code stays, and its short URL goes to the new destination", async ({ page, context }) => {
+test("edit a Link Tracker link by keyboard: a new code and destination; the new short URL goes there, the old one is gone", async ({ page, context }) => {
   await registerViaApi(page.request);
   const made = await page.request.post("/api/links", { data: { originalUrl: `${destBase}/before-edit`, title: "Before edit" } });
   expect(made.status()).toBe(201);
@@ -215,7 +215,14 @@ test("edit a Link Tracker link by keyboard: the code stays, and its short URL go
   await expect(dialog).toBeVisible();
   const code = dialog.getByLabel("Short Code");
   await expect(code).toHaveValue(shortCode);
-  await expect(code).not.toBeEditable();
+  // Issue 25: the code can be changed here as on the brand tracker (the spec's edit payload has it).
+  await expect(code).toBeEditable();
+  await code.fill("x");
+  await code.press("Enter");
+  await expect(dialog.getByText("Short code must be at least 3 characters")).toBeVisible();
+  const newCode = `${shortCode}-renamed`;
+  await code.fill(newCode);
+  await expect(dialog.getByText("The old short URL, and QR codes made with it, will stop working.")).toBeVisible();
   // The create form's rules apply, with its messages.
   await dialog.getByLabel("Destination URL").fill("javascript:alert(1)");
   await dialog.getByLabel("Destination URL").press("Enter");
@@ -230,15 +237,17 @@ test("edit a Link Tracker link by keyboard: the code stays, and its short URL go
   await expect(page.getByText("Link updated successfully")).toBeVisible();
   await expect(dialog).toBeHidden();
 
+  const newUrl = shortUrl.replace(new RegExp(`/${shortCode}$`), `/${newCode}`);
   const edited = card(page, "After edit");
   await expect(edited.getByText(`${destBase}/after-edit`)).toBeVisible();
-  await expect(edited.locator("code")).toHaveText(shortUrl);
+  await expect(edited.locator("code")).toHaveText(newUrl);
   await expect(card(page, "Before edit")).toHaveCount(0);
 
   const visitor = await context.newPage();
-  await visitor.goto(shortUrl);
+  await visitor.goto(newUrl);
   await expect(visitor.getByRole("heading", { name: "Landing page" })).toBeVisible();
   await expect(visitor.locator("#path")).toHaveText("/after-edit");
+  expect((await visitor.request.get(shortUrl, { maxRedirects: 0 })).status()).toBe(404);
 });
 
 test("links deleted by keyboard alone: focus moves to the next link's Delete, then to Create Link, never to the page's body", async ({ page }) => {
