@@ -76,10 +76,21 @@ function defaultPortHost(u: URL, own: string) {
 
 const text = (what: string) => v.optional(v.string(`${what} must be text`), "");
 
+// A host name with at least one dot (any script), an optional port, then a path or nothing.
+const BARE_HOST = /^(?:[\p{L}\p{N}](?:[\p{L}\p{N}-]*[\p{L}\p{N}])?\.)+[\p{L}\p{N}-]{2,}\.?(?::\d{1,5})?(?:[/?#]|$)/u;
+
+/**
+ * "example.com/page" as typed is meant as a web address: https:// is put in front, as Dub and
+ * Shlink do. Only for text with no scheme that starts with a dotted host name, so
+ * "javascript:…", "data:…" or "mailto:…" are never turned into something else.
+ */
+export const withScheme = (s: string) => (!/^[a-z][a-z0-9+.-]*:/i.test(s) || /^[^:/?#]+\.[^:/?#]+:\d/.test(s)) && BARE_HOST.test(s) ? `https://${s}` : s;
+
 export const OriginalUrl = v.pipe(
   text("URL"),
   v.trim(),
   v.nonEmpty(MSG.url),
+  v.transform(withScheme),
   v.check((s) => destinationProblem(s) === null, (issue) => destinationProblem(String(issue.input)) ?? MSG.url),
 );
 
