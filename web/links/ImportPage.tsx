@@ -7,6 +7,7 @@ import { usePageTitle } from "../shell/usePageTitle";
 import { Button } from "../ui/Button";
 import { Select } from "../ui/Field";
 import { toast } from "../ui/Toast";
+import { NO_ANSWER } from "../lib/api";
 import { decodeCsv, detectLayout, previewRecords, IMPORT_MSG, type Layout } from "../../src/shared/csvImport";
 import { IMPORT_MAX_ROWS, type ImportReport, type ImportRowResult } from "../../src/links/schema";
 import { splitIntoParts, type Part } from "./importParts";
@@ -30,12 +31,17 @@ type Filter = "all" | "skipped" | "imported";
 const TOO_LARGE_ROW = "This row is larger than the 10 MB the server takes in one request";
 
 async function sendPart(part: Extract<Part, { kind: "send" }>): Promise<ImportReport> {
-  const res = await fetch(`/api/links/import?rowOffset=${part.rowOffset}`, {
-    method: "POST",
-    credentials: "include",
-    headers: { "content-type": "text/csv; charset=utf-8", accept: "application/json", "x-requested-with": "XMLHttpRequest" },
-    body: part.text,
-  });
+  let res: Response;
+  try {
+    res = await fetch(`/api/links/import?rowOffset=${part.rowOffset}`, {
+      method: "POST",
+      credentials: "include",
+      headers: { "content-type": "text/csv; charset=utf-8", accept: "application/json", "x-requested-with": "XMLHttpRequest" },
+      body: part.text,
+    });
+  } catch {
+    throw new Error(NO_ANSWER);
+  }
   const body = await res.json().catch(() => null);
   if (!res.ok) throw new Error(body?.error?.message ?? `${res.status}: ${res.statusText || "Import failed"}`);
   return body as ImportReport;
