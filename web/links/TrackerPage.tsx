@@ -1,6 +1,6 @@
 import { lazy, Suspense, useEffect, useMemo, useRef, useState } from "react";
 import useSWR from "swr";
-import { Link } from "wouter";
+import { Link, useSearch } from "wouter";
 import { AppFooter, AppHeader } from "../shell/AppHeader";
 import { Button } from "../ui/Button";
 import { ConfirmDialog, Dialog } from "../ui/Dialog";
@@ -61,6 +61,11 @@ export function TrackerPage({ tracker }: { tracker: Tracker }) {
   const [pending, setPending] = useState<Pending>(null);
   const [busy, setBusy] = useState(false);
   const createButton = useRef<HTMLButtonElement>(null);
+  // /link-tracker?create=1 (the QR page's "Create a short link") opens Create Short Link at once.
+  const query = useSearch();
+  useEffect(() => {
+    if (new URLSearchParams(query).get("create") === "1") setCreating(true);
+  }, [query]);
   // An import can bring thousands of links: rendering every card took 6.6 s for 10,000 and
   // each keystroke of a search 0.6 s, so cards come a page at a time (the search sees them all).
   const [limit, setLimit] = useState(CARDS_PER_PAGE);
@@ -188,8 +193,16 @@ export function TrackerPage({ tracker }: { tracker: Tracker }) {
             <Button variant="secondary" onClick={() => mutate()}>Try again</Button>
           </div>
         ) : links.length === 0 ? (
-          <div className="empty">
-            <p>You haven't created any links yet.</p>
+          <div className="empty onboarding">
+            <p className="onboarding-title">You haven't created any links yet.</p>
+            <p className="muted">
+              A short link sends visitors on to a long address and counts every visit: where from, on what, and when.
+              {!brand && (
+                <>
+                  {" "}Have links elsewhere? <Link href="/link-tracker/import">import them from a CSV file</Link>.
+                </>
+              )}
+            </p>
             <Button onClick={() => setCreating(true)}>Create your first link</Button>
           </div>
         ) : shown.length === 0 ? (
