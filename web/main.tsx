@@ -7,7 +7,7 @@ import { TOPICS_KEY } from "./topics/data";
 import { SwrProvider } from "./lib/swr";
 import { Toaster } from "./ui/Toast";
 import { AppRoutes, loadAuthPage } from "./routes";
-import { RouteFocus, SkipLink } from "./shell/RouteFocus";
+import { RouteFocus } from "./shell/RouteFocus";
 // Every stylesheet of the app, here: Bun's code splitting gives a lazy screen's CSS its own file
 // but nothing loads it, so each one is pulled into the entry's stylesheet instead (all of
 // them are ~11 KB gzipped). web/stylesheets.test.ts keeps this list complete.
@@ -46,7 +46,6 @@ Promise.race([firstData, new Promise((done) => setTimeout(done, FIRST_DATA_WAIT_
   createRoot(document.getElementById("root")!).render(
     <StrictMode>
       <SwrProvider>
-        <SkipLink />
         <RouteFocus />
         <AppRoutes />
         <Toaster />

@@ -29,7 +29,11 @@ export function EditLinkDialog({ link, tracker, onClose, onSaved }: { link: Link
     setErrors({});
   }, [link]);
 
-  const set = (k: keyof typeof form) => (e: { target: { value: string } }) => setForm((f) => ({ ...f, [k]: e.target.value }));
+  // Typing in a field clears its error (its hint, e.g. the code's warning, shows again).
+  const set = (k: keyof typeof form) => (e: { target: { value: string } }) => {
+    setForm((f) => ({ ...f, [k]: e.target.value }));
+    setErrors(({ [k]: _, ...rest }) => rest);
+  };
 
   function mainBody(l: LinkView) {
     // datetime-local holds minutes in local time: an untouched field sends the stored expiry

@@ -190,7 +190,7 @@ export function ImportPage() {
   return (
     <div className="page">
       <AppHeader />
-      <main className="container links-page import-page">
+      <main id="main" tabIndex={-1} className="container links-page import-page">
         <p className="import-back">
           <Link href="/link-tracker">← Link Tracker</Link>
         </p>

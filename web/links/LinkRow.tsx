@@ -76,7 +76,8 @@ export function LinkRow({ link: l, brand, onAnalytics, onEdit, onQr, onReset, on
         )}
       </div>
       <div className="link-row-short">
-        <code title={l.shortUrl}>{l.shortUrl}</code>
+        {/* Shown without its scheme, as Dub does, so the code at its end fits; Copy copies it whole. */}
+        <code title={l.shortUrl}>{l.shortUrl.replace(/^https?:\/\//, "")}</code>
         <CopyButton text={l.shortUrl} label={l.title} />
       </div>
       <div className="link-row-stats">

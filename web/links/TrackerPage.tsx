@@ -135,7 +135,7 @@ export function TrackerPage({ tracker }: { tracker: Tracker }) {
   return (
     <div className="page">
       <AppHeader />
-      <main className="container links-page">
+      <main id="main" tabIndex={-1} className="container links-page">
         <div className="row links-head">
           <h1>{title}</h1>
           <span className="spacer" />

@@ -87,7 +87,7 @@ export function NotificationsPage() {
   return (
     <div className="page">
       <AppHeader />
-      <main className="container">
+      <main id="main" tabIndex={-1} className="container">
         <div className="notifications-head">
           <h1 ref={heading} tabIndex={-1}>Notifications</h1>
           <Button variant="secondary" onClick={all} busy={busy} disabled={!data?.unreadCount}>Mark all as read</Button>

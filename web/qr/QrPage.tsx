@@ -290,7 +290,7 @@ export function QrPage() {
   return (
     <div className="page">
       <AppHeader />
-      <main className="container qr-page">
+      <main id="main" tabIndex={-1} className="container qr-page">
         <h1>QR Code Generator</h1>
         <div className="qr-grid">
           <section className="card stack" aria-label="QR code settings">

@@ -43,7 +43,7 @@ export function RouteFocus() {
   return null;
 }
 
-/** The first thing Tab reaches: straight to the screen's content. */
+/** The first thing Tab reaches (inside each screen's header landmark): straight to its content, main#main. */
 export function SkipLink() {
   return (
     <a

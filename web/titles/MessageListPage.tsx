@@ -84,7 +84,7 @@ export function MessageListPage() {
   return (
     <div className="page">
       <AppHeader />
-      <main className="container titles-page stack">
+      <main id="main" tabIndex={-1} className="container titles-page stack">
         <div className="titles-head">
           <Link href={topicHref} className="btn btn-ghost btn-icon" aria-label={`Back to ${t.name}`}>←</Link>
           <nav aria-label="Breadcrumb" className="breadcrumb">

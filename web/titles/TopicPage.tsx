@@ -51,7 +51,7 @@ const VIEWS = [
 export function TopicProblem({ error }: { error?: unknown }) {
   const missing = !error || (error instanceof ApiError && error.status === 404);
   return (
-    <main className="center-page">
+    <main id="main" tabIndex={-1} className="center-page">
       <div className="card narrow stack">
         {missing ? (
           <>
@@ -134,7 +134,7 @@ function TopicLoaded({
   return (
     <div className="page">
       <AppHeader />
-      <main className="container titles-page stack">
+      <main id="main" tabIndex={-1} className="container titles-page stack">
         <div className="titles-head">
           <Link href="/" className="btn btn-ghost btn-icon" aria-label="Back to Home">←</Link>
           <h1 dir="auto">

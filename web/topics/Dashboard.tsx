@@ -40,7 +40,7 @@ export function Dashboard() {
   return (
     <div className="page">
       <AppHeader />
-      <main className="container dashboard">
+      <main id="main" tabIndex={-1} className="container dashboard">
         <h1 className="sr-only">Your topics</h1>
         <AddTopicForm topics={own.data} />
         <section className="card topics-card" aria-label="Topics">
