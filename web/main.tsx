@@ -7,6 +7,7 @@ import { TOPICS_KEY } from "./topics/data";
 import { SwrProvider } from "./lib/swr";
 import { Toaster } from "./ui/Toast";
 import { AppRoutes, loadAuthPage } from "./routes";
+import { RouteFocus } from "./shell/RouteFocus";
 // Every stylesheet of the app, here: Bun's code splitting gives a lazy screen's CSS its own file
 // but nothing loads it, so each one is pulled into the entry's stylesheet instead (all of
 // them are ~11 KB gzipped). web/stylesheets.test.ts keeps this list complete.
@@ -45,6 +46,7 @@ Promise.race([firstData, new Promise((done) => setTimeout(done, FIRST_DATA_WAIT_
   createRoot(document.getElementById("root")!).render(
     <StrictMode>
       <SwrProvider>
+        <RouteFocus />
         <AppRoutes />
         <Toaster />
       </SwrProvider>

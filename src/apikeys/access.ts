@@ -30,7 +30,7 @@ export const isKeyShaped = (s: string) => KEY_SHAPE.test(s);
 // must not be able to mint more keys or outlive its revocation through a session.
 const ACCOUNT = /^\/api\/(user|logout|login|register|api-keys|subscription)(\/|$)/;
 const LINKS = /^\/api\/(links|pic-drift-links)(\/|$)/;
-const TOPICS = /^\/api\/(topics|topic|share|shared-topics|sharing-users|invites)(\/|$)|^\/api\/[^/]+\/[^/]+\/titles(\/|$)/;
+const TOPICS = /^\/api\/(topics|topic|share|shared-topics|sharing-users|sharing-members|invites)(\/|$)|^\/api\/[^/]+\/[^/]+\/titles(\/|$)/;
 
 function area(path: string): Area | "other" {
   if (LINKS.test(path)) return "links";

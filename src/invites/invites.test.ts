@@ -212,3 +212,84 @@ describe("shared access per accessType", () => {
     expect(await t.database.get("SELECT * FROM topics WHERE id = ?", aPersonal.id)).toEqual(before);
   });
 });
+
+// People with access (issue 25): dave and erin accept invites from frank; gina shares with dave.
+const frank = await t.signUp("pwa-frank");
+const dave = await t.signUp("pwa-dave");
+const erin = await t.signUp("pwa-erin");
+const gina = await t.signUp("pwa-gina");
+const join = async (owner: { cookie: string }, member: { cookie: string }) => expect((await accept(member.cookie, (await newInvite(owner.cookie)).code)).status).toBe(200);
+await join(frank, dave);
+await join(frank, erin);
+await join(gina, dave);
+const fPersonal = await topic(frank.cookie, "Frank Personal", "personal");
+
+describe("people with access: the owner removes, the member leaves (issue 25)", () => {
+  const sees = async (who: { cookie: string }) => (await t.call("GET", `/api/topic/pwa-frank/${fPersonal.linkSlug}`, { cookie: who.cookie })).status;
+
+  test("GET /api/sharing-members lists who accepted, by username, with since; only the caller's own", async () => {
+    const r = await t.call("GET", "/api/sharing-members", { cookie: frank.cookie });
+    expect(r.status).toBe(200);
+    expect(r.json.map((m: { username: string }) => m.username)).toEqual(["pwa-dave", "pwa-erin"]);
+    expect(r.json[0]).toEqual({ id: dave.user.id, username: "pwa-dave", since: expect.stringMatching(/^\d{4}-\d\d-\d\dT.*Z$/) });
+    expect((await t.call("GET", "/api/sharing-members", { cookie: gina.cookie })).json.map((m: { username: string }) => m.username)).toEqual(["pwa-dave"]);
+    expect((await t.call("GET", "/api/sharing-members", { cookie: dave.cookie })).json).toEqual([]);
+    expect((await t.call("GET", "/api/sharing-members")).status).toBe(401);
+  });
+
+  test("another user's share cannot be ended: 404, nothing changed", async () => {
+    const before = await shares();
+    // carol is no owner of dave's access, nor a member of frank's.
+    for (const [path, who] of [
+      [`/api/sharing-members/${dave.user.id}`, carol],
+      [`/api/sharing-users/${frank.user.id}`, carol],
+      // gina cannot remove erin from frank's people (erin is not hers).
+      [`/api/sharing-members/${erin.user.id}`, gina],
+      // frank cannot make dave leave gina's.
+      [`/api/sharing-users/${gina.user.id}`, frank],
+    ] as const) {
+      const r = await t.call("DELETE", path, { cookie: who.cookie });
+      expect(r.status, path).toBe(404);
+      expect(r.json.error.code).toBe("NOT_FOUND");
+    }
+    expect(await shares()).toEqual(before);
+  });
+
+  test.each([["0"], ["-1"], ["abc"], ["1.5"], ["99999999999"], ["2147483648"], ["%00"], ["1%20OR%201=1"]])("a hostile id (%s) is a clean 404, nothing changed", async (id) => {
+    const before = await shares();
+    for (const path of [`/api/sharing-members/${id}`, `/api/sharing-users/${id}`]) {
+      const r = await t.call("DELETE", path, { cookie: frank.cookie });
+      expect(r.status, path).toBe(404);
+    }
+    expect(await shares()).toEqual(before);
+  });
+
+  test("signed out is 401, nothing changed", async () => {
+    const before = await shares();
+    expect((await t.call("DELETE", `/api/sharing-members/${dave.user.id}`)).status).toBe(401);
+    expect((await t.call("DELETE", `/api/sharing-users/${frank.user.id}`)).status).toBe(401);
+    expect(await shares()).toEqual(before);
+  });
+
+  test("the owner removes erin: she no longer sees the shared topics; dave still does; a second time is 404", async () => {
+    expect(await sees(erin)).toBe(200);
+    const r = await t.call("DELETE", `/api/sharing-members/${erin.user.id}`, { cookie: frank.cookie });
+    expect(r.status).toBe(204);
+    expect(r.text).toBe("");
+    expect(await sees(erin)).toBe(404);
+    expect(await sees(dave)).toBe(200);
+    expect((await t.call("GET", "/api/sharing-users", { cookie: erin.cookie })).json).toEqual([]);
+    expect((await t.call("DELETE", `/api/sharing-members/${erin.user.id}`, { cookie: frank.cookie })).status).toBe(404);
+    // A new invite brings her back.
+    await join(frank, erin);
+    expect(await sees(erin)).toBe(200);
+  });
+
+  test("dave leaves frank's shared topics; gina's share with him stays; frank's list no longer has him", async () => {
+    const r = await t.call("DELETE", `/api/sharing-users/${frank.user.id}`, { cookie: dave.cookie });
+    expect(r.status).toBe(204);
+    expect(await sees(dave)).toBe(404);
+    expect((await t.call("GET", "/api/sharing-users", { cookie: dave.cookie })).json.map((u: { username: string }) => u.username)).toEqual(["pwa-gina"]);
+    expect((await t.call("GET", "/api/sharing-members", { cookie: frank.cookie })).json.map((m: { username: string }) => m.username)).toEqual(["pwa-erin"]);
+  });
+});

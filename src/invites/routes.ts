@@ -8,7 +8,9 @@ import { tooManyAttempts } from "../http/rateLimit";
 import { attemptStore } from "../http/attemptStore";
 import { clientIp } from "../http/security";
 import { MAX_OPEN_INVITES, invitesStore } from "./store";
-import { Invite, InviteAccepted, InviteInfo } from "./schema";
+import { Invite, InviteAccepted, InviteInfo, SharingMember } from "./schema";
+import { rowId } from "../db/ids";
+import * as v from "valibot";
 import { defineOperations } from "../openapi/registry";
 
 const UNKNOWN = "This invite link is not valid. Check the code and try again.";
@@ -69,8 +71,31 @@ export function inviteRoutes(ctx: AppContext, auth: AuthPlugin) {
         }
       },
       { auth: true },
+    )
+    // "People with access" (issue 25): sharing can be undone from either side.
+    .get("/sharing-members", ({ user }) => store.members(user.id), { auth: true })
+    .delete(
+      "/sharing-members/:id",
+      async ({ params, user, set }) => {
+        const id = rowId(params.id);
+        if (id === null || !(await store.endShare(user.id, id))) throw notFound(NOT_MEMBER);
+        set.status = 204;
+      },
+      { auth: true },
+    )
+    .delete(
+      "/sharing-users/:id",
+      async ({ params, user, set }) => {
+        const id = rowId(params.id);
+        if (id === null || !(await store.endShare(id, user.id))) throw notFound(NOT_SHARING);
+        set.status = 204;
+      },
+      { auth: true },
     );
 }
+
+const NOT_MEMBER = "This person does not see your shared topics";
+const NOT_SHARING = "This user does not share topics with you";
 
 const CODE = { code: "The invite code from the invite link" };
 
@@ -97,5 +122,28 @@ export const inviteOperations = defineOperations({ tag: "Sharing", auth: "user" 
     params: CODE,
     responses: { 200: InviteAccepted },
     errors: ["VALIDATION", "CONFLICT", "GONE"],
+  },
+  {
+    method: "GET",
+    path: "/api/sharing-members",
+    summary: "People who see your shared topics",
+    description: "Everyone who accepted one of your invites, by username.",
+    responses: { 200: v.array(SharingMember) },
+  },
+  {
+    method: "DELETE",
+    path: "/api/sharing-members/:id",
+    summary: "Remove someone's access to your shared topics",
+    description: "They stop seeing your personal and public topics as a member at once (public topics stay public). Coming back takes a new invite.",
+    params: { id: "The member's user id (from GET /api/sharing-members)" },
+    responses: { 204: { description: "Removed" } },
+  },
+  {
+    method: "DELETE",
+    path: "/api/sharing-users/:id",
+    summary: "Leave a user's shared topics",
+    description: "You stop seeing that user's shared topics; they can invite you again.",
+    params: { id: "The sharing user's id (from GET /api/sharing-users)" },
+    responses: { 204: { description: "Left" } },
   },
 ]);

@@ -12,3 +12,7 @@ export type InviteInfo = v.InferOutput<typeof InviteInfo>;
 
 /** POST /api/invites/{code}/accept. */
 export const InviteAccepted = v.object({ ok: v.literal(true), owner: v.object({ id: v.number(), username: v.string() }) });
+
+/** GET /api/sharing-members: one person who sees your shared topics (accepted your invite). */
+export const SharingMember = v.object({ id: v.number(), username: v.string(), since: v.string() });
+export type SharingMember = v.InferOutput<typeof SharingMember>;

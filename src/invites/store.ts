@@ -96,5 +96,20 @@ export function invitesStore(db: Database) {
         return { ok: true, ownerId: r.user_id, inviter: r.inviter, codeHash: r.code_hash };
       });
     },
+
+    /** Who sees `ownerId`'s shared topics (accepted an invite), with when they joined. */
+    members: (ownerId: number) =>
+      db.all<{ id: number; username: string; since: string }>(
+        `SELECT u.id, u.username, s.created_at AS since FROM shares s JOIN users u ON u.id = s.member_id WHERE s.owner_id = ? ORDER BY u.username`,
+        ownerId,
+      ),
+
+    /**
+     * Ends one share: the owner removing a member, or a member leaving. Both ids are in the
+     * WHERE, so a pair that does not exist (someone else's share included) changes nothing
+     * and answers false. Invites already accepted stay spent: coming back takes a new one.
+     */
+    endShare: async (ownerId: number, memberId: number) =>
+      (await db.run(`DELETE FROM shares WHERE owner_id = $owner AND member_id = $member`, { owner: ownerId, member: memberId })) > 0,
   };
 }

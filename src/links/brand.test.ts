@@ -176,9 +176,9 @@ describe("PUT /api/pic-drift-links/{id}", () => {
     expect((await t.call("GET", "/bob-private")).headers.get("location")).toBe("https://example.com/bob-private");
   });
 
-  test("the main tracker has no reset, and its edit never renames (src/links/edit.test.ts)", async () => {
+  test("the main tracker has no reset; its edit renames only with a valid code (src/links/edit.test.ts)", async () => {
     const l = await make(bob.cookie, "main-only", "/api/links");
-    expect((await t.call("PUT", `/api/links/${l.id}`, { body: { shortCode: "zzz", originalUrl: "https://e.com", title: "x" }, cookie: bob.cookie })).status).toBe(400);
+    expect((await t.call("PUT", `/api/links/${l.id}`, { body: { shortCode: "zz", originalUrl: "https://e.com", title: "x" }, cookie: bob.cookie })).status).toBe(400);
     expect(await row(l.id)).toMatchObject({ short_code: "main-only" });
     expect((await t.call("POST", `/api/links/${l.id}/reset-clicks`, { cookie: bob.cookie })).status).toBe(404);
   });

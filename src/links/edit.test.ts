@@ -1,4 +1,4 @@
-// PUT /api/links/{id}: editing a Link Tracker link (issue 14). The code never changes.
+// PUT /api/links/{id}: editing a Link Tracker link (issue 14); the short code too (issue 25, the spec's edit payload).
 import { describe, expect, test } from "bun:test";
 import { HOSTILE, setup } from "../test/helpers";
 
@@ -34,6 +34,35 @@ describe("PUT /api/links/{id}", () => {
     // The list shows the edit too.
     const list = await t.call("GET", API, { cookie: bob.cookie });
     expect(list.json.find((x: { id: number }) => x.id === l.id)).toMatchObject(ok);
+  });
+
+  test("a new short code renames the link: the new code redirects at once, the old one is unknown, the code is free again", async () => {
+    const l = await make(bob.cookie);
+    const code = `renamed-${l.id}`;
+    const r = await t.call("PUT", `${API}/${l.id}`, { body: { ...ok, shortCode: `  ${code} ` }, cookie: bob.cookie });
+    expect(r.status).toBe(200);
+    expect(r.json).toMatchObject({ shortCode: code, shortUrl: `http://go.example/${code}` });
+    expect((await row(l.id))!.short_code).toBe(code);
+    expect(await location(code)).toBe(ok.originalUrl);
+    expect((await t.call("GET", `/${l.shortCode}`)).status).toBe(404);
+    // The old code can be taken by a new link.
+    const again = await t.call("POST", API, { body: { originalUrl: "https://example.com/again", title: "Again", shortCode: l.shortCode }, cookie: alice.cookie });
+    expect(again.status).toBe(201);
+  });
+
+  test("a code another link holds (anyone's, either tracker) is 409, nothing changed", async () => {
+    const mine = await make(bob.cookie);
+    const theirs = await make(alice.cookie);
+    const brand = await t.call("POST", "/api/pic-drift-links", { body: { originalUrl: "https://example.com/b", title: "B", shortCode: `brand-${mine.id}` }, cookie: alice.cookie });
+    expect(brand.status).toBe(201);
+    for (const taken of [theirs.shortCode, `brand-${mine.id}`]) {
+      const before = await row(mine.id);
+      const r = await t.call("PUT", `${API}/${mine.id}`, { body: { ...ok, shortCode: taken }, cookie: bob.cookie });
+      expect(r.status).toBe(409);
+      expect(r.json.error).toMatchObject({ code: "CONFLICT", message: "That short code is already taken", fields: { shortCode: "That short code is already taken" } });
+      expect(await row(mine.id)).toEqual(before);
+      expect(await location(mine.shortCode)).toBe(`https://example.com/${mine.shortCode}`);
+    }
   });
 
   test("the object read from the API can be sent back: its own code, id and read-only fields are accepted", async () => {
@@ -73,8 +102,12 @@ describe("PUT /api/links/{id}", () => {
 
   type Bad = { name: string; body: Record<string, unknown>; status?: number; message: string | RegExp; field?: string };
   const invalid: Bad[] = [
-    { name: "a different short code", body: { ...ok, shortCode: "renamed-code" }, message: "The short code cannot be changed once the link is created", field: "shortCode" },
-    { name: "an empty short code", body: { ...ok, shortCode: "" }, message: /cannot be changed/, field: "shortCode" },
+    { name: "an empty short code", body: { ...ok, shortCode: "" }, message: "Short code must be at least 3 characters", field: "shortCode" },
+    { name: "a 2-character short code", body: { ...ok, shortCode: "ab" }, message: "Short code must be at least 3 characters", field: "shortCode" },
+    { name: "a 51-character short code", body: { ...ok, shortCode: "a".repeat(51) }, message: "Short code must be at most 50 characters", field: "shortCode" },
+    { name: "a short code with a slash", body: { ...ok, shortCode: "a/b/c" }, message: "Short code may only contain letters, numbers, '-' and '_'", field: "shortCode" },
+    { name: "a short code with a script tag", body: { ...ok, shortCode: HOSTILE.script }, message: /Short code/, field: "shortCode" },
+    { name: "a reserved short code", body: { ...ok, shortCode: "api" }, message: "That short code is reserved. Please choose another.", field: "shortCode" },
     { name: "a short code as a number", body: { ...ok, shortCode: 12345 }, message: "Short code must be text" },
     { name: "missing destination", body: { title: "x" }, message: "Please enter a valid URL" },
     { name: "destination as a number", body: { ...ok, originalUrl: 42 }, message: "URL must be text" },

@@ -108,7 +108,8 @@ describe("destinations", () => {
     ["ws:", "ws://example.com/socket", /http/],
     ["relative path", "/just/a/path", /valid URL/],
     ["protocol-relative", "//evil.example/x", /valid URL/],
-    ["bare domain", "example.com", /valid URL/],
+    ["a bare own short domain (https:// is added, then it is a loop)", "tl.example/abc", /own short domains/],
+    ["a bare word", "example", /valid URL/],
     ["scheme without slashes", "http:example.com", /valid URL/],
     ["no host", "https://", /valid URL/],
     ["bad port", "https://example.com:99999/", /valid URL/],
@@ -164,6 +165,22 @@ describe("destinations", () => {
       expect(go.headers.get("location")).toBe(new URL(url).href);
       // Hosts written in one script carry no warning.
       expect(r.json.hostWarning).toBeNull();
+    });
+  }
+
+  // Issue 25: a bare address gets https:// in front, as Dub and Shlink do.
+  const bare: [string, string][] = [
+    ["example.com", "https://example.com"],
+    ["example.com/page?x=1#top", "https://example.com/page?x=1#top"],
+    ["  shop.example.co.uk:8443/cart ", "https://shop.example.co.uk:8443/cart"],
+    ["münchen.de/stadt", "https://münchen.de/stadt"],
+  ];
+  for (const [typed, stored] of bare) {
+    test(`a bare '${typed.trim()}' is stored as ${stored} and redirects there`, async () => {
+      const r = await create({ originalUrl: typed, title: "Bare" });
+      expect(r.status).toBe(201);
+      expect(r.json.originalUrl).toBe(stored);
+      expect((await t.call("GET", `/${r.json.shortCode}`)).headers.get("location")).toBe(new URL(stored).href);
     });
   }
 

@@ -57,15 +57,14 @@ export function linkRoutes(ctx: AppContext, auth: AuthPlugin, links: Links, trac
     "/:id",
     async ({ params, body, user }) => {
       const row = await find(params.id, user.id);
-      // The code is printed and shared by now: sent back unchanged is fine, a new one is refused
-      // rather than silently ignored, so a client never believes it renamed a link.
-      if (body.shortCode != null && body.shortCode !== row.short_code) throw badRequest(MSG.codeFixed, { shortCode: MSG.codeFixed });
       checkDestination(body.originalUrl);
       const past = expiryProblem(body.expiresAt, row.expires_at);
       if (past) throw badRequest(past, { expiresAt: past });
-      const updated = await links.store.edit(row.id, user.id, tracker, body);
+      const shortCode = body.shortCode ?? null;
+      if (shortCode !== null && shortCode !== row.short_code && (await links.store.codeTaken(shortCode, row.id))) throw codeConflict();
+      const updated = await links.store.edit(row.id, user.id, tracker, { ...body, shortCode });
       if (!updated) throw notFound("Link not found");
-      links.remember(updated);
+      links.remember(updated, row.short_code);
       await links.published();
       return links.view(updated);
     },

@@ -30,7 +30,6 @@ export const MSG = {
   codeTaken: "That short code is already taken",
   expires: "Please enter a valid date",
   expiresPast: "The expiry date must be in the future",
-  codeFixed: "The short code cannot be changed once the link is created",
 } as const;
 
 // Any C0/C1 control character or whitespace inside the URL: browsers silently drop some of
@@ -78,10 +77,21 @@ function defaultPortHost(u: URL, own: string) {
 
 const text = (what: string) => v.optional(v.string(`${what} must be text`), "");
 
+// A host name with at least one dot (any script), an optional port, then a path or nothing.
+const BARE_HOST = /^(?:[\p{L}\p{N}](?:[\p{L}\p{N}-]*[\p{L}\p{N}])?\.)+[\p{L}\p{N}-]{2,}\.?(?::\d{1,5})?(?:[/?#]|$)/u;
+
+/**
+ * "example.com/page" as typed is meant as a web address: https:// is put in front, as Dub and
+ * Shlink do. Only for text with no scheme that starts with a dotted host name, so
+ * "javascript:…", "data:…" or "mailto:…" are never turned into something else.
+ */
+export const withScheme = (s: string) => (!/^[a-z][a-z0-9+.-]*:/i.test(s) || /^[^:/?#]+\.[^:/?#]+:\d/.test(s)) && BARE_HOST.test(s) ? `https://${s}` : s;
+
 export const OriginalUrl = v.pipe(
   text("URL"),
   v.trim(),
   v.nonEmpty(MSG.url),
+  v.transform(withScheme),
   v.check((s) => destinationProblem(s) === null, (issue) => destinationProblem(String(issue.input)) ?? MSG.url),
 );
 
@@ -139,14 +149,14 @@ export const EditLinkBody = v.object({
 });
 
 /**
- * Editing a Link Tracker link: everything but the code, which is printed, shared and in QR
- * codes by then. `shortCode` may come back unchanged (a client PUTting the object it read);
- * a different one is refused by the route, which knows the link's code.
+ * Editing a Link Tracker link. The spec's edit payload includes `shortCode` (3–50), as on the
+ * brand tracker: a new code renames the link (the old short URL stops working; the dialog
+ * says so), the same code or none keeps it.
  * PUT replaces: an absent description or expiry clears it, like the brand tracker's edit.
  */
 export const EditMainLinkBody = v.object({
   id: v.optional(v.unknown()),
-  shortCode: v.optional(v.nullable(v.string("Short code must be text"))),
+  shortCode: v.optional(v.nullable(v.pipe(v.string("Short code must be text"), v.trim(), v.minLength(CODE_MIN, MSG.codeShort), v.maxLength(CODE_MAX, MSG.codeLong), v.regex(CODE_PATTERN, MSG.codeChars), v.check((c) => !isReserved(c), MSG.codeReserved)))),
   originalUrl: OriginalUrl,
   title: Title,
   description: Description,

@@ -287,12 +287,16 @@ export function linksStore(db: Database, { maxPerUser = 0 }: { maxPerUser?: numb
           ),
         codeConflict,
       ),
-    // The Link Tracker's edit: the code is not among the columns, so it cannot change here.
-    edit: (id: number, userId: number, tracker: Tracker, f: Fields) =>
-      db.get<LinkRow>(
-        `UPDATE short_links SET original_url = ?, title = ?, description = ?, expires_at = ?, updated_at = ?
-         WHERE id = ? AND user_id = ? AND tracker = ? AND is_system = 0 RETURNING ${COLS}`,
-        f.originalUrl, f.title, f.description || null, f.expiresAt, nowIso(), id, userId, tracker,
+    // The Link Tracker's edit: a null code keeps the link's own.
+    edit: (id: number, userId: number, tracker: Tracker, f: Fields & { shortCode: string | null }) =>
+      uniqueOr(
+        () =>
+          db.get<LinkRow>(
+            `UPDATE short_links SET short_code = COALESCE(?, short_code), original_url = ?, title = ?, description = ?, expires_at = ?, updated_at = ?
+             WHERE id = ? AND user_id = ? AND tracker = ? AND is_system = 0 RETURNING ${COLS}`,
+            f.shortCode, f.originalUrl, f.title, f.description || null, f.expiresAt, nowIso(), id, userId, tracker,
+          ),
+        codeConflict,
       ),
     delete: (id: number, userId: number, tracker: Tracker) =>
       db.get<{ id: number; short_code: string }>(

@@ -272,6 +272,9 @@ const CALLS: Record<string, Call> = {
   "DELETE /api/topics/{id}": { method: "DELETE", path: `/api/topics/${topic.id}`, opts: asOwner, status: 204 },
   "DELETE /api/links/{id}": { method: "DELETE", path: `/api/links/${link.id}`, opts: asKey, status: 200 },
   "DELETE /api/pic-drift-links/{id}": { method: "DELETE", path: `/api/pic-drift-links/${brand.id}`, opts: asOwner, status: 200 },
+  "GET /api/sharing-members": { method: "GET", path: "/api/sharing-members", opts: asOwner, status: 200 },
+  "DELETE /api/sharing-members/{id}": { method: "DELETE", path: `/api/sharing-members/${third.user.id}`, opts: asOwner, status: 204 },
+  "DELETE /api/sharing-users/{id}": { method: "DELETE", path: `/api/sharing-users/${owner.user.id}`, opts: asMember, status: 204 },
   "POST /api/logout": { method: "POST", path: "/api/logout", opts: asMember, status: 200 },
 };
 

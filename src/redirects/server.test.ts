@@ -10,6 +10,8 @@ import { onPostgres, setup, testDatabaseUrl } from "../test/helpers";
 import { WRITE_WITHIN_MS } from "../analytics/recorder";
 import { type Database, pgDatabase, sqliteDatabase } from "../db/database";
 import { openPg } from "../db/pg";
+import { connect } from "node:net";
+import { cityFromHeader } from "./routes";
 
 async function listening(env: Record<string, string>) {
   const t = await setup(env);
@@ -51,6 +53,43 @@ describe("the fast lane (Bun's router) answers exactly as the app does", () => {
     await s.t.settle();
     // Eight GETs (four through each path) became clicks; the HEADs and the POST did not.
     expect(await s.rows()).toHaveLength(8);
+    s.stop();
+  });
+});
+
+describe("city names from a CDN header (issue 25)", () => {
+  const cases: [string, string, string | null][] = [
+    ["raw UTF-8 bytes read as Latin-1", Buffer.from("São Paulo", "utf8").toString("latin1"), "São Paulo"],
+    ["raw UTF-8 Zürich", Buffer.from("Zürich", "utf8").toString("latin1"), "Zürich"],
+    ["raw UTF-8 Montréal", Buffer.from("Montréal", "utf8").toString("latin1"), "Montréal"],
+    ["raw UTF-8 in another script", Buffer.from("Москва", "utf8").toString("latin1"), "Москва"],
+    ["a real Latin-1 byte stays itself", "Z\u00fcrich", "Zürich"],
+    ["percent-encoded (Vercel)", "S%C3%A3o%20Paulo", "São Paulo"],
+    ["plain ASCII", "Mountain View", "Mountain View"],
+    ["a literal percent", "100% Town", "100% Town"],
+    ["controls dropped", "Bad\u0007City\u0085", "BadCity"],
+    ["only blanks", "   ", null],
+  ];
+  for (const [what, raw, city] of cases) test(`${what} → ${JSON.stringify(city)}`, () => expect(cityFromHeader(raw)).toBe(city));
+
+  test("through a real socket: Cloudflare's raw UTF-8 bytes are stored as the city's name", async () => {
+    const s = await listening({});
+    const port = Number(new URL(s.base).port);
+    const head = Buffer.concat([
+      Buffer.from("GET /geo HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Forwarded-For: 203.0.113.9\r\nCF-IPCountry: BR\r\nCF-IPCity: "),
+      Buffer.from("São Paulo", "utf8"),
+      Buffer.from("\r\nConnection: close\r\n\r\n"),
+    ]);
+    const reply = await new Promise<string>((resolve, reject) => {
+      const sock = connect(port, "127.0.0.1", () => sock.end(head));
+      let got = "";
+      sock.on("data", (d) => (got += d.toString("latin1")));
+      sock.on("end", () => resolve(got));
+      sock.on("error", reject);
+    });
+    expect(reply).toStartWith("HTTP/1.1 302");
+    await settle();
+    expect(await s.rows()).toEqual([{ ip: "203.0.113.0", country: "BR", city: "São Paulo" }]);
     s.stop();
   });
 });

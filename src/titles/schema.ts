@@ -1,18 +1,16 @@
 // One schema for the titles routes and the web forms: the spec's messages live here.
 import * as v from "valibot";
 import { Cursor, Limit, PAGE_MSG, QueryText, SEARCH_MAX } from "../shared/paging";
+import { graphemesAtMost, nameSlug } from "../shared/slug";
 import { noControlChars, noControlCharsInText } from "../shared/text";
 
 /**
  * Spec §2 (topic page): the title name lower-cased, every run of characters other than a-z
- * and 0-9 replaced by one hyphen, leading and trailing hyphens trimmed.
+ * and 0-9 replaced by one hyphen, leading and trailing hyphens trimmed. A name that rule
+ * leaves empty keeps its own script's letters, or (emoji only) becomes "title-<code points>"
+ * (src/shared/slug.ts), so every name has a page.
  */
-export function titleSlug(name: string) {
-  return name
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, "-")
-    .replace(/^-+|-+$/g, "");
-}
+export const titleSlug = (name: string) => nameSlug(name, "title", true);
 
 export const TITLE_NAME_MAX = 50;
 
@@ -26,25 +24,32 @@ export const baseName = (name: string) => name.replace(EMOJI_PREFIX, "");
 const optionalText = (what: string, max: number) =>
   v.optional(v.pipe(v.string(`${what} must be text`), v.maxLength(max, `${what} must be at most ${max} characters`), noControlCharsInText(what)));
 
+// Lengths are counted as people count characters (an emoji, a letter with its accents: one),
+// with a bound in code units too ("a" plus 900,000 combining marks is one grapheme).
+
 /** The name as typed in the add-title form (before the emoji is joined). */
 export const TitleNameInput = v.pipe(
   v.optional(v.string("Title name must be text"), ""),
   v.trim(),
   v.nonEmpty("Title name is required"),
   noControlChars("Title name"),
-  v.maxLength(TITLE_NAME_MAX, "Title name must be less than 50 characters"),
+  v.maxLength(TITLE_NAME_MAX * 10, "Title name must be less than 50 characters"),
+  v.check((n) => graphemesAtMost(n, TITLE_NAME_MAX), "Title name must be less than 50 characters"),
 );
 
-/** A stored title name: optional emoji prefix, then 1 to 50 characters that make a slug. */
+/**
+ * A stored title name: an optional emoji prefix, then at most 50 characters. Any script is a
+ * name, and so is an emoji alone ("🎉"): titleSlug gives every one of them a page.
+ */
 export const TitleName = v.pipe(
   v.optional(v.string("Title name must be text"), ""),
   v.trim(),
   v.nonEmpty("Title name is required"),
   noControlChars("Title name"),
-  v.check((n) => baseName(n).trim().length > 0, "Title name is required"),
-  v.check((n) => baseName(n).length <= TITLE_NAME_MAX, "Title name must be less than 50 characters"),
-  // A name with no letter or digit would have an empty titleSlug, and so no page to open.
-  v.check((n) => titleSlug(n).length > 0, "Title name must contain a letter (a-z) or a number"),
+  // Only invisible characters (zero-width spaces and joiners, which trim keeps) is no name.
+  v.check((n) => /[^\s\u200b-\u200d\u2060]/u.test(n), "Title name is required"),
+  v.maxLength(TITLE_NAME_MAX * 10 + 200, "Title name must be less than 50 characters"),
+  v.check((n) => graphemesAtMost(baseName(n), TITLE_NAME_MAX), "Title name must be less than 50 characters"),
 );
 
 export const Notes = optionalText("Notes", 20_000);

@@ -1,20 +1,13 @@
 // One schema for the topic routes and the dashboard forms: the spec's messages live here.
 import * as v from "valibot";
+import { graphemesAtMost } from "../shared/slug";
 import { noControlChars } from "../shared/text";
 
 export const TOPIC_NAME_MAX = 50;
 export const ACCESS_TYPES = ["personal", "public", "private"] as const;
 
-// Characters as people count them (an emoji is one), so "🚀 " never eats the budget twice.
-// Counting stops one past the limit: segmenting a whole 1 MB name took ~0.4 s and ~100 MB
-// while every redirect waited (issue 11's request budget; scripts/hostile.ts sends one).
-const segmenter = new Intl.Segmenter(undefined, { granularity: "grapheme" });
-const graphemesAtMost = (s: string, max: number) => {
-  if (s.length <= max) return true;
-  let n = 0;
-  for (const _ of segmenter.segment(s)) if (++n > max) return false;
-  return true;
-};
+// Characters as people count them (an emoji is one), so "🚀 " never eats the budget twice
+// (graphemesAtMost stops counting one past the limit: issue 11's request budget).
 
 /** Spec §5: name required, 1 to 50 characters. */
 export const TopicName = v.pipe(

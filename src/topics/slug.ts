@@ -1,15 +1,12 @@
 // Isomorphic helpers for topic names and slugs (used by the server and the web app).
 
+import { nameSlug } from "../shared/slug";
+
 /**
- * The spec's slug rule (topic page, titleSlug): lower-case, every run of characters other
- * than a-z and 0-9 becomes one hyphen, leading and trailing hyphens trimmed.
+ * A topic's base slug: the spec's rule, else the name's own letters (any script), else
+ * "topic" (src/shared/slug.ts); the store adds -2, -3… when the user already holds it.
  */
-export function slugify(name: string) {
-  return name
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, "-")
-    .replace(/^-+|-+$/g, "");
-}
+export const slugify = (name: string) => nameSlug(name, "topic", false);
 
 const pictographic = /\p{Extended_Pictographic}|\p{Regional_Indicator}/u;
 const segmenter = new Intl.Segmenter(undefined, { granularity: "grapheme" });

@@ -81,7 +81,7 @@ export function topicsStore(db: Database) {
 
   /** The first of slug, slug-2, slug-3… that no other topic of this user holds or held. */
   async function freeSlug(q: Queries, userId: number, name: string, topicId: number | null) {
-    const base = slugify(name) || "topic";
+    const base = slugify(name);
     for (let i = 1; ; i++) {
       const slug = i === 1 ? base : `${base}-${i}`;
       // A slug is free for this topic if no topic of the user has ever held it, or this one did.

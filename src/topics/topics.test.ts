@@ -63,8 +63,27 @@ describe("POST /api/topics", () => {
     const r = await t.call("POST", "/api/topics", { cookie: bob.cookie, body: { name: "x".repeat(50) } });
     expect(r.status).toBe(201);
     const jp = await create(bob.cookie, { name: "日本語" });
-    expect(jp.linkSlug).toBe("topic");
+    expect(jp.linkSlug).toBe("日本語");
     expect(jp.name).toBe("日本語");
+  });
+
+  test("names in any script keep their letters in the slug; emoji-only names get the fallback", async () => {
+    // Issue 25: a topic in another script keeps its letters (not "/bob/topic"); the percent-
+    // encoded link the browser sends finds it, and its titles.
+    const he = await create(premium.cookie, { name: "שלום עולם" });
+    expect(he.linkSlug).toBe("שלום-עולם");
+    const enc = encodeURIComponent(he.linkSlug);
+    const found = await t.call("GET", `/api/topic/prem/${enc}`, { cookie: premium.cookie });
+    expect(found.status).toBe(200);
+    expect(found.json.id).toBe(he.id);
+    const title = await t.call("POST", `/api/prem/${enc}/titles`, { cookie: premium.cookie, body: { name: "Привет", version: 1 } });
+    expect(title.status).toBe(201);
+    expect(title.json.slug).toBe("привет");
+    // A name with no letter or number still gets the spec's fallback, with -2 for the next.
+    const [a, b] = [await create(premium.cookie, { name: "🚀" }), await create(premium.cookie, { name: "🌊" })];
+    expect(a.linkSlug).toMatch(/^topic(-\d+)?$/);
+    expect(b.linkSlug).toMatch(/^topic-\d+$/);
+    expect(a.linkSlug).not.toBe(b.linkSlug);
   });
 
   const invalid: Scenario[] = [

@@ -10,6 +10,7 @@ import { Field } from "../ui/Field";
 import { FullPageSpinner } from "../ui/Spinner";
 import { toast, toastError } from "../ui/Toast";
 import { ThemeToggle } from "../shell/ThemeToggle";
+import { SkipLink } from "../shell/RouteFocus";
 
 type Mode = "signin" | "signup";
 const empty = { username: "", email: "", password: "" };
@@ -70,10 +71,11 @@ export function AuthPage() {
   return (
     <div className="auth-page">
       <header className="auth-header">
+        <SkipLink />
         <span className="brand">{config?.appName ?? "Threadlink"}</span>
         <ThemeToggle />
       </header>
-      <main className="auth-grid">
+      <main id="main" tabIndex={-1} className="auth-grid">
         <section className="card auth-card" aria-labelledby="auth-title">
           <h1 id="auth-title">{signup ? "Create account" : "Welcome back"}</h1>
           <p className="muted">{signup ? "Sign up to get started" : "Sign in to manage your links and analytics"}</p>

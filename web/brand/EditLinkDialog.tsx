@@ -15,8 +15,8 @@ const EMPTY = { shortCode: "", originalUrl: "", title: "", description: "", expi
 
 /**
  * Spec §2 'Edit Link': Short Code, Destination URL, Title, Description (Optional), Save Changes.
- * On the Link Tracker (issue 14) the code is fixed once created, shown read-only, and the
- * expiry can be set or cleared instead.
+ * On the Link Tracker the expiry can be set or cleared too; the code can be changed on both
+ * trackers (the spec's edit payload has it), with a warning that the old short URL stops.
  */
 export function EditLinkDialog({ link, tracker, onClose, onSaved }: { link: LinkView | null; tracker: Tracker; onClose: () => void; onSaved: (l: LinkView) => void }) {
   const main = tracker === "main";
@@ -29,14 +29,18 @@ export function EditLinkDialog({ link, tracker, onClose, onSaved }: { link: Link
     setErrors({});
   }, [link]);
 
-  const set = (k: keyof typeof form) => (e: { target: { value: string } }) => setForm((f) => ({ ...f, [k]: e.target.value }));
+  // Typing in a field clears its error (its hint, e.g. the code's warning, shows again).
+  const set = (k: keyof typeof form) => (e: { target: { value: string } }) => {
+    setForm((f) => ({ ...f, [k]: e.target.value }));
+    setErrors(({ [k]: _, ...rest }) => rest);
+  };
 
   function mainBody(l: LinkView) {
     // datetime-local holds minutes in local time: an untouched field sends the stored expiry
     // back exactly (the server keeps an unchanged expiry even when it has passed).
     const untouched = form.expiresAt === toLocalInput(l.expiresAt);
     const expiresAt = untouched ? (l.expiresAt ?? "") : form.expiresAt ? new Date(form.expiresAt).toISOString() : "";
-    return { originalUrl: form.originalUrl, title: form.title, description: form.description, expiresAt };
+    return { shortCode: form.shortCode, originalUrl: form.originalUrl, title: form.title, description: form.description, expiresAt };
   }
 
   async function submit(e: FormEvent) {
@@ -67,11 +71,17 @@ export function EditLinkDialog({ link, tracker, onClose, onSaved }: { link: Link
     <Dialog open={link !== null} onClose={onClose} title="Edit Link">
       <form onSubmit={submit} noValidate>
         <fieldset className="stack" disabled={busy}>
-          {main ? (
-            <Field label="Short Code" value={form.shortCode} readOnly hint="The short code stays the same once the link is created." error={errors.shortCode} />
-          ) : (
-            <Field label="Short Code" value={form.shortCode} onChange={set("shortCode")} error={errors.shortCode} autoCapitalize="off" autoCorrect="off" spellCheck={false} required />
-          )}
+          <Field
+            label="Short Code"
+            value={form.shortCode}
+            onChange={set("shortCode")}
+            error={errors.shortCode}
+            hint={link && form.shortCode.trim() !== link.shortCode ? "The old short URL, and QR codes made with it, will stop working." : undefined}
+            autoCapitalize="off"
+            autoCorrect="off"
+            spellCheck={false}
+            required
+          />
           <Field label="Destination URL" type="url" inputMode="url" value={form.originalUrl} onChange={set("originalUrl")} error={errors.originalUrl} required />
           <Field label="Title" value={form.title} onChange={set("title")} error={errors.title} maxLength={TITLE_MAX + 50} required />
           <TextArea label="Description (Optional)" value={form.description} onChange={set("description")} error={errors.description} maxLength={DESCRIPTION_MAX + 50} />

@@ -49,11 +49,12 @@ test("create, edit code and destination, follow, reset, and download the QR code
   await create.getByRole("button", { name: "Create", exact: true }).click();
   await expect(page.getByText("Short link created successfully")).toBeVisible();
   const c = card(page, "Spring campaign");
-  const firstUrl = (await c.locator("code").textContent())!;
+  const firstUrl = (await c.locator(".link-row-short code").getAttribute("title"))!;
   expect(firstUrl.startsWith(`${brandBase}/`)).toBe(true);
 
   // Edit: code and destination, with the spec's validation message first.
-  await c.getByRole("button", { name: "Edit Spring campaign" }).click();
+  await c.getByRole("button", { name: "More actions for Spring campaign" }).click();
+  await page.getByRole("menu").getByRole("menuitem", { name: "Edit" }).click();
   const edit = page.getByRole("dialog", { name: "Edit Link" });
   await expect(edit.getByLabel("Destination URL")).toHaveValue(`${destBase}/first`);
   await edit.getByLabel("Short Code").fill("ab");
@@ -64,7 +65,7 @@ test("create, edit code and destination, follow, reset, and download the QR code
   await edit.getByLabel("Destination URL").fill(`${destBase}/second`);
   await edit.getByRole("button", { name: "Save Changes" }).click();
   await expect(page.getByText("Link updated successfully")).toBeVisible();
-  await expect(c.locator("code")).toHaveText(`${brandBase}/${code}`);
+  await expect(c.locator(".link-row-short code")).toHaveAttribute("title", `${brandBase}/${code}`);
   await expect(c.getByText(`${destBase}/second`)).toBeVisible();
 
   // The new short URL on the brand host lands on the new destination at once.
@@ -90,7 +91,9 @@ test("create, edit code and destination, follow, reset, and download the QR code
   await page.keyboard.press("Escape");
 
   // Reset, after the spec's confirmation.
-  await c.getByRole("button", { name: "Reset click count for Spring campaign" }).click();
+  await c.getByRole("button", { name: "More actions for Spring campaign" }).click();
+  await expect(page.getByRole("menu").getByRole("menuitem")).toHaveText(["Open destination", "Edit", "QR code", "Reset click count", "Delete"]);
+  await page.getByRole("menu").getByRole("menuitem", { name: "Reset click count" }).click();
   const confirm = page.getByRole("alertdialog");
   await expect(confirm.getByText("Are you sure you want to reset the click count to zero? This cannot be undone.")).toBeVisible();
   await confirm.getByRole("button", { name: "Reset" }).click();
@@ -98,7 +101,8 @@ test("create, edit code and destination, follow, reset, and download the QR code
   await expect(c.getByText("0 clicks", { exact: true })).toBeVisible();
 
   // QR code: 300 px preview, default file name, a 1500 px PNG of the brand short URL + scan marker.
-  await c.getByRole("button", { name: "Generate QR code for Spring campaign" }).click();
+  await c.getByRole("button", { name: "More actions for Spring campaign" }).click();
+  await page.getByRole("menu").getByRole("menuitem", { name: "QR code" }).click();
   const qr = page.getByRole("dialog", { name: "QR Code Generator" });
   const preview = qr.getByRole("img", { name: `QR code for ${brandBase}/${code}` });
   await expect(preview).toBeVisible();

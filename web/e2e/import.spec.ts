@@ -32,8 +32,15 @@ test("import a CSV with a bad row through the Import page, read the report, then
   await expect(page.getByText("Done: 699 imported, 1 skipped.")).toBeVisible({ timeout: 30_000 });
   await expect(bar).toHaveAttribute("value", "700");
 
-  // The report: every row, and the bad one with its row number and reason.
-  await page.getByLabel("Show rows").selectOption("skipped");
+  // Issue 25: the file cannot be imported twice by accident (Import is gone; choosing again is deliberate),
+  // and the report opens on the skipped rows.
+  await expect(page.getByRole("button", { name: "Import", exact: true })).toHaveCount(0);
+  await expect(page.getByRole("button", { name: "Import another file" })).toBeVisible();
+  await expect(page.getByLabel("Show rows")).toHaveValue("skipped");
+  // The export counts every link whatever shape the list route has.
+  const countLinks = async () => (await (await page.request.get("/api/links/export.json")).json()).links.length;
+  const linksNow = await countLinks();
+  expect(linksNow).toBe(699);
   const report = page.getByRole("table").filter({ has: page.getByRole("columnheader", { name: "Result" }) });
   const bad = report.getByRole("row").filter({ hasText: "Skipped" });
   await expect(bad).toHaveCount(1);
@@ -46,6 +53,8 @@ test("import a CSV with a bad row through the Import page, read the report, then
   const [reportFile] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Download report" }).click()]);
   const reportText = await (await reportFile.createReadStream()).toArray().then((c) => Buffer.concat(c).toString("utf8"));
   expect(reportText.trim().split("\r\n")).toHaveLength(701);
+  // Nothing more was imported after Done.
+  expect(await countLinks()).toBe(linksNow);
 
   for (const scheme of ["light", "dark"] as const) {
     await page.emulateMedia({ colorScheme: scheme });

@@ -51,7 +51,7 @@ test("create a link, follow it, see the clicks, new and return visits, then dele
   await expect(c).toBeVisible();
   await expect(c.getByText(`${destBase}/landing?from=e2e`)).toBeVisible();
   await expect(c.getByText("0 clicks")).toBeVisible();
-  const shortUrl = (await c.locator("code").textContent())!;
+  const shortUrl = (await c.locator(".link-row-short code").getAttribute("title"))!;
   expect(shortUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/[A-Za-z0-9_-]{7}$/);
 
   // Visit 1: a new page in the same browser follows the server's 302 to the destination.
@@ -108,7 +108,8 @@ test("create a link, follow it, see the clicks, new and return visits, then dele
   await page.keyboard.press("Escape");
 
   // Delete, after the spec's confirmation.
-  await c.getByRole("button", { name: "Delete Landing" }).click();
+  await c.getByRole("button", { name: "More actions for Landing" }).click();
+  await page.getByRole("menu").getByRole("menuitem", { name: "Delete" }).click();
   const confirm = page.getByRole("alertdialog");
   await expect(confirm.getByText("Are you sure you want to delete this link? This action cannot be undone.")).toBeVisible();
   await confirm.getByRole("button", { name: "Delete" }).click();
@@ -200,7 +201,7 @@ test("a look-alike destination (Cyrillic letters under .com) is accepted with a 
   await expect(card(page, "Plain").getByRole("note")).toHaveCount(0);
 });
 
-test("edit a Link Tracker link by keyboard: the code stays, and its short URL goes to the new destination", async ({ page, context }) => {
+test("edit a Link Tracker link by keyboard: a new code and destination; the new short URL goes there, the old one is gone", async ({ page, context }) => {
   await registerViaApi(page.request);
   const made = await page.request.post("/api/links", { data: { originalUrl: `${destBase}/before-edit`, title: "Before edit" } });
   expect(made.status()).toBe(201);
@@ -209,13 +210,25 @@ test("edit a Link Tracker link by keyboard: the code stays, and its short URL go
   const c = card(page, "Before edit");
   await expect(c.getByText(`${destBase}/before-edit`)).toBeVisible();
 
-  await c.getByRole("button", { name: "Edit Before edit" }).focus();
+  // Edit sits in the row's menu: Enter opens it on its first item, ArrowDown moves to Edit.
+  await c.getByRole("button", { name: "More actions for Before edit" }).focus();
+  await page.keyboard.press("Enter");
+  await expect(page.getByRole("menuitem", { name: "Open destination" })).toBeFocused();
+  await page.keyboard.press("ArrowDown");
+  await expect(page.getByRole("menuitem", { name: "Edit" })).toBeFocused();
   await page.keyboard.press("Enter");
   const dialog = page.getByRole("dialog", { name: "Edit Link" });
   await expect(dialog).toBeVisible();
   const code = dialog.getByLabel("Short Code");
   await expect(code).toHaveValue(shortCode);
-  await expect(code).not.toBeEditable();
+  // Issue 25: the code can be changed here as on the brand tracker (the spec's edit payload has it).
+  await expect(code).toBeEditable();
+  await code.fill("x");
+  await code.press("Enter");
+  await expect(dialog.getByText("Short code must be at least 3 characters")).toBeVisible();
+  const newCode = `${shortCode}-renamed`;
+  await code.fill(newCode);
+  await expect(dialog.getByText("The old short URL, and QR codes made with it, will stop working.")).toBeVisible();
   // The create form's rules apply, with its messages.
   await dialog.getByLabel("Destination URL").fill("javascript:alert(1)");
   await dialog.getByLabel("Destination URL").press("Enter");
@@ -230,31 +243,37 @@ test("edit a Link Tracker link by keyboard: the code stays, and its short URL go
   await expect(page.getByText("Link updated successfully")).toBeVisible();
   await expect(dialog).toBeHidden();
 
+  const newUrl = shortUrl.replace(new RegExp(`/${shortCode}$`), `/${newCode}`);
   const edited = card(page, "After edit");
   await expect(edited.getByText(`${destBase}/after-edit`)).toBeVisible();
-  await expect(edited.locator("code")).toHaveText(shortUrl);
+  await expect(edited.locator("code")).toHaveAttribute("title", newUrl);
   await expect(card(page, "Before edit")).toHaveCount(0);
 
   const visitor = await context.newPage();
-  await visitor.goto(shortUrl);
+  await visitor.goto(newUrl);
   await expect(visitor.getByRole("heading", { name: "Landing page" })).toBeVisible();
   await expect(visitor.locator("#path")).toHaveText("/after-edit");
+  expect((await visitor.request.get(shortUrl, { maxRedirects: 0 })).status()).toBe(404);
 });
 
-test("links deleted by keyboard alone: focus moves to the next link's Delete, then to Create Link, never to the page's body", async ({ page }) => {
+test("links deleted by keyboard alone: focus moves to the next link's menu, then to Create Link, never to the page's body", async ({ page }) => {
   await registerViaApi(page.request);
   for (const title of ["First made", "Second made"]) {
     expect((await page.request.post("/api/links", { data: { originalUrl: `https://example.com/${title.split(" ")[0]}`, title } })).status()).toBe(201);
   }
   await page.goto("/link-tracker");
   // Newest first: "Second made", then "First made".
-  await page.getByRole("button", { name: "Delete Second made" }).focus();
+  // Delete is the menu's last item: ArrowUp on the menu button opens it there.
+  await page.getByRole("button", { name: "More actions for Second made" }).focus();
+  await page.keyboard.press("ArrowUp");
+  await expect(page.getByRole("menuitem", { name: "Delete" })).toBeFocused();
   await page.keyboard.press("Enter");
   await expect(page.getByRole("alertdialog", { name: "Delete link" }).getByRole("button", { name: "Cancel" })).toBeFocused();
   await page.keyboard.press("Tab");
   await page.keyboard.press("Enter");
   await expect(page.getByRole("heading", { name: "Second made" })).toHaveCount(0);
-  await expect(page.getByRole("button", { name: "Delete First made" })).toBeFocused();
+  await expect(page.getByRole("button", { name: "More actions for First made" })).toBeFocused();
+  await page.keyboard.press("ArrowUp");
   await page.keyboard.press("Enter");
   await page.keyboard.press("Tab");
   await page.keyboard.press("Enter");

@@ -163,3 +163,48 @@ test("at 360 px, 32-character usernames and 50-character topic names wrap instea
   await ctxA.close();
   await ctxB.close();
 });
+
+test("people with access: the owner sees who accepted and removes one; a member leaves; focus stays in the dialog", async ({ browser }) => {
+  const [ctxA, ctxB, ctxC] = await Promise.all([browser.newContext(), browser.newContext(), browser.newContext()]);
+  const [a, b, c] = await Promise.all([ctxA.newPage(), ctxB.newPage(), ctxC.newPage()]);
+  const alice = await registerViaApi(a.request, uniqueName("own"));
+  const bob = await registerViaApi(b.request, uniqueName("mem"));
+  const carol = await registerViaApi(c.request, uniqueName("mem"));
+  const topic = (await (await a.request.post("/api/topics", { data: { name: "Family Chat", accessType: "personal" } })).json()) as { linkSlug: string };
+  for (const who of [b, c]) {
+    const { code } = (await (await a.request.post("/api/invites")).json()) as { code: string };
+    expect((await who.request.post(`/api/invites/${code}/accept`)).status()).toBe(200);
+  }
+
+  // The owner finds Share Topics in the Personal view (no detour through "Shared (0)").
+  await a.goto("/");
+  await expect(a.getByLabel("View")).toHaveValue("personal");
+  await a.getByRole("button", { name: "Share Topics" }).click();
+  const dialog = a.getByRole("dialog", { name: "Share Topics" });
+  const people = dialog.getByRole("region", { name: /People with access/ });
+  await expect(people.getByRole("listitem")).toHaveCount(2);
+  await expect(people.getByRole("listitem").filter({ hasText: bob })).toHaveCount(1);
+  await expect(people.getByRole("listitem").filter({ hasText: carol })).toHaveCount(1);
+  await people.getByRole("button", { name: `Remove ${bob}'s access` }).click();
+  await expect(a.getByText(`${bob} no longer sees your shared topics.`)).toBeVisible();
+  await expect(people.getByRole("listitem")).toHaveCount(1);
+  // Focus went to the row that took its place, not the page body.
+  await expect(people.getByRole("button", { name: `Remove ${carol}'s access` })).toBeFocused();
+  expect((await b.request.get(`/api/topic/${alice}/${topic.linkSlug}`)).status()).toBe(404);
+
+  // carol leaves from her side.
+  await c.goto("/");
+  await c.getByRole("button", { name: "Share Topics" }).click();
+  const mine = c.getByRole("dialog", { name: "Share Topics" }).getByRole("region", { name: /Shared with you/ });
+  await mine.getByRole("button", { name: `Leave ${alice}'s shared topics` }).click();
+  await expect(c.getByText(`You no longer see ${alice}'s shared topics.`)).toBeVisible();
+  await expect(mine.getByText("No one shares topics with you yet.")).toBeVisible();
+  await expect(mine.getByRole("heading", { name: "Shared with you" })).toBeFocused();
+  await expect(c.getByRole("option", { name: "Shared (0)" })).toBeAttached();
+
+  // The owner's list is empty again after a reload.
+  await a.reload();
+  await a.getByRole("button", { name: "Share Topics" }).click();
+  await expect(a.getByRole("dialog", { name: "Share Topics" }).getByText("No one yet.", { exact: false })).toBeVisible();
+  await Promise.all([ctxA.close(), ctxB.close(), ctxC.close()]);
+});

@@ -210,7 +210,7 @@ test("the mobile menu at 375 px holds the spec's items in order; row actions sit
   await expect(row.getByRole("button", { name: "Start Message" })).toBeHidden();
   await row.getByRole("button", { name: "Actions for Pocket" }).click();
   const actions = page.getByRole("menu");
-  await expect(actions.getByRole("menuitem")).toHaveText(["Copy", "Start Message", "Delete", "Edit", "Download contact card"]);
+  await expect(actions.getByRole("menuitem")).toHaveText(["Copy", "Start Message", "Edit", "Download contact card", "Delete"]);
   await actions.getByRole("menuitem", { name: "Delete" }).click();
   await page.getByRole("alertdialog").getByRole("button", { name: "Delete" }).click();
   await expect(page.getByText("Topic deleted successfully")).toBeVisible();

@@ -21,6 +21,8 @@ function messageFrom(text: string): { message: string; fields?: Record<string, s
   return { message: text };
 }
 
+export const NO_ANSWER = "Could not reach the server. Check your connection and try again.";
+
 export async function api<T = unknown>(path: string, init: { method?: string; body?: unknown; signal?: AbortSignal } = {}): Promise<T> {
   return (await request<T>(path, init)).body;
 }
@@ -57,7 +59,11 @@ async function request<T>(path: string, init: { method?: string; body?: unknown;
       body: init.body !== undefined ? JSON.stringify(init.body) : undefined,
     });
   } catch (e) {
-    throw new ApiError(e instanceof Error ? e.message : String(e), 0);
+    // An abort is the caller's own doing and keeps its name; anything else here means no answer
+    // came at all (offline, server down). The browser's own words ("Failed to fetch", "Load
+    // failed", "NetworkError when attempting…") differ per browser and say nothing to a person.
+    if (e instanceof DOMException && e.name === "AbortError") throw e;
+    throw new ApiError(NO_ANSWER, 0);
   }
   if (!res.ok) {
     // Spec §8: 5xx reads '{status}: {statusText}'; other failures carry the server's text.

@@ -7,6 +7,7 @@ import { usePageTitle } from "../shell/usePageTitle";
 import { Button } from "../ui/Button";
 import { Select } from "../ui/Field";
 import { toast } from "../ui/Toast";
+import { NO_ANSWER } from "../lib/api";
 import { decodeCsv, detectLayout, previewRecords, IMPORT_MSG, type Layout } from "../../src/shared/csvImport";
 import { IMPORT_MAX_ROWS, type ImportReport, type ImportRowResult } from "../../src/links/schema";
 import { splitIntoParts, type Part } from "./importParts";
@@ -30,12 +31,17 @@ type Filter = "all" | "skipped" | "imported";
 const TOO_LARGE_ROW = "This row is larger than the 10 MB the server takes in one request";
 
 async function sendPart(part: Extract<Part, { kind: "send" }>): Promise<ImportReport> {
-  const res = await fetch(`/api/links/import?rowOffset=${part.rowOffset}`, {
-    method: "POST",
-    credentials: "include",
-    headers: { "content-type": "text/csv; charset=utf-8", accept: "application/json", "x-requested-with": "XMLHttpRequest" },
-    body: part.text,
-  });
+  let res: Response;
+  try {
+    res = await fetch(`/api/links/import?rowOffset=${part.rowOffset}`, {
+      method: "POST",
+      credentials: "include",
+      headers: { "content-type": "text/csv; charset=utf-8", accept: "application/json", "x-requested-with": "XMLHttpRequest" },
+      body: part.text,
+    });
+  } catch {
+    throw new Error(NO_ANSWER);
+  }
   const body = await res.json().catch(() => null);
   if (!res.ok) throw new Error(body?.error?.message ?? `${res.status}: ${res.statusText || "Import failed"}`);
   return body as ImportReport;
@@ -67,6 +73,9 @@ export function ImportPage() {
   const [failure, setFailure] = useState<string | null>(null);
   const [filter, setFilter] = useState<Filter>("all");
   const cancelled = useRef(false);
+  // Set on the first press, before React re-renders: a double click cannot send the file twice.
+  const started = useRef(false);
+  const fileInput = useRef<HTMLInputElement>(null);
   const reportHeading = useRef<HTMLHeadingElement>(null);
   const progressHeading = useRef<HTMLHeadingElement>(null);
 
@@ -85,6 +94,8 @@ export function ImportPage() {
 
   async function choose(e: ChangeEvent<HTMLInputElement>) {
     const file = e.target.files?.[0];
+    started.current = false;
+    setFilter("all");
     setResults([]);
     setPhase("idle");
     setFailure(null);
@@ -106,7 +117,8 @@ export function ImportPage() {
   }
 
   async function start() {
-    if (!picked?.layout) return;
+    if (!picked?.layout || started.current) return;
+    started.current = true;
     const { rows, parts } = splitIntoParts(picked.text);
     if (rows > IMPORT_MAX_ROWS) {
       setFailure(`The file has more than ${IMPORT_MAX_ROWS.toLocaleString("en")} rows: split it and import the parts one after another.`);
@@ -132,6 +144,10 @@ export function ImportPage() {
         } catch (e) {
           setFailure(`${e instanceof Error ? e.message : String(e)} — rows from ${part.rowOffset + 2} on were not imported.`);
           setPhase("failed");
+          setResults((all) => {
+            if (all.some((r) => r.status === "skipped")) setFilter("skipped");
+            return all;
+          });
           void mutate("/api/links", undefined, { revalidate: false });
           return;
         }
@@ -143,17 +159,38 @@ export function ImportPage() {
     // The Link Tracker's cached list is dropped (its screen does not refetch stale data), so it is read anew when opened next.
     void mutate("/api/links", undefined, { revalidate: false });
     const wasCancelled = cancelled.current;
+    // The report opens on what needs a look: the skipped rows, when there are any.
+    setResults((all) => {
+      if (all.some((r) => r.status === "skipped")) setFilter("skipped");
+      return all;
+    });
     setPhase(wasCancelled ? "cancelled" : "done");
     toast({ title: wasCancelled ? "Import cancelled" : "Import finished" });
   }
 
+  /** After a run the file is spent: a second import takes choosing a file again, on purpose. */
+  function chooseAnother() {
+    started.current = false;
+    setPicked(null);
+    setResults([]);
+    setFilter("all");
+    setPhase("idle");
+    setFailure(null);
+    setDone(0);
+    if (fileInput.current) {
+      fileInput.current.value = "";
+      fileInput.current.focus();
+    }
+  }
+
   const skipped = results.length - imported;
+  const ran = phase === "done" || phase === "cancelled" || phase === "failed";
   const percent = total ? Math.round((done / total) * 100) : 0;
 
   return (
     <div className="page">
       <AppHeader />
-      <main className="container links-page import-page">
+      <main id="main" tabIndex={-1} className="container links-page import-page">
         <p className="import-back">
           <Link href="/link-tracker">← Link Tracker</Link>
         </p>
@@ -166,7 +203,7 @@ export function ImportPage() {
 
         <div className="card import-pick">
           <label htmlFor="import-file" className="import-file-label">CSV file</label>
-          <input id="import-file" type="file" accept=".csv,text/csv,text/plain" onChange={choose} disabled={running} aria-describedby="import-file-status" />
+          <input ref={fileInput} id="import-file" type="file" accept=".csv,text/csv,text/plain" onChange={choose} disabled={running} aria-describedby="import-file-status" />
           <div id="import-file-status" role="status">
             {picked?.problem && <p className="field-error">{picked.problem}</p>}
             {picked?.layout && (
@@ -202,7 +239,11 @@ export function ImportPage() {
               </table>
             </div>
             <div className="row import-actions">
-              <Button onClick={start} busy={phase === "running"} disabled={running}>Import</Button>
+              {ran ? (
+                <Button variant="secondary" onClick={chooseAnother}>Import another file</Button>
+              ) : (
+                <Button onClick={start} busy={phase === "running"} disabled={running}>Import</Button>
+              )}
               {running && (
                 <Button
                   variant="secondary"

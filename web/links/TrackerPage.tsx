@@ -1,17 +1,16 @@
 import { lazy, Suspense, useEffect, useMemo, useRef, useState } from "react";
 import useSWRInfinite from "swr/infinite";
-import { Link } from "wouter";
+import { Link, useSearch } from "wouter";
 import { AppFooter, AppHeader } from "../shell/AppHeader";
 import { Button } from "../ui/Button";
 import { ConfirmDialog, Dialog } from "../ui/Dialog";
 import { Field, Select } from "../ui/Field";
-import { ClampedText } from "../ui/ClampedText";
 import { Spinner } from "../ui/Spinner";
 import { toast } from "../ui/Toast";
 import { api, pageFetcher, type ApiPage } from "../lib/api";
 import { useConfig } from "../lib/config";
 import { CreateLinkDialog } from "./CreateLinkDialog";
-import { clicksLabel, copyLink, formatDate, linkState } from "./format";
+import { LinkRow } from "./LinkRow";
 import { API_BASE, type LinkView, type Tracker } from "./types";
 import { CLICK_SORT_MAX } from "../../src/links/schema";
 import { EditLinkDialog } from "../brand/EditLinkDialog";
@@ -94,6 +93,11 @@ export function TrackerPage({ tracker }: { tracker: Tracker }) {
   const [pending, setPending] = useState<Pending>(null);
   const [busy, setBusy] = useState(false);
   const createButton = useRef<HTMLButtonElement>(null);
+  // /link-tracker?create=1 (the QR page's "Create a short link") opens Create Short Link at once.
+  const urlSearch = useSearch();
+  useEffect(() => {
+    if (new URLSearchParams(urlSearch).get("create") === "1") setCreating(true);
+  }, [urlSearch]);
 
   useEffect(() => {
     if (error) toast({ title: "Error", description: brand ? "Failed to fetch short links" : "Failed to fetch links", variant: "destructive" });
@@ -127,8 +131,8 @@ export function TrackerPage({ tracker }: { tracker: Tracker }) {
     if (!pending) return;
     setBusy(true);
     const { kind, link } = pending;
-    // A deleted link's Delete button goes with it, and focus would fall to the page's body:
-    // it moves to the next link's Delete (the one before at the end), or to Create Link.
+    // A deleted link's row goes with its menu, and focus would fall to the page's body: it
+    // moves to the next link's actions menu (the one before at the end), or to Create Link.
     const at = shown.findIndex((l) => l.id === link.id);
     const next = shown[at + 1] ?? shown[at - 1];
     try {
@@ -143,7 +147,7 @@ export function TrackerPage({ tracker }: { tracker: Tracker }) {
       await mutate();
       if (kind === "delete") {
         requestAnimationFrame(() => {
-          const target = next ? document.querySelector<HTMLElement>(`[data-delete="${next.id}"]`) : createButton.current;
+          const target = next ? document.querySelector<HTMLElement>(`[data-link="${next.id}"] .link-more`) : createButton.current;
           target?.focus();
         });
       }
@@ -160,7 +164,7 @@ export function TrackerPage({ tracker }: { tracker: Tracker }) {
   return (
     <div className="page">
       <AppHeader />
-      <main className="container links-page">
+      <main id="main" tabIndex={-1} className="container links-page">
         <div className="row links-head">
           <h1>{title}</h1>
           <span className="spacer" />
@@ -214,54 +218,34 @@ export function TrackerPage({ tracker }: { tracker: Tracker }) {
             <Button variant="secondary" onClick={() => mutate()}>Try again</Button>
           </div>
         ) : shown.length === 0 && !narrowed ? (
-          <div className="empty">
-            <p>You haven't created any links yet.</p>
+          <div className="empty onboarding">
+            <p className="onboarding-title">You haven't created any links yet.</p>
+            <p className="muted">
+              A short link sends visitors on to a long address and counts every visit: where from, on what, and when.
+              {!brand && (
+                <>
+                  {" "}Have links elsewhere? <Link href="/link-tracker/import">import them from a CSV file</Link>.
+                </>
+              )}
+            </p>
             <Button onClick={() => setCreating(true)}>Create your first link</Button>
           </div>
         ) : shown.length === 0 ? (
           <p className="empty">No results found. Try a different search.</p>
         ) : (
           <>
-            <ul className="link-list" aria-label="Links">
+            <ul className="link-list link-rows" aria-label="Links">
               {shown.map((l) => (
-                <li key={l.id} className={`card link-card link-${linkState(l)}`}>
-                  <div className="link-main">
-                    <h2 className="link-title">{l.title}</h2>
-                    {/* A destination may be 2,048 characters: two lines until "Show more". */}
-                    <ClampedText className="muted break link-original" text={l.originalUrl} lines={2} />
-                    {l.hostWarning && (
-                      // The punycode name is what the browser really visits: shown beside the warning.
-                      <p className="field-error break" role="note">
-                        ⚠ {l.hostWarning.message} Real name: <code>{l.hostWarning.asciiHost}</code>
-                      </p>
-                    )}
-                    {l.description && <ClampedText className="link-desc break" text={l.description} lines={3} />}
-                    <div className="row link-short">
-                      <code className="break">{l.shortUrl}</code>
-                      <Button variant="secondary" size="sm" onClick={() => copyLink(l.shortUrl)} aria-label={`Copy short URL for ${l.title}`}>Copy</Button>
-                    </div>
-                    <p className="row link-meta">
-                      {/* An expired or switched-off link no longer redirects (the server answers 410). */}
-                      {linkState(l) === "expired" && <span className="badge badge-ended">Expired</span>}
-                      {linkState(l) === "inactive" && <span className="badge badge-ended">Inactive</span>}
-                      <span className="badge badge-primary">{clicksLabel(l.clickCount)}</span>
-                      {l.expiresAt && <span className="muted">Expires: {formatDate(l.expiresAt)}</span>}
-                      <span className="muted">Created {formatDate(l.createdAt)}</span>
-                    </p>
-                  </div>
-                  <div className="row link-actions">
-                    <a className="btn btn-secondary btn-sm" href={l.originalUrl} target="_blank" rel="noopener noreferrer" aria-label={`Open ${l.title}`}>Open</a>
-                    <Button variant="secondary" size="sm" onClick={() => setAnalytics(l)} aria-label={`Analytics for ${l.title}`}>Analytics</Button>
-                    <Button variant="secondary" size="sm" onClick={() => setEditing(l)} aria-label={`Edit ${l.title}`}>Edit</Button>
-                    {brand && (
-                      <>
-                        <Button variant="secondary" size="sm" onClick={() => setQr(l)} aria-label={`Generate QR code for ${l.title}`}>QR code</Button>
-                        <Button variant="secondary" size="sm" onClick={() => setPending({ kind: "reset", link: l })} aria-label={`Reset click count for ${l.title}`}>Reset</Button>
-                      </>
-                    )}
-                    <Button variant="danger" size="sm" onClick={() => setPending({ kind: "delete", link: l })} aria-label={`Delete ${l.title}`} data-delete={l.id}>Delete</Button>
-                  </div>
-                </li>
+                <LinkRow
+                  key={l.id}
+                  link={l}
+                  brand={brand}
+                  onAnalytics={() => setAnalytics(l)}
+                  onEdit={() => setEditing(l)}
+                  onQr={() => setQr(l)}
+                  onReset={() => setPending({ kind: "reset", link: l })}
+                  onDelete={() => setPending({ kind: "delete", link: l })}
+                />
               ))}
             </ul>
             {(more || shown.length < total) && (
@@ -297,7 +281,7 @@ export function TrackerPage({ tracker }: { tracker: Tracker }) {
         </Suspense>
       )}
       <EditLinkDialog link={editing} tracker={tracker} onClose={() => setEditing(null)} onSaved={() => void mutate()} />
-      {brand && <QrCodeDialog link={qr} onClose={() => setQr(null)} />}
+      <QrCodeDialog link={qr} onClose={() => setQr(null)} />
       <ConfirmDialog
         open={pending !== null}
         title={pending?.kind === "reset" ? "Reset click count" : "Delete link"}

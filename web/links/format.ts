@@ -51,13 +51,15 @@ export function referrerHost(referrer: string | null) {
 
 export const clicksLabel = (n: number) => `${n.toLocaleString("en-US")} ${n === 1 ? "click" : "clicks"}`;
 
-/** Copies text with the spec's §8 toasts; `copied` names what was copied (an API key too). */
+/** Copies text with the spec's §8 toasts; `copied` names what was copied (an API key too). True when it was copied. */
 export async function copyLink(text: string, copied = "Link copied to clipboard") {
   try {
     await navigator.clipboard.writeText(text);
     toast({ title: "Copied!", description: copied });
+    return true;
   } catch {
     toast({ title: "Error", description: "Failed to copy to clipboard", variant: "destructive" });
+    return false;
   }
 }
 

@@ -1,4 +1,4 @@
-import { useState } from "react";
+import { useRef, useState } from "react";
 import { Link } from "wouter";
 import { format } from "date-fns";
 import { AppFooter, AppHeader } from "../shell/AppHeader";
@@ -33,22 +33,36 @@ export function NotificationsPage() {
   };
   const readLocally = (id: number | null) =>
     setOlder((o) => o && { ...o, items: o.items.map((n) => (id === null || n.id === id ? { ...n, read: true } : n)) });
+  const heading = useRef<HTMLHeadingElement>(null);
 
+  // Mark all as read is disabled once nothing is unread, which would drop focus to the body:
+  // it goes to the heading instead.
   const all = async () => {
     setBusy(true);
     try {
       await markAllRead();
       readLocally(null);
+      requestAnimationFrame(() => heading.current?.focus());
     } catch (e) {
       toastError(e, "Failed to mark notifications as read");
     } finally {
       setBusy(false);
     }
   };
-  const one = async (id: number) => {
+  const one = async (id: number, from?: HTMLElement) => {
+    // The pressed button goes with the unread state: focus moves to the next unread's button,
+    // else to this notification's own link, else the heading (never the page's body).
+    const row = from?.closest("li");
     try {
       await markRead(id);
       readLocally(id);
+      if (!from) return;
+      requestAnimationFrame(() => {
+        const later = row ? [...(row.parentElement?.querySelectorAll<HTMLElement>("li") ?? [])] : [];
+        const after = later.slice(later.indexOf(row as HTMLLIElement) + 1).concat(later.slice(0, later.indexOf(row as HTMLLIElement)));
+        const next = after.map((li) => li.querySelector<HTMLElement>("[data-mark-read]")).find(Boolean);
+        (next ?? row?.querySelector<HTMLElement>("a") ?? heading.current)?.focus();
+      });
     } catch (e) {
       toastError(e, "Failed to mark notification as read");
     }
@@ -57,7 +71,16 @@ export function NotificationsPage() {
   let body;
   if (error) body = <p className="empty" role="alert">{error.message}</p>;
   else if (!data) body = <div className="empty"><Spinner label="Loading notifications" /></div>;
-  else if (!data.notifications.length) body = <p className="empty">You have no notifications yet.</p>;
+  else if (!data.notifications.length)
+    body = (
+      <div className="empty onboarding">
+        <p className="onboarding-title">You have no notifications yet.</p>
+        <p className="muted">
+          You hear here when someone accepts your invite or adds a title to a topic you share. To start sharing, open{" "}
+          <Link href="/">your topics</Link> and choose Share Topics.
+        </p>
+      </div>
+    );
   else
     body = (
       <ul className="notification-list">
@@ -75,7 +98,7 @@ export function NotificationsPage() {
                 <time dateTime={n.createdAt} className="muted">{format(new Date(n.createdAt), "MMM d, yyyy HH:mm")}</time>
               </div>
               {!n.read && (
-                <Button size="sm" variant="ghost" onClick={() => one(n.id)} aria-label={`Mark as read: ${n.message}`}>Mark as read</Button>
+                <Button size="sm" variant="ghost" data-mark-read onClick={(e) => one(n.id, e.currentTarget)} aria-label={`Mark as read: ${n.message}`}>Mark as read</Button>
               )}
             </li>
           );
@@ -95,9 +118,9 @@ export function NotificationsPage() {
   return (
     <div className="page">
       <AppHeader />
-      <main className="container">
+      <main id="main" tabIndex={-1} className="container">
         <div className="notifications-head">
-          <h1>Notifications</h1>
+          <h1 ref={heading} tabIndex={-1}>Notifications</h1>
           <Button variant="secondary" onClick={all} busy={busy} disabled={!data?.unreadCount}>Mark all as read</Button>
         </div>
         <section className="card">

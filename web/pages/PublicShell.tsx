@@ -5,6 +5,7 @@ import { useConfig } from "../lib/config";
 import { AppFooter, AppHeader } from "../shell/AppHeader";
 import { ThemeToggle } from "../shell/ThemeToggle";
 import "./pages.css";
+import { SkipLink } from "../shell/RouteFocus";
 
 /** Pages anyone may open: the full app header when signed in, a slim one otherwise. */
 export function PublicShell({ children }: { children: ReactNode }) {
@@ -16,6 +17,7 @@ export function PublicShell({ children }: { children: ReactNode }) {
         <AppHeader />
       ) : (
         <header className="app-header">
+          <SkipLink />
           <div className="header-left">
             <Link href="/" className="brand">{config?.appName ?? "Threadlink"}</Link>
           </div>
@@ -25,7 +27,7 @@ export function PublicShell({ children }: { children: ReactNode }) {
           </nav>
         </header>
       )}
-      <main className="container public-page">{children}</main>
+      <main id="main" tabIndex={-1} className="container public-page">{children}</main>
       <AppFooter />
     </div>
   );

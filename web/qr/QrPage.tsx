@@ -3,7 +3,8 @@
 import { useEffect, useId, useRef, useState, type ChangeEvent } from "react";
 import useSWR from "swr";
 import * as v from "valibot";
-import { OriginalUrl, type LinkView } from "../../src/links/schema";
+import { Link } from "wouter";
+import { OriginalUrl, withScheme, type LinkView } from "../../src/links/schema";
 import { linkState } from "../links/format";
 // The browser build: jszip's "main" needs Node streams.
 import { AppFooter, AppHeader } from "../shell/AppHeader";
@@ -52,6 +53,9 @@ function asQrText(s: string) {
     return s;
   }
 }
+
+/** The Link Tracker's URL messages, said of a QR code ("…links can be shortened" → "…can be made into QR codes"). */
+const qrWording = (message: string) => message.replace("links can be shortened", "addresses can be made into QR codes");
 
 function errorToast(description: string) {
   toast({ title: "Error", description, variant: "destructive" });
@@ -127,7 +131,7 @@ export function QrPage() {
   useEffect(() => () => abortRef.current?.abort(), []);
 
   /** The exact text the QR encodes: short links carry the scan marker ('?qr=1'). */
-  const encodedText = () => (source === "shortlink" ? (selected ? withScanMarker(qrText(shortUrlOf(selected))) : "") : asQrText(url.trim()));
+  const encodedText = () => (source === "shortlink" ? (selected ? withScanMarker(qrText(shortUrlOf(selected))) : "") : asQrText(withScheme(url.trim())));
 
   const switchSource = (next: UrlSource) => {
     setSource(next);
@@ -173,9 +177,11 @@ export function QrPage() {
       // The Link Tracker's own rules (src/links/schema.ts): only real http(s) addresses.
       const checked = v.safeParse(OriginalUrl, url);
       if (!checked.success) {
-        setUrlError(checked.issues[0].message);
+        // One rule, but nothing is shortened here: the Link Tracker's wording is adapted.
+        const message = qrWording(checked.issues[0].message);
+        setUrlError(message);
         setGenerated(null);
-        errorToast(checked.issues[0].message);
+        errorToast(message);
         return null;
       }
       setUrlError(undefined);
@@ -284,7 +290,7 @@ export function QrPage() {
   return (
     <div className="page">
       <AppHeader />
-      <main className="container qr-page">
+      <main id="main" tabIndex={-1} className="container qr-page">
         <h1>QR Code Generator</h1>
         <div className="qr-grid">
           <section className="card stack" aria-label="QR code settings">
@@ -308,7 +314,12 @@ export function QrPage() {
               (links.isLoading ? (
                 <p className="muted">Loading short links…</p>
               ) : !usable.length ? (
-                <p className="muted">No short links found</p>
+                <div className="qr-no-links">
+                  <p className="muted">No short links found</p>
+                  <p>
+                    <Link href="/link-tracker?create=1">Create a short link</Link> in the Link Tracker, or choose Custom URL to make a QR code for any address.
+                  </p>
+                </div>
               ) : (
                 <Select label="Short link" className="qr-link-select" options={linkOptions} value={linkId} onChange={(e) => chooseLink(e.target.value)} />
               ))}
@@ -383,7 +394,8 @@ export function QrPage() {
             )}
 
             <div className="row">
-              <Button onClick={onGenerate} disabled={generating || processing}>
+              {/* With no link to choose there is nothing to generate (the spec's 'No link selected…' toast stays for a cleared choice). */}
+              <Button onClick={onGenerate} disabled={generating || processing || (source === "shortlink" && !links.isLoading && !usable.length)}>
                 {generating ? "Generating..." : "Generate"}
               </Button>
               <Button variant="secondary" onClick={onDownload} disabled={processing || generating}>

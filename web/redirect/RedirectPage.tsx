@@ -30,7 +30,7 @@ export function RedirectPage({ params }: { params: { shortCode?: string } }) {
   }, [code, navigate]);
 
   return (
-    <main className="center-page">
+    <main id="main" tabIndex={-1} className="center-page">
       <h1>Link not found</h1>
       <p>This short link doesn't exist or was removed. Taking you to the home page…</p>
       <Link href="/" className="btn btn-primary btn-md">Go Home</Link>

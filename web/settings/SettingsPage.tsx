@@ -123,7 +123,7 @@ export function SettingsPage() {
   return (
     <div className="page">
       <AppHeader />
-      <main className="container stack">
+      <main id="main" tabIndex={-1} className="container stack">
         <h1>Settings</h1>
         <section className="card stack" aria-labelledby="api-keys-heading">
           <h2 id="api-keys-heading">API keys</h2>

@@ -5,6 +5,7 @@ import { Field } from "../ui/Field";
 import { toast, toastError } from "../ui/Toast";
 import { copyText } from "../topics/data";
 import { acceptInvite, codeFrom, createInvite, inviteLink } from "./invites";
+import { PeopleWithAccess } from "./PeopleWithAccess";
 
 /** Spec §2: 'Share Topics' — Create Invite Link, an invite-code input and Accept Invite. */
 export function ShareDialog({ open, onClose }: { open: boolean; onClose: () => void }) {
@@ -52,7 +53,7 @@ export function ShareDialog({ open, onClose }: { open: boolean; onClose: () => v
   };
 
   return (
-    <Dialog open={open} onClose={onClose} title="Share Topics" description="Invite someone to see your topics, or accept an invite you were sent.">
+    <Dialog open={open} onClose={onClose} title="Share Topics" description="Invite someone to see your topics, accept an invite you were sent, and see who has access.">
       <div className="stack">
         <div className="stack">
           <Button onClick={create} busy={creating}>Create Invite Link</Button>
@@ -67,6 +68,7 @@ export function ShareDialog({ open, onClose }: { open: boolean; onClose: () => v
           <Field label="Invite code" placeholder="Paste an invite code or link" value={code} onChange={(e) => setCode(e.target.value)} disabled={accepting} />
           <Button type="submit" disabled={!code.trim()} busy={accepting}>Accept Invite</Button>
         </form>
+        <PeopleWithAccess />
       </div>
     </Dialog>
   );

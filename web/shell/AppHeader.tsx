@@ -8,6 +8,7 @@ import { Button } from "../ui/Button";
 import { toastError } from "../ui/Toast";
 import { ThemeToggle } from "./ThemeToggle";
 import { NotificationBell } from "../notifications/NotificationBell";
+import { SkipLink } from "./RouteFocus";
 
 export function useSignOut() {
   const [, navigate] = useLocation();
@@ -50,6 +51,7 @@ export function AppHeader({ extra }: { extra?: ReactNode }) {
   };
   return (
     <header className="app-header">
+      <SkipLink />
       <div className="header-left">
         <Link href="/" className="brand">{appName}</Link>
         {/* The spec fixes the Tools and mobile menus' items, so Settings (API keys, issue 14) is

@@ -4,7 +4,7 @@ import { usePageTitle } from "./usePageTitle";
 export function NotFoundPage() {
   usePageTitle("Page Not Found");
   return (
-    <main className="center-page">
+    <main id="main" tabIndex={-1} className="center-page">
       <h1>Page Not Found</h1>
       <p>The page you're looking for doesn't exist.</p>
       <Link href="/" className="btn btn-primary btn-md">Go Home</Link>
@@ -14,7 +14,7 @@ export function NotFoundPage() {
 
 export function AuthErrorPage({ error }: { error: Error }) {
   return (
-    <main className="center-page">
+    <main id="main" tabIndex={-1} className="center-page">
       <div className="card narrow">
         <h1>Authentication Error</h1>
         <p>There was a problem checking your login status.</p>

@@ -33,7 +33,7 @@ export function MessageDetailPage() {
     return (
       <div className="page">
         <AppHeader />
-        <main className="container titles-page">
+        <main id="main" tabIndex={-1} className="container titles-page">
           <div className="card stack narrow">
             <h1>Message Not Found</h1>
             <p>{titles.error instanceof Error ? titles.error.message : "This message does not exist or was deleted."}</p>
@@ -152,7 +152,7 @@ function MessageDetail({ topic, entry, username, topicSlug, listHref }: { topic:
   return (
     <div className="page">
       <AppHeader />
-      <main className="container titles-page stack">
+      <main id="main" tabIndex={-1} className="container titles-page stack">
         <div className="titles-head">
           <Link href={listHref} className="btn btn-ghost btn-icon" aria-label={`Back to ${entry.name}`}>←</Link>
           <nav aria-label="Breadcrumb" className="breadcrumb">

@@ -10,6 +10,7 @@ import { ClampedText } from "../ui/ClampedText";
 import { FullPageSpinner, Spinner } from "../ui/Spinner";
 import { toast, toastError } from "../ui/Toast";
 import { act } from "../lib/act";
+import { focusAfterRemoval, neighbourOf } from "../lib/focus";
 import { arrange, formatDate, refetchTitles, seriesOf, titlesApi, topicLabel, useCanonicalSlug, useInlineEditor, useTitles, useTopic, type SortKey, type Title, type ViewKey } from "./data";
 import { HIGHLIGHT_MS, TopicProblem } from "./TopicPage";
 import "./titles.css";
@@ -83,7 +84,7 @@ export function MessageListPage() {
   return (
     <div className="page">
       <AppHeader />
-      <main className="container titles-page stack">
+      <main id="main" tabIndex={-1} className="container titles-page stack">
         <div className="titles-head">
           <Link href={topicHref} className="btn btn-ghost btn-icon" aria-label={`Back to ${t.name}`}>←</Link>
           <nav aria-label="Breadcrumb" className="breadcrumb">
@@ -168,6 +169,7 @@ function MessageCard(props: {
   const [busy, setBusy] = useState(false);
   const editor = useInlineEditor(props.editing, props.onDone, busy);
   const [confirm, setConfirm] = useState(false);
+  const rowRef = useRef<HTMLLIElement>(null);
   const label = `Message ${m.version}`;
 
   // Each edit starts from the stored values: Cancel discards (spec §4 'Message list edit').
@@ -184,11 +186,16 @@ function MessageCard(props: {
   }
 
   async function remove() {
-    if (await act(setBusy, props.onDelete, "Message deleted successfully", "Failed to delete message")) setConfirm(false);
+    const neighbour = neighbourOf(rowRef.current);
+    if (await act(setBusy, props.onDelete, "Message deleted successfully", "Failed to delete message")) {
+      setConfirm(false);
+      // The card is gone: focus goes to the next card's menu, else the page's heading.
+      focusAfterRemoval(neighbour, "[data-more-actions] button, .title-actions button", () => document.querySelector("main h1"));
+    }
   }
 
   return (
-    <li className={`message-card card ${props.highlighted ? "is-new" : ""}`} aria-label={label}>
+    <li ref={rowRef} className={`message-card card ${props.highlighted ? "is-new" : ""}`} aria-label={label}>
       {props.editing ? (
         <form className="stack" onSubmit={save} onKeyDown={editor.onKeyDown} aria-label={`Edit ${label}`}>
           <Field label="Title" value={title} onChange={(e) => setTitle(e.target.value)} placeholder="Message bar title" autoFocus />
@@ -207,6 +214,8 @@ function MessageCard(props: {
               <time dateTime={m.createdAt}>{formatDate(m.createdAt)}</time>
               {m.createdByUsername && <span className="muted"> · {m.createdByUsername}</span>}
             </p>
+            {/* The message itself (issue 25: the cards showed the notes but not the message). */}
+            {m.keyPhrase && <ClampedText className="message-text" text={m.keyPhrase} />}
             {m.notes && <ClampedText className="title-notes" text={m.notes} />}
           </div>
           <div className="title-actions">

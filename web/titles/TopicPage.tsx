@@ -1,4 +1,4 @@
-import { useEffect, useId, useMemo, useState, type FormEvent } from "react";
+import { useEffect, useId, useMemo, useRef, useState, type FormEvent } from "react";
 import { Link, useParams } from "wouter";
 import * as v from "valibot";
 import { AppFooter, AppHeader } from "../shell/AppHeader";
@@ -11,6 +11,7 @@ import { ClampedText } from "../ui/ClampedText";
 import { Spinner } from "../ui/Spinner";
 import { toast, toastError } from "../ui/Toast";
 import { act } from "../lib/act";
+import { focusAfterRemoval, neighbourOf } from "../lib/focus";
 import { TitleNameInput } from "../../src/titles/schema";
 import {
   arrange,
@@ -50,7 +51,7 @@ const VIEWS = [
 export function TopicProblem({ error }: { error?: unknown }) {
   const missing = !error || (error instanceof ApiError && error.status === 404);
   return (
-    <main className="center-page">
+    <main id="main" tabIndex={-1} className="center-page">
       <div className="card narrow stack">
         {missing ? (
           <>
@@ -133,7 +134,7 @@ function TopicLoaded({
   return (
     <div className="page">
       <AppHeader />
-      <main className="container titles-page stack">
+      <main id="main" tabIndex={-1} className="container titles-page stack">
         <div className="titles-head">
           <Link href="/" className="btn btn-ghost btn-icon" aria-label="Back to Home">←</Link>
           <h1 dir="auto">
@@ -186,6 +187,7 @@ function TopicLoaded({
                   anyEditing={editing !== null}
                   canWrite={mayEditSeries(t.name)}
                   canDelete={topic.role === "owner"}
+                  addedBy={t.createdByUsername && t.createdBy !== user?.id ? t.createdByUsername : null}
                   onEdit={() => setEditing(t.id)}
                   onDone={() => setEditing(null)}
                   onSave={async (name, notes) => {
@@ -279,6 +281,8 @@ function TitleRow(props: {
   anyEditing: boolean;
   canWrite: boolean;
   canDelete: boolean;
+  /** Who added it, when not the viewer (a shared topic has titles from several people). */
+  addedBy: string | null;
   onEdit: () => void;
   onDone: () => void;
   onSave: (name: string, notes: string) => Promise<void>;
@@ -290,6 +294,7 @@ function TitleRow(props: {
   const [busy, setBusy] = useState(false);
   const [confirm, setConfirm] = useState(false);
   const editor = useInlineEditor(props.editing, props.onDone, busy);
+  const rowRef = useRef<HTMLLIElement>(null);
 
   // Spec §4: pressing edit loads the row's name and notes into the editor.
   useEffect(() => {
@@ -305,7 +310,12 @@ function TitleRow(props: {
   }
 
   async function remove() {
-    if (await act(setBusy, props.onDelete, "Title deleted successfully", "Failed to delete title")) setConfirm(false);
+    const neighbour = neighbourOf(rowRef.current);
+    if (await act(setBusy, props.onDelete, "Title deleted successfully", "Failed to delete title")) {
+      setConfirm(false);
+      // The row is gone: focus goes to the next row's Delete (or first action), else the list's heading.
+      focusAfterRemoval(neighbour, "[data-delete-opener], .title-actions a, .title-actions button", () => document.getElementById("titles-heading"));
+    }
   }
 
   async function copy() {
@@ -329,11 +339,12 @@ function TitleRow(props: {
   }
 
   return (
-    <li className={`title-row card ${props.highlighted ? "is-new" : ""}`}>
+    <li ref={rowRef} className={`title-row card ${props.highlighted ? "is-new" : ""}`}>
       <div className="title-main">
         <h3 className="title-name" dir="auto">
           <Link href={props.href}>{t.name}</Link>
         </h3>
+        {props.addedBy && <p className="title-by muted">Added by {props.addedBy}</p>}
         {t.notes && <ClampedText className="title-notes" text={t.notes} />}
       </div>
       {/* Spec §4: while any row is in edit, the row action buttons are hidden. */}
@@ -347,7 +358,7 @@ function TitleRow(props: {
           )}
           <Button variant="secondary" size="sm" onClick={copy} aria-label={`Copy link to ${t.name}`}>Copy</Button>
           {props.canDelete && (
-            <Button variant="ghost" size="sm" className="danger-text" onClick={() => setConfirm(true)} aria-label={`Delete ${t.name}`}>Delete</Button>
+            <Button variant="ghost" size="sm" className="danger-text" onClick={() => setConfirm(true)} data-delete-opener aria-label={`Delete ${t.name}`}>Delete</Button>
           )}
         </div>
       )}

@@ -15,6 +15,9 @@ const loadValidation = () => Promise.all([import("valibot"), import("../../src/t
 
 const EMOJI = ["📌", "💬", "💼", "🏠", "❤️", "⭐", "🚀", "🎉", "📚", "🎵", "✈️", "🛒", "💡", "🔥", "🍕", "⚽", "🐶", "🌱", "💰", "🎮"];
 
+/** The add form's name field: where focus goes after adding, and after the last topic is deleted. */
+export const TOPIC_NAME_ID = "add-topic-name";
+
 export function AddTopicForm({ topics }: { topics: Topic[] | undefined }) {
   const { user } = useUser();
   const config = useConfig();
@@ -48,6 +51,9 @@ export function AddTopicForm({ topics }: { topics: Topic[] | undefined }) {
       toastError(err, "Failed to create topic");
     } finally {
       setBusy(false);
+      // The field was disabled while sending, which drops focus to the body: it comes back
+      // here, ready for the next name (or to fix this one).
+      requestAnimationFrame(() => document.getElementById(TOPIC_NAME_ID)?.focus());
     }
   };
 
@@ -68,6 +74,7 @@ export function AddTopicForm({ topics }: { topics: Topic[] | undefined }) {
           />
         </div>
         <Field
+          id={TOPIC_NAME_ID}
           label="Topic name"
           className="grow"
           placeholder="e.g. Weekend plans"

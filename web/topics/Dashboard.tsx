@@ -40,7 +40,7 @@ export function Dashboard() {
   return (
     <div className="page">
       <AppHeader />
-      <main className="container dashboard">
+      <main id="main" tabIndex={-1} className="container dashboard">
         <h1 className="sr-only">Your topics</h1>
         <AddTopicForm topics={own.data} />
         <section className="card topics-card" aria-label="Topics">
@@ -55,9 +55,8 @@ export function Dashboard() {
               ]}
             />
             <Select label="Sort" value={sort} onChange={(e) => setSort(e.target.value as SortKey)} options={SORTS} />
-            {view === "shared" && (
-              <Button variant="secondary" onClick={() => setSharing(true)}>Share Topics</Button>
-            )}
+            {/* Spec §2 puts it in Shared view; it is in Personal view too, where an owner looks for it (issue 25). */}
+            <Button variant="secondary" onClick={() => setSharing(true)}>Share Topics</Button>
           </div>
           {view === "personal" && sort === "custom" && (own.data?.length ?? 0) > 1 && (
             <p className="hint">Drag a topic by its handle, or focus the handle and press Space, then the arrow keys, then Space to drop.</p>

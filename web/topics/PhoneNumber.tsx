@@ -25,7 +25,7 @@ export function PhoneNumber({ number, topic }: { number: string; topic: string }
         {shown}
       </a>
       <Button size="sm" variant="ghost" className="phone-copy" onClick={copy} aria-label={`Copy number for ${topic}`}>
-        Copy
+        Copy number
       </Button>
     </span>
   );

@@ -23,10 +23,18 @@ export function TopicList({ topics, error, sort, shared }: Props) {
   if (error) body = <p className="empty" role="alert">{error.message || "Could not load topics."}</p>;
   else if (!topics) body = <div className="empty"><Spinner label="Loading topics" /></div>;
   else if (!sorted.length)
-    body = (
-      <p className="empty">
-        {shared ? "No shared topics yet. Accept an invite to see topics others share with you." : "No topics yet. Add your first topic above."}
-      </p>
+    body = shared ? (
+      <p className="empty">No shared topics yet. Accept an invite to see topics others share with you.</p>
+    ) : (
+      // A new user's first screen (issue 25): what a topic is and the three steps to a first thread.
+      <div className="empty onboarding">
+        <p className="onboarding-title">No topics yet. Add your first topic above.</p>
+        <ol className="onboarding-steps">
+          <li>Name a topic above (a trip, a project, a group) and press Add Topic.</li>
+          <li>Open it with Start Message and add a title: a thread with numbered messages.</li>
+          <li>Share Topics invites someone to see your topics with you.</li>
+        </ol>
+      </div>
     );
   else if (draggable)
     // While the drag code arrives the rows show as they are, without handles.

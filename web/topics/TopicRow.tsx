@@ -7,6 +7,7 @@ import { Field, Select } from "../ui/Field";
 import { Menu } from "../ui/Menu";
 import { toast, toastError } from "../ui/Toast";
 import { PhoneNumber } from "./PhoneNumber";
+import { TOPIC_NAME_ID } from "./AddTopicForm";
 import { copyText, HIGHLIGHT_MS, topicLabel, topicLink, topicPath, topicsApi, TOPICS_KEY, type Topic } from "./data";
 
 const ACCESS = [
@@ -95,11 +96,20 @@ export function TopicRow({ topic, shared, draggable, sortable = STILL }: Props) 
   };
   const remove = async () => {
     setDeleting(true);
+    // The row and its buttons go away: focus moves to the next row's Delete (or the row
+    // before at the end; the ⋯ menu on phones), else to the add form's name field.
+    const row = rowRef.current;
+    const neighbour = (row?.nextElementSibling ?? row?.previousElementSibling) as HTMLElement | null;
     try {
       await topicsApi.remove(topic.id);
       toast({ title: "Topic deleted successfully" });
       setConfirming(false);
       await mutate(TOPICS_KEY);
+      requestAnimationFrame(() => {
+        const candidates = neighbour?.isConnected ? neighbour.querySelectorAll<HTMLElement>("[data-delete-opener], .mobile-only button") : [];
+        const target = [...candidates].find((el) => el.offsetParent !== null) ?? document.getElementById(TOPIC_NAME_ID);
+        target?.focus();
+      });
     } catch (err) {
       toastError(err, "Failed to delete topic");
     } finally {
@@ -167,7 +177,7 @@ export function TopicRow({ topic, shared, draggable, sortable = STILL }: Props) 
               </a>
             )}
             {!shared && (
-              <Button size="sm" variant="ghost" className="danger-text" onClick={() => setConfirming(true)} aria-label={`Delete ${label}`}>
+              <Button size="sm" variant="ghost" className="danger-text" onClick={() => setConfirming(true)} data-delete-opener aria-label={`Delete ${label}`}>
                 Delete
               </Button>
             )}
@@ -182,9 +192,10 @@ export function TopicRow({ topic, shared, draggable, sortable = STILL }: Props) 
                 ...(shared
                   ? []
                   : [
-                      { label: "Delete", onSelect: () => setConfirming(true), danger: true },
                       { label: "Edit", onSelect: startEdit },
                       { label: "Download contact card", onSelect: () => location.assign(vcard) },
+                      // Last, away from the everyday actions (issue 25).
+                      { label: "Delete", onSelect: () => setConfirming(true), danger: true },
                     ]),
               ]}
             />

@@ -78,10 +78,24 @@ export type DialogProps = {
   wide?: boolean;
 };
 
+/**
+ * Ariakit focuses the first tabbable element, which is ✕ in every dialog head: a dialog opens
+ * on its first field instead (an element marked autofocus still wins), else as ariakit chose.
+ */
+function firstField(chosen: HTMLElement | null) {
+  if (!chosen || chosen.matches("[autofocus],[data-autofocus=true]")) return true;
+  const field = chosen
+    .closest(".dialog")
+    ?.querySelector<HTMLElement>("input:not([type=hidden]):not(:disabled), select:not(:disabled), textarea:not(:disabled)");
+  if (!field) return true;
+  field.focus();
+  return false;
+}
+
 /** A modal dialog: focus is trapped, Escape and the close button dismiss it. */
 export function DialogPopup({ open, onClose, title, description, children, wide }: DialogProps) {
   return (
-    <Ariakit.Dialog open={open} onClose={onClose} className={`dialog ${wide ? "dialog-wide" : ""}`} backdrop={<div className="backdrop" />} unmountOnHide>
+    <Ariakit.Dialog open={open} onClose={onClose} className={`dialog ${wide ? "dialog-wide" : ""}`} backdrop={<div className="backdrop" />} unmountOnHide autoFocusOnShow={firstField}>
       <div className="dialog-head">
         <Ariakit.DialogHeading className="dialog-title">{title}</Ariakit.DialogHeading>
         <Ariakit.DialogDismiss className="btn btn-ghost btn-icon" aria-label="Close">✕</Ariakit.DialogDismiss>

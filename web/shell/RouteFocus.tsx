@@ -1,0 +1,62 @@
+import { useEffect, useRef } from "react";
+import { useLocation } from "wouter";
+
+/** The page's heading, else its main region: where a new screen's reading starts. */
+function target(): HTMLElement | null {
+  return document.querySelector<HTMLElement>("main h1") ?? document.querySelector<HTMLElement>("h1") ?? document.querySelector<HTMLElement>("main");
+}
+
+function focusStart(el: HTMLElement) {
+  // Headings and main are not focusable by Tab; -1 lets a script (and the skip link) land there.
+  if (!el.hasAttribute("tabindex")) el.setAttribute("tabindex", "-1");
+  el.focus({ preventScroll: false });
+}
+
+/**
+ * Keyboard and screen-reader users start each screen at its top (issue 25): a skip link past
+ * the header, and on moving to another screen focus goes to its h1 rather than staying on the
+ * body (or on a link of the screen left behind). The first load is left to the browser, and
+ * a screen that already put focus inside its own content keeps it.
+ */
+export function RouteFocus() {
+  const [path] = useLocation();
+  const first = useRef(true);
+  useEffect(() => {
+    if (first.current) {
+      first.current = false;
+      return;
+    }
+    let frames = 0;
+    let raf = 0;
+    // Lazy screens arrive a little later: wait (at most ~2 s) for the new heading.
+    const tick = () => {
+      const active = document.activeElement;
+      const main = document.querySelector("main");
+      if (active && active !== document.body && main?.contains(active)) return;
+      const el = target();
+      if (el && !el.closest("[aria-busy=true]")) return focusStart(el);
+      if (++frames < 120) raf = requestAnimationFrame(tick);
+    };
+    raf = requestAnimationFrame(tick);
+    return () => cancelAnimationFrame(raf);
+  }, [path]);
+  return null;
+}
+
+/** The first thing Tab reaches (inside each screen's header landmark): straight to its content, main#main. */
+export function SkipLink() {
+  return (
+    <a
+      href="#main"
+      className="skip-link"
+      onClick={(e) => {
+        const el = document.querySelector<HTMLElement>("main");
+        if (!el) return;
+        e.preventDefault();
+        focusStart(el);
+      }}
+    >
+      Skip to content
+    </a>
+  );
+}
