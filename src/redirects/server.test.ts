@@ -88,7 +88,7 @@ describe("city names from a CDN header (issue 25)", () => {
       sock.on("error", reject);
     });
     expect(reply).toStartWith("HTTP/1.1 302");
-    await settle();
+    await s.t.settle();
     expect(await s.rows()).toEqual([{ ip: "203.0.113.0", country: "BR", city: "São Paulo" }]);
     s.stop();
   });
