@@ -86,6 +86,13 @@ const Env = v.object({
   // calls that carry neither a key nor a live session (README "Sign-in and abuse limits").
   API_RATE_LIMIT: v.optional(int("API_RATE_LIMIT", 0, 1_000_000), "300"),
   API_ANON_RATE_LIMIT: v.optional(int("API_ANON_RATE_LIMIT", 0, 1_000_000), "120"),
+  // The event log (issue 26): how long events, and finished webhook deliveries, are kept.
+  EVENT_RETENTION_DAYS: v.optional(int("EVENT_RETENTION_DAYS", 1, 3650), "30"),
+  // Webhooks may reach loopback, private and link-local addresses (tests, internal receivers).
+  WEBHOOK_ALLOW_PRIVATE: v.optional(bool("WEBHOOK_ALLOW_PRIVATE"), "false"),
+  WEBHOOK_TIMEOUT_SECONDS: v.optional(int("WEBHOOK_TIMEOUT_SECONDS", 1, 60), "10"),
+  // The wait before a failed delivery's first retry; each later one doubles, up to 360 times it.
+  WEBHOOK_RETRY_BASE_MS: v.optional(int("WEBHOOK_RETRY_BASE_MS", 10, 600_000), "10000"),
 });
 
 export type Config = ReturnType<typeof loadConfig>;
@@ -158,5 +165,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     logLevel: e.LOG_LEVEL,
     apiRateLimit: e.API_RATE_LIMIT,
     apiAnonRateLimit: e.API_ANON_RATE_LIMIT,
+    eventRetentionDays: e.EVENT_RETENTION_DAYS,
+    webhookAllowPrivate: e.WEBHOOK_ALLOW_PRIVATE,
+    webhookTimeoutMs: e.WEBHOOK_TIMEOUT_SECONDS * 1000,
+    webhookRetryBaseMs: e.WEBHOOK_RETRY_BASE_MS,
   };
 }

@@ -7,6 +7,7 @@ import { linksStore, type LinkRow, type RedirectRow } from "./store";
 import type { LinkView } from "./schema";
 import { hostWarning } from "./hostWarning";
 import { followLinks } from "./follow";
+import { eventsStore } from "../events/store";
 
 export type CachedLink = {
   id: number;
@@ -74,6 +75,8 @@ export async function createLinks(ctx: AppContext, opts: { maxClickBacklog?: num
 
   return {
     store,
+    /** The event log, for a change that is not one link's write (an import's end). */
+    events: eventsStore(ctx.db),
     recorder,
     ownHosts,
     lookup: (code: string) => byCode.get(code),

@@ -5,6 +5,7 @@ import { uniqueOr } from "../db/constraints";
 import { conflict } from "../http/errors";
 import { nowIso } from "../shared/time";
 import { ROLL_UP_LOCK } from "../analytics/store";
+import { appendEvents } from "../events/store";
 import { MSG, type Tracker } from "./schema";
 
 export type LinkRow = {
@@ -60,6 +61,18 @@ const insertIfFree = (rows: number) =>
  */
 export const codeConflict = () => conflict(MSG.codeTaken, { shortCode: MSG.codeTaken });
 
+/** A link's created/updated event, written with the row (src/events). */
+const linkEvent = (type: "link.created" | "link.updated", r: LinkRow) =>
+  ({ type, userId: r.user_id, linkId: r.id, data: { id: r.id, shortCode: r.short_code, tracker: r.tracker, originalUrl: r.original_url, title: r.title } }) as const;
+
+/** One statement's row, and its event in the same transaction; no event when no row. */
+const withEvent = (db: Database, type: "link.created" | "link.updated", text: string, ...params: (string | number | null)[]) =>
+  db.tx(async (q) => {
+    const row = await q.get<LinkRow>(text, ...params);
+    if (row) await appendEvents(q, [linkEvent(type, row)]);
+    return row;
+  });
+
 type Fields = { originalUrl: string; title: string; description: string; expiresAt: string | null };
 
 export function linksStore(db: Database) {
@@ -95,6 +108,7 @@ export function linksStore(db: Database) {
         // A given code that is taken stays refused; a generated one is tried again.
         pending = pending.filter((i) => !rows[i] && items[i]!.shortCode === null);
       }
+      await appendEvents(q, rows.flatMap((r) => (r ? [linkEvent("link.created", r)] : [])));
       return rows;
     });
 
@@ -110,11 +124,13 @@ export function linksStore(db: Database) {
     byCode: (code: string) => db.get<LinkRow>(`SELECT ${COLS} FROM short_links WHERE short_code = ?`, code),
     codeTaken: async (code: string, exceptId = 0) => (await db.get("SELECT 1 AS x FROM short_links WHERE short_code = ? AND id != ?", code, exceptId)) !== null,
     create: (userId: number, tracker: Tracker, f: Fields & { shortCode: string }) =>
-      uniqueOr(async () => (await db.get<LinkRow>(`${INSERT} ${ROW} RETURNING ${COLS}`, ...rowValues(userId, tracker, f.shortCode, f, nowIso())))!, codeConflict),
+      uniqueOr(async () => (await withEvent(db, "link.created", `${INSERT} ${ROW} RETURNING ${COLS}`, ...rowValues(userId, tracker, f.shortCode, f, nowIso())))!, codeConflict),
     update: (id: number, userId: number, tracker: Tracker, f: { shortCode: string; originalUrl: string; title: string; description: string }) =>
       uniqueOr(
         () =>
-          db.get<LinkRow>(
+          withEvent(
+            db,
+            "link.updated",
             `UPDATE short_links SET short_code = ?, original_url = ?, title = ?, description = ?, updated_at = ?
              WHERE id = ? AND user_id = ? AND tracker = ? AND is_system = 0 RETURNING ${COLS}`,
             f.shortCode, f.originalUrl, f.title, f.description || null, nowIso(), id, userId, tracker,
@@ -123,16 +139,22 @@ export function linksStore(db: Database) {
       ),
     // The Link Tracker's edit: the code is not among the columns, so it cannot change here.
     edit: (id: number, userId: number, tracker: Tracker, f: Fields) =>
-      db.get<LinkRow>(
+      withEvent(
+        db,
+        "link.updated",
         `UPDATE short_links SET original_url = ?, title = ?, description = ?, expires_at = ?, updated_at = ?
          WHERE id = ? AND user_id = ? AND tracker = ? AND is_system = 0 RETURNING ${COLS}`,
         f.originalUrl, f.title, f.description || null, f.expiresAt, nowIso(), id, userId, tracker,
       ),
     delete: (id: number, userId: number, tracker: Tracker) =>
-      db.get<{ id: number; short_code: string }>(
-        "DELETE FROM short_links WHERE id = ? AND user_id = ? AND tracker = ? AND is_system = 0 RETURNING id, short_code",
-        id, userId, tracker,
-      ),
+      db.tx(async (q) => {
+        const gone = await q.get<{ id: number; short_code: string }>(
+          "DELETE FROM short_links WHERE id = ? AND user_id = ? AND tracker = ? AND is_system = 0 RETURNING id, short_code",
+          id, userId, tracker,
+        );
+        if (gone) await appendEvents(q, [{ type: "link.deleted", userId, linkId: gone.id, data: { id: gone.id, shortCode: gone.short_code, tracker } }]);
+        return gone;
+      }),
     /**
      * Count to zero and the history with it, so the analytics always add up to the count. A
      * link's clicks are the folded ones (link_clicks) and the unfolded tail (migrations/0008,

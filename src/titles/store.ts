@@ -4,6 +4,8 @@ import type { Database, Queries } from "../db/database";
 import { uniqueOr } from "../db/constraints";
 import { conflict, forbidden } from "../http/errors";
 import { nowIso } from "../shared/time";
+import { appendEvents } from "../events/store";
+import type { NewEvent } from "../events/schema";
 import { titleSlug, type CreateTitleInput, type Title, type UpdateTitleInput } from "./schema";
 
 type TitleRow = {
@@ -110,7 +112,8 @@ export function titlesStore(db: Database) {
     },
 
     /** Adds a version to the series `name` (a new series starts at 1): highest + 1, see lockTopic. */
-    create(topicId: number, userId: number, input: CreateTitleInput) {
+    /** `announce`: the title.added event for the new version, appended in the same transaction. */
+    create(topicId: number, userId: number, input: CreateTitleInput, announce?: (title: Title) => NewEvent) {
       return db.tx(async (q) => {
         await lockTopic(q, topicId);
         const latest = await q.get<TitleRow>(`SELECT * FROM titles WHERE topic_id = $topicId AND name = $name ORDER BY version DESC LIMIT 1`, {
@@ -137,7 +140,9 @@ export function titlesStore(db: Database) {
             now: nowIso(),
           },
         ))!;
-        return shaped(q, (await one(q, topicId, row.id))!);
+        const title = await shaped(q, (await one(q, topicId, row.id))!);
+        if (announce) await appendEvents(q, [announce(title)]);
+        return title;
       });
     },
 
