@@ -30,8 +30,10 @@ export function startWebhookWorker(ctx: AppContext, opts: { pollMs?: number } = 
   const store = webhooksStore(ctx.db);
   const pollMs = opts.pollMs ?? 250;
   const baseMs = ctx.config.webhookRetryBaseMs;
-  // Longer than any attempt can take, so a live worker never loses its lease mid-send.
-  const leaseMs = ctx.config.webhookTimeoutMs + 30_000;
+  // Longer than any attempt can take (the timeout covers the answer; recording it is a statement),
+  // so a live worker never loses its lease mid-send; short enough that a killed instance's
+  // claims are sent again within seconds (README "Webhooks").
+  const leaseMs = 2 * ctx.config.webhookTimeoutMs + 5_000;
   let stopped = false;
   let timer: ReturnType<typeof setTimeout> | null = null;
   const inFlight = new Set<Promise<void>>();
