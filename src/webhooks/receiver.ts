@@ -9,10 +9,10 @@ export function startReceiver() {
   // Status codes to answer, in order; then 200. A "hang" never answers (a receiver that died).
   const script: (number | "hang")[] = [];
   let delayMs = 0;
-  const server = Bun.serve({
+  const server: Bun.Server<undefined> = Bun.serve({
     hostname: "127.0.0.1",
     port: 0,
-    async fetch(req) {
+    async fetch(req): Promise<Response> {
       const url = new URL(req.url);
       const body = await req.text();
       if (url.pathname === "/elsewhere") {
