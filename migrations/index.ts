@@ -14,6 +14,7 @@ import m0011 from "./0011_click_link_index.sql" with { type: "text" };
 import m0012 from "./0012_click_rollups.sql" with { type: "text" };
 import m0013 from "./0013_lists.sql" with { type: "text" };
 import m0014 from "./0014_link_changes.sql" with { type: "text" };
+import m0015 from "./0015_events.sql" with { type: "text" };
 
 export const migrations: { version: number; name: string; sql: string }[] = [
   { version: 1, name: "0001_init", sql: m0001 },
@@ -30,6 +31,7 @@ export const migrations: { version: number; name: string; sql: string }[] = [
   { version: 12, name: "0012_click_rollups", sql: m0012 },
   { version: 13, name: "0013_lists", sql: m0013 },
   { version: 14, name: "0014_link_changes", sql: m0014 },
+  { version: 15, name: "0015_events", sql: m0015 },
 ];
 
 /**
@@ -54,4 +56,5 @@ export const frozenChecksums: Record<string, string> = {
   "0012_click_rollups": "e84dfc7d4a666595f7f5381f0ef20808b4d04aee22eebeaec966a0bbf721b8a6",
   "0013_lists": "77a8a622c59b535243a46369afaa89e0c0584f9a22baaff370204ea9cefee2db",
   "0014_link_changes": "fca0fc6d0c979a886db69d12dd40a177e402c5b7f6e5d2e51235f11ed15cac2c",
+  "0015_events": "c888f7188add8665f38aa3f5cc770812a1fcdeb0e85120b5fa79cf3fd14b4c1f",
 };

@@ -25,6 +25,9 @@ import { titleRoutes } from "./titles/routes";
 import { vendorRoutes } from "./vendor/routes";
 import { apiKeyRoutes } from "./apikeys/routes";
 import { openApiRoutes } from "./openapi/routes";
+import { webhookRoutes } from "./webhooks/routes";
+import { startWebhookWorker } from "./webhooks/worker";
+import { startEventRetention } from "./events/service";
 
 
 /**
@@ -37,6 +40,8 @@ export async function createApp({ db, config, maxClickBacklog }: { db: Database;
   const auth = authPlugin(ctx, bearer);
   const heavy = heavyCallLimit(ctx, bearer);
   const links = await createLinks(ctx, { maxClickBacklog });
+  // The event log's consumers that run on their own: retention, and the webhook outbox's sender.
+  const events = { retention: startEventRetention(ctx), webhooks: startWebhookWorker(ctx) };
   const spa = await spaPlugin();
   // Static pages for visitors (no app bundle): a path that cannot be decoded gets the 404 one.
   const pages = visitorPages(config.appName);
@@ -76,6 +81,7 @@ export async function createApp({ db, config, maxClickBacklog }: { db: Database;
     .use(planRoutes(ctx, auth))
     .use(notificationRoutes(ctx, auth))
     .use(apiKeyRoutes(ctx, auth))
+    .use(webhookRoutes(ctx, auth))
     .use(vendorRoutes())
     .use(bulkLinkRoutes(ctx, auth, links))
     .use(linkRoutes(ctx, auth, links, "main"))
@@ -94,5 +100,5 @@ export async function createApp({ db, config, maxClickBacklog }: { db: Database;
     .use(spa)
     // Registered after the web app so its GET / wins: the brand domain's root redirect.
     .use(rootRoute(ctx, links, webPage));
-  return { app, ctx, clicks: links.recorder };
+  return { app, ctx, clicks: links.recorder, events };
 }

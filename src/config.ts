@@ -104,6 +104,13 @@ const Env = v.object({
   WAL_LIMIT_MB: v.optional(int("WAL_LIMIT_MB", 1, 1_000_000), "64"),
   // A warning is logged while the data folder's disk has less than this many MB free.
   DISK_WARN_MB: v.optional(int("DISK_WARN_MB", 0, 100_000_000), "1024"),
+  // The event log (issue 26): how long events, and finished webhook deliveries, are kept.
+  EVENT_RETENTION_DAYS: v.optional(int("EVENT_RETENTION_DAYS", 1, 3650), "30"),
+  // Webhooks may reach loopback, private and link-local addresses (tests, internal receivers).
+  WEBHOOK_ALLOW_PRIVATE: v.optional(bool("WEBHOOK_ALLOW_PRIVATE"), "false"),
+  WEBHOOK_TIMEOUT_SECONDS: v.optional(int("WEBHOOK_TIMEOUT_SECONDS", 1, 60), "10"),
+  // The wait before a failed delivery's first retry; each later one doubles, up to 360 times it.
+  WEBHOOK_RETRY_BASE_MS: v.optional(int("WEBHOOK_RETRY_BASE_MS", 10, 600_000), "10000"),
 });
 
 export type Config = ReturnType<typeof loadConfig>;
@@ -190,5 +197,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     heavyRateLimit: e.HEAVY_RATE_LIMIT,
     walLimitBytes: e.WAL_LIMIT_MB * 1024 * 1024,
     diskWarnBytes: e.DISK_WARN_MB * 1024 * 1024,
+    eventRetentionDays: e.EVENT_RETENTION_DAYS,
+    webhookAllowPrivate: e.WEBHOOK_ALLOW_PRIVATE,
+    webhookTimeoutMs: e.WEBHOOK_TIMEOUT_SECONDS * 1000,
+    webhookRetryBaseMs: e.WEBHOOK_RETRY_BASE_MS,
   };
 }

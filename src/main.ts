@@ -6,6 +6,7 @@ import { serve } from "./cli/serve";
 import { backup } from "./cli/backup";
 import { userCommand } from "./cli/user";
 import { apiKeyCommand } from "./cli/apikey";
+import { webhookCommand } from "./cli/webhook";
 import { openDb } from "./db/open";
 import { migrate } from "./db/migrate";
 import { migratePg, openPg } from "./db/pg";
@@ -29,6 +30,11 @@ Commands:
                                 Create an API key and print it (shown once)
   api-key revoke USERNAME PREFIX  Revoke the key whose prefix (tl_ and 8 characters) is listed
   api-key list USERNAME         List a user's keys (prefix, scope, created, last used, name)
+  webhook list USERNAME         List a user's webhooks (id, on/off, URL, events)
+  webhook add USERNAME URL --events TYPE,TYPE [--links ID,ID]
+                                Add a webhook and print its signing secret (shown once)
+  webhook remove USERNAME ID    Delete a webhook
+  webhook enable USERNAME ID    Turn a disabled webhook on again
   healthcheck                   Exit 0 when the local server answers /api/health (for Docker)
   --help, -h                    Show this help
   --version, -v                 Show the version
@@ -65,6 +71,8 @@ async function main(argv: string[]) {
       return console.log(await userCommand(config, rest));
     case "api-key":
       return console.log(await apiKeyCommand(config, rest));
+    case "webhook":
+      return console.log(await webhookCommand(config, rest));
     case "healthcheck": {
       // The container image has no curl: the binary checks itself.
       const res = await fetch(`http://127.0.0.1:${config.port}/api/health`).catch(() => null);

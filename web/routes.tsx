@@ -80,6 +80,12 @@ export function AppRoutes() {
             <SettingsPage />
           </Protected>
         </Route>
+        {/* The "webhook turned off" notification's link: the same page. */}
+        <Route path="/settings/webhooks">
+          <Protected>
+            <SettingsPage />
+          </Protected>
+        </Route>
         <Route path="/pic-drift-link-tracker">
           <Protected>
             <BrandTrackerPage />

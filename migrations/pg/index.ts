@@ -11,6 +11,7 @@ import p0011 from "./0011_click_link_index.sql" with { type: "text" };
 import p0012 from "./0012_click_rollups.sql" with { type: "text" };
 import p0013 from "./0013_lists.sql" with { type: "text" };
 import p0014 from "./0014_link_changes.sql" with { type: "text" };
+import p0015 from "./0015_events.sql" with { type: "text" };
 
 export const pgMigrations: { version: number; name: string; sql: string }[] = [
   { version: 7, name: "0007_baseline", sql: p0007 },
@@ -21,6 +22,7 @@ export const pgMigrations: { version: number; name: string; sql: string }[] = [
   { version: 12, name: "0012_click_rollups", sql: p0012 },
   { version: 13, name: "0013_lists", sql: p0013 },
   { version: 14, name: "0014_link_changes", sql: p0014 },
+  { version: 15, name: "0015_events", sql: p0015 },
 ];
 
 /** sha256 (hex) of each landed file, as migrations/index.ts keeps for SQLite (same rules). */
@@ -33,4 +35,5 @@ export const pgFrozenChecksums: Record<string, string> = {
   "0012_click_rollups": "a0640db1cba0801dfbf6c20f55600d93bcedf9e82bf517b6bf6cfc9195d44bce",
   "0013_lists": "93281700a503ac422701bdf24acb86fd6e04cf719512d5c304dca681bbf55dfd",
   "0014_link_changes": "7f2dacc57c5f2f6d509fbb30f4cfbba642e6e4419bf51b4586e82e562cac5bb1",
+  "0015_events": "53c131b3c8c93de8c0cd0a49541eebed15af007288fdd933ae0b98b68e0e99ed",
 };

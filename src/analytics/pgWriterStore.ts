@@ -9,14 +9,15 @@
 //   counts every earlier click of that visitor on that link, whichever instance recorded it.
 //   A transaction holds the lock for a few ms per thousand clicks, once per 200 ms per instance.
 // - Counts move with `UPDATE … RETURNING` (row locks; exact even without the turn-taking), and
-//   the milestone crossings are read from what it returns, so each is notified once.
+//   the batch's clicks.recorded events (src/events) carry the totals it returns, from which the
+//   milestone crossings are notified, each once.
 // - Rows go in with COPY (text format): about 30 % less server CPU a click than a multi-row
 //   INSERT from JSON (docs/performance.md).
 // - No fold: link_analytics keeps its (link_id, id) index here (migrations/pg/0011).
 import type { SQL } from "bun";
-import { nowIso } from "../shared/time";
-import { milestoneNotices } from "./writer";
-import { type BackfillRow, backfillClick, BACKFILL_CHUNK, type ClickRecord, type CountMove, type LinkInfo, metadataJson, MILESTONES, RETENTION_CHUNK } from "./writerStore";
+import { pgQueries } from "../db/database";
+import { appendClickEvents } from "../events/store";
+import { type BackfillRow, backfillClick, BACKFILL_CHUNK, type ClickRecord, metadataJson, RETENTION_CHUNK } from "./writerStore";
 import { Tallies } from "./tallies";
 
 /** A batch's tallies (tallies.ts) in one statement; 'last_ms' keeps the larger value. */
@@ -72,42 +73,16 @@ export function writeClicks(pool: SQL, clicks: ClickRecord[], countedOnly?: Read
     )) as { link_id: number; clicks: bigint }[];
     // A link without a count row was deleted (every live link has one): it is not returned.
     const live = new Set<number>();
-    const crossed: CountMove[] = [];
-    for (const r of moved) {
-      live.add(r.link_id);
-      const after = Number(r.clicks);
-      const before = after - counts.get(r.link_id)!;
-      if (MILESTONES.some((m) => before < m && after >= m)) crossed.push({ linkId: r.link_id, before, after });
-    }
+    for (const r of moved) live.add(r.link_id);
     const kept = clicks.filter((c) => live.has(c.linkId));
     const tallies = new Tallies();
     if (countedOnly) for (const [linkId, n] of countedOnly) if (live.has(linkId)) tallies.countedOnly(linkId, n);
     if (kept.length) await insertRows(tx, kept, tallies);
     if (tallies.size) await tx.unsafe(UPSERT_TALLIES, [tallies.json()]);
-    if (crossed.length) await notify(tx, crossed);
+    // The event log's clicks.recorded, one per link of the batch; milestone notices are its consumers'.
+    await appendClickEvents(pgQueries(tx), moved.map((r) => ({ linkId: r.link_id, n: counts.get(r.link_id)!, total: Number(r.clicks) })));
     return kept.length;
   });
-}
-
-/**
- * The owners' milestone notices, in two statements however many links crossed one: a batch of
- * a busy site's new links can hold thousands of first clicks (the redirect benchmark's 100,000
- * links do), and a round trip each would cost more than the batch's rows.
- */
-async function notify(tx: SQL, crossed: CountMove[]) {
-  const links = (await tx.unsafe(
-    "SELECT id, user_id, title, short_code, tracker FROM short_links WHERE id IN (SELECT value::integer FROM json_array_elements_text($1::text::json))",
-    [JSON.stringify(crossed.map((m) => m.linkId))],
-  )) as (LinkInfo & { id: number })[];
-  const byId = new Map(links.map((l) => [l.id, l]));
-  const notices = crossed.flatMap((m) => milestoneNotices(m, byId.get(m.linkId) ?? null));
-  if (notices.length === 0) return;
-  // The notifications table's row as notificationsStore writes it (no dedupe key: see milestoneNotices).
-  await tx.unsafe(
-    `INSERT INTO notifications (user_id, kind, message, link, created_at)
-     SELECT j.user_id, j.kind, j.message, j.link, $2 FROM json_to_recordset($1::text::json) AS j(user_id integer, kind text, message text, link text)`,
-    [JSON.stringify(notices.map((n) => ({ user_id: n.userId, kind: n.kind, message: n.message, link: n.link }))), nowIso()],
-  );
 }
 
 /**

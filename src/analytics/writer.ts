@@ -5,7 +5,7 @@
 import { UAParser } from "ua-parser-js";
 import { isbot } from "isbot";
 import type { Db } from "../db/open";
-import { sqliteNotifications } from "../notifications/store";
+import { sqliteClickEvents } from "../events/store";
 import { clickWriterStore, MILESTONES, type ClickRecord, type CountMove, type LinkInfo } from "./writerStore";
 import { Geo } from "./geo";
 import type { RawClick } from "./recorder";
@@ -139,9 +139,16 @@ export class ClickEnricher {
   }
 }
 
+/** Link id → clicks of a batch (rows and counted-only), for its clicks.recorded events. */
+export function clicksPerLink(records: readonly { linkId: number }[], countedOnly?: ReadonlyMap<number, number>) {
+  const counts = new Map<number, number>(countedOnly);
+  for (const c of records) counts.set(c.linkId, (counts.get(c.linkId) ?? 0) + 1);
+  return counts;
+}
+
 export class ClickWriter extends ClickEnricher {
   private store;
-  private notifications;
+  private events;
 
   constructor(
     private db: Db,
@@ -149,7 +156,7 @@ export class ClickWriter extends ClickEnricher {
   ) {
     super(opts);
     this.store = clickWriterStore(db);
-    this.notifications = sqliteNotifications(db);
+    this.events = sqliteClickEvents(db);
   }
 
   /**
@@ -161,9 +168,9 @@ export class ClickWriter extends ClickEnricher {
     const records = batch.map((c) => this.enrich(c));
     this.db
       .transaction(() => {
-        for (const m of this.store.writeBatch(records, countedOnly)) {
-          for (const notice of milestoneNotices(m, this.store.linkInfo(m.linkId))) this.notifications.add(notice);
-        }
+        this.store.writeBatch(records, countedOnly);
+        // The event log's clicks.recorded, one per link of the batch; milestone notices are its consumers'.
+        this.events.record(clicksPerLink(records, countedOnly));
         // In the same transaction: the fold mark and the rows it covers never disagree.
         this.store.fold(this.opts.foldEvery);
       })

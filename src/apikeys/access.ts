@@ -28,7 +28,8 @@ export const isKeyShaped = (s: string) => KEY_SHAPE.test(s);
 
 // Account routes: who you are, signing out, the plan, and the keys themselves. A leaked key
 // must not be able to mint more keys or outlive its revocation through a session.
-const ACCOUNT = /^\/api\/(user|logout|login|register|api-keys|subscription)(\/|$)/;
+// Webhooks too: an endpoint receives every event of the account, signed with a secret shown here.
+const ACCOUNT = /^\/api\/(user|logout|login|register|api-keys|subscription|webhooks)(\/|$)/;
 const LINKS = /^\/api\/(links|pic-drift-links)(\/|$)/;
 const TOPICS = /^\/api\/(topics|topic|share|shared-topics|sharing-users|sharing-members|invites)(\/|$)|^\/api\/[^/]+\/[^/]+\/titles(\/|$)/;
 

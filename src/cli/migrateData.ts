@@ -46,7 +46,7 @@ type Table = { name: string; columns: string[] };
 
 /** SQLite's tables, parents before children (by their foreign keys), so each copy finds its parents. */
 function sqliteTables(db: Db): Table[] {
-  // The search index (an FTS5 table and its shadow tables, migrations/0012) is SQLite's own:
+  // The search index (an FTS5 table and its shadow tables, migrations/0013) is SQLite's own:
   // PostgreSQL indexes the same words itself, so it is not copied.
   const names = (
     db

@@ -176,7 +176,8 @@ function plainRows(rows: Record<string, unknown>[]) {
 /** Each statement's text is translated once per process. */
 const translated = new Map<string, ReturnType<typeof toPostgres>>();
 
-function pgQueries(conn: SQL): Queries {
+/** A connection or a transaction of Bun's client as Queries (the PostgreSQL click writer's transaction uses it too). */
+export function pgQueries(conn: SQL): Queries {
   const prepare = (text: string, params: Params) => {
     let p = translated.get(text);
     if (!p) translated.set(text, (p = toPostgres(text)));

@@ -2,8 +2,6 @@ import { Elysia } from "elysia";
 import type { AppContext } from "../context";
 import type { AuthPlugin } from "../http/auth";
 import { AppError, badRequest, conflict, notFound } from "../http/errors";
-import { notificationsStore } from "../notifications/store";
-import { inviteAcceptedNotice } from "../notifications/events";
 import { tooManyAttempts } from "../http/rateLimit";
 import { attemptStore } from "../http/attemptStore";
 import { clientIp } from "../http/security";
@@ -17,7 +15,6 @@ const UNKNOWN = "This invite link is not valid. Check the code and try again.";
 
 export function inviteRoutes(ctx: AppContext, auth: AuthPlugin) {
   const store = invitesStore(ctx.db);
-  const notifications = notificationsStore(ctx.db);
   const attempts = attemptStore(ctx.db);
 
   return new Elysia({ prefix: "/api" })
@@ -52,9 +49,8 @@ export function inviteRoutes(ctx: AppContext, auth: AuthPlugin) {
         const address = clientIp(ctx, request, server);
         const slot = await attempts.take(address === null ? [] : [["inviteAcceptPerAddress", address]]);
         if ("waitMs" in slot) throw tooManyAttempts("Too many invite attempts from this network.", slot.waitMs);
-        const r = await store.accept(params.code, user.id);
+        const r = await store.accept(params.code, user.id, user.username);
         if (r.ok) {
-          await notifications.create({ ...inviteAcceptedNotice(user.username, r.codeHash), userId: r.ownerId });
           return { ok: true, owner: { id: r.ownerId, username: r.inviter } };
         }
         switch (r.reason) {

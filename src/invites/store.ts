@@ -1,6 +1,7 @@
 // The only SQL for invites and the shares they create.
 import type { Database, Queries } from "../db/database";
 import { DAY_MS, nowIso } from "../shared/time";
+import { appendEvents } from "../events/store";
 
 export const INVITE_TTL_MS = 7 * DAY_MS;
 /** Open (unused, unexpired) invites one user may hold: plenty for people, a wall for scripts. */
@@ -23,7 +24,7 @@ type InviteRow = {
 export type InviteStatus = "valid" | "used" | "expired";
 
 export type AcceptResult =
-  | { ok: true; ownerId: number; inviter: string; codeHash: string }
+  | { ok: true; ownerId: number; inviter: string }
   | { ok: false; reason: "unknown" | "own" | "used" | "expired" | "already"; inviter?: string };
 
 const statusOf = (r: InviteRow, now = Date.now()): InviteStatus =>
@@ -68,7 +69,8 @@ export function invitesStore(db: Database) {
       return r ? { inviter: r.inviter, status: statusOf(r), expiresAt: r.expires_at } : null;
     },
 
-    accept(code: string, memberId: number): Promise<AcceptResult> {
+    /** `memberName`: for the invite.accepted event (and so the owner's notification). */
+    accept(code: string, memberId: number, memberName: string): Promise<AcceptResult> {
       return db.tx(async (q): Promise<AcceptResult> => {
         const r = await find(q, code);
         if (!r) return { ok: false, reason: "unknown" };
@@ -93,7 +95,8 @@ export function invitesStore(db: Database) {
           member: memberId,
           now,
         });
-        return { ok: true, ownerId: r.user_id, inviter: r.inviter, codeHash: r.code_hash };
+        await appendEvents(q, [{ type: "invite.accepted", userId: r.user_id, data: { memberId, member: memberName } }]);
+        return { ok: true, ownerId: r.user_id, inviter: r.inviter };
       });
     },
 

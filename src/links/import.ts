@@ -76,7 +76,10 @@ export function linkImporter(links: Links) {
       await links.writeGap();
     }
     const imported = results.filter((r) => r.status === "imported").length;
-    return { format: layout.format, rows: results.length, imported, skipped: results.length - imported, results };
+    const summary = { format: layout.format, rows: results.length, imported, skipped: results.length - imported };
+    // The import is many transactions (a batch each); its end is a change of its own.
+    await links.events.append([{ type: "import.finished", userId, data: summary }]);
+    return { ...summary, results };
   }
 
   return {

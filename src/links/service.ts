@@ -9,6 +9,7 @@ import { hostWarning } from "./hostWarning";
 import { followLinks } from "./follow";
 import { walBytes } from "../db/open";
 import { nextTurn } from "./bulk";
+import { eventsStore } from "../events/store";
 
 export type CachedLink = {
   id: number;
@@ -91,6 +92,8 @@ export async function createLinks(ctx: AppContext, opts: { maxClickBacklog?: num
 
   return {
     store,
+    /** The event log, for a change that is not one link's write (an import's end). */
+    events: eventsStore(ctx.db),
     recorder,
     ownHosts,
     lookup: (code: string) => byCode.get(code),

@@ -8,6 +8,7 @@ import { ROLL_UP_LOCK } from "../analytics/store";
 import { QUOTA_MSG, assertRoom, roomLeft } from "../plans/quotas";
 import { CLICK_SORT_MAX, CLICK_SORT_MSG, MSG, type LinkSort, type LinkStatus, type Tracker } from "./schema";
 import type { CursorKeys, Page } from "../http/paging";
+import { appendEvents } from "../events/store";
 
 export type LinkRow = {
   id: number;
@@ -64,6 +65,18 @@ const insertIfFree = (rows: number) =>
  * route's check and the write (another process, the CLI) is refused like one taken before.
  */
 export const codeConflict = () => conflict(MSG.codeTaken, { shortCode: MSG.codeTaken });
+
+/** A link's created/updated event, written with the row (src/events). */
+const linkEvent = (type: "link.created" | "link.updated", r: LinkRow) =>
+  ({ type, userId: r.user_id, linkId: r.id, data: { id: r.id, shortCode: r.short_code, tracker: r.tracker, originalUrl: r.original_url, title: r.title } }) as const;
+
+/** One statement's row, and its event in the same transaction; no event when no row. */
+const withEvent = (db: Database, type: "link.created" | "link.updated", text: string, ...params: (string | number | null)[]) =>
+  db.tx(async (q) => {
+    const row = await q.get<LinkRow>(text, ...params);
+    if (row) await appendEvents(q, [linkEvent(type, row)]);
+    return row;
+  });
 
 type Fields = { originalUrl: string; title: string; description: string; expiresAt: string | null };
 
@@ -184,6 +197,7 @@ export function linksStore(db: Database, { maxPerUser = 0 }: { maxPerUser?: numb
         pending = pending.filter((i) => !rows[i] && (!tried.has(i) || items[i]!.shortCode === null));
       }
       if (room <= 0) for (const i of pending) rows[i] = OVER_QUOTA;
+      await appendEvents(q, rows.flatMap((r) => (r && r !== OVER_QUOTA ? [linkEvent("link.created", r)] : [])));
       return rows;
     });
 
@@ -273,14 +287,18 @@ export function linksStore(db: Database, { maxPerUser = 0 }: { maxPerUser?: numb
         () =>
           db.tx(async (q) => {
             assertRoom(await ownedLinks(q, userId, maxPerUser), maxPerUser, QUOTA_MSG.links);
-            return (await q.get<LinkRow>(`${INSERT} ${ROW} RETURNING ${COLS}`, ...rowValues(userId, tracker, f.shortCode, f, nowIso())))!;
+            const row = (await q.get<LinkRow>(`${INSERT} ${ROW} RETURNING ${COLS}`, ...rowValues(userId, tracker, f.shortCode, f, nowIso())))!;
+            await appendEvents(q, [linkEvent("link.created", row)]);
+            return row;
           }),
         codeConflict,
       ),
     update: (id: number, userId: number, tracker: Tracker, f: { shortCode: string; originalUrl: string; title: string; description: string }) =>
       uniqueOr(
         () =>
-          db.get<LinkRow>(
+          withEvent(
+            db,
+            "link.updated",
             `UPDATE short_links SET short_code = ?, original_url = ?, title = ?, description = ?, updated_at = ?
              WHERE id = ? AND user_id = ? AND tracker = ? AND is_system = 0 RETURNING ${COLS}`,
             f.shortCode, f.originalUrl, f.title, f.description || null, nowIso(), id, userId, tracker,
@@ -291,7 +309,9 @@ export function linksStore(db: Database, { maxPerUser = 0 }: { maxPerUser?: numb
     edit: (id: number, userId: number, tracker: Tracker, f: Fields & { shortCode: string | null }) =>
       uniqueOr(
         () =>
-          db.get<LinkRow>(
+          withEvent(
+            db,
+            "link.updated",
             `UPDATE short_links SET short_code = COALESCE(?, short_code), original_url = ?, title = ?, description = ?, expires_at = ?, updated_at = ?
              WHERE id = ? AND user_id = ? AND tracker = ? AND is_system = 0 RETURNING ${COLS}`,
             f.shortCode, f.originalUrl, f.title, f.description || null, f.expiresAt, nowIso(), id, userId, tracker,
@@ -299,10 +319,14 @@ export function linksStore(db: Database, { maxPerUser = 0 }: { maxPerUser?: numb
         codeConflict,
       ),
     delete: (id: number, userId: number, tracker: Tracker) =>
-      db.get<{ id: number; short_code: string }>(
-        "DELETE FROM short_links WHERE id = ? AND user_id = ? AND tracker = ? AND is_system = 0 RETURNING id, short_code",
-        id, userId, tracker,
-      ),
+      db.tx(async (q) => {
+        const gone = await q.get<{ id: number; short_code: string }>(
+          "DELETE FROM short_links WHERE id = ? AND user_id = ? AND tracker = ? AND is_system = 0 RETURNING id, short_code",
+          id, userId, tracker,
+        );
+        if (gone) await appendEvents(q, [{ type: "link.deleted", userId, linkId: gone.id, data: { id: gone.id, shortCode: gone.short_code, tracker } }]);
+        return gone;
+      }),
     /**
      * Count to zero and the history with it, so the analytics always add up to the count. A
      * link's clicks are the folded ones (link_clicks) and the unfolded tail (migrations/0008,

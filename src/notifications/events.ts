@@ -1,11 +1,15 @@
-// The notifications other features raise, worded in one place. Each returns the fields for
-// notificationsStore(db).create({ userId, ...notice }).
+// The notifications, worded in one place. Most are raised by the event log (issue 26): each
+// event appended is passed through `noticesFor` in its own transaction, so features append
+// events and never raise notifications themselves.
+import type { StoredEvent } from "../events/schema";
+import { milestoneNotices } from "../analytics/writer";
+import type { NewNotification } from "./store";
 
-export const inviteAcceptedNotice = (member: string, codeHash: string) => ({
+export const inviteAcceptedNotice = (member: string, eventId: number) => ({
   kind: "invite_accepted",
   message: `${member} accepted your invite and can now see your shared topics.`,
   link: "/",
-  dedupeKey: `invite:${codeHash}`,
+  dedupeKey: `invite:${eventId}`,
 });
 
 /** For the titles feature: someone other than the owner added a title to a shared topic. */
@@ -22,3 +26,31 @@ export const premiumEndingNotice = (expiresAt: string) => ({
   link: "/pricing",
   dedupeKey: `premium-ending:${expiresAt}`,
 });
+
+/** For webhooks: an endpoint disabled after failing too often in a row. */
+export const webhookDisabledNotice = (url: string, failures: number) => ({
+  kind: "webhook_disabled",
+  message: `Your webhook to ${new URL(url).host} failed ${failures} times in a row and was turned off. Fix the receiver, then turn it on again under Settings → Webhooks.`,
+  link: "/settings/webhooks",
+});
+
+/** The notifications an event raises for its owner (the first consumer of the event log). */
+export function noticesFor(e: StoredEvent): NewNotification[] {
+  if (e.userId === null) return [];
+  const userId = e.userId;
+  switch (e.type) {
+    case "invite.accepted":
+      return [{ userId, ...inviteAcceptedNotice(e.data.member, e.id) }];
+    case "title.added":
+      // The owner hears of a new series someone else started, not of their own titles.
+      return e.data.actorId === userId || e.data.version !== 1
+        ? []
+        : [{ userId, ...titleAddedNotice({ actor: e.data.actor, titleName: e.data.titleName, topicName: e.data.topicName, link: e.data.path, titleId: e.data.titleId }) }];
+    case "clicks.recorded": {
+      const d = e.data;
+      return milestoneNotices({ linkId: d.linkId, before: d.total - d.clicks, after: d.total }, { user_id: userId, title: d.title, short_code: d.shortCode, tracker: d.tracker });
+    }
+    default:
+      return [];
+  }
+}

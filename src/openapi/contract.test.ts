@@ -170,6 +170,10 @@ const notification = (await created("GET", "/api/notifications", undefined)).not
 // A third user accepts the owner's second invite.
 const third = await t.signUp("contract-third");
 const otherKey = await created("POST", "/api/api-keys", { name: "to revoke", scope: "read" });
+// A webhook with one delivery queued (its receiver does not exist: the delivery stays pending or fails).
+const hook = await created("POST", "/api/webhooks", { url: "https://hooks.example.invalid/in", events: ["link.created"] });
+await created("POST", "/api/links", { originalUrl: "https://example.com/hooked", title: "Hooked" });
+const delivery = (await created("GET", `/api/webhooks/${hook.id}/deliveries`, undefined))[0];
 
 type Call = { method: string; path: string; opts?: Parameters<typeof t.call>[2]; status: number };
 const T = `/api/${owner.user.username}/${topic.linkSlug}/titles`;
@@ -265,6 +269,16 @@ const CALLS: Record<string, Call> = {
   "GET /api/api-keys": { method: "GET", path: "/api/api-keys", opts: asOwner, status: 200 },
   "POST /api/api-keys": { method: "POST", path: "/api/api-keys", opts: { ...asOwner, body: { name: "another", scope: "read", only: "topics" } }, status: 201 },
   "DELETE /api/api-keys/{id}": { method: "DELETE", path: `/api/api-keys/${otherKey.id}`, opts: asOwner, status: 200 },
+  "GET /api/webhooks": { method: "GET", path: "/api/webhooks", opts: asOwner, status: 200 },
+  "POST /api/webhooks": { method: "POST", path: "/api/webhooks", opts: { ...asOwner, body: { url: "https://hooks.example.invalid/two", events: ["clicks.recorded"], linkIds: [link.id] } }, status: 201 },
+  "PUT /api/webhooks/{id}": {
+    method: "PUT",
+    path: `/api/webhooks/${hook.id}`,
+    opts: { ...asOwner, body: { url: "https://hooks.example.invalid/in", events: ["link.created"], enabled: true, rotateSecret: true } },
+    status: 200,
+  },
+  "GET /api/webhooks/{id}/deliveries": { method: "GET", path: `/api/webhooks/${hook.id}/deliveries`, opts: asOwner, status: 200 },
+  "POST /api/webhooks/{id}/deliveries/{deliveryId}/redeliver": { method: "POST", path: `/api/webhooks/${hook.id}/deliveries/${delivery.id}/redeliver`, opts: asOwner, status: 201 },
   "GET /api/openapi.json": { method: "GET", path: "/api/openapi.json", status: 200 },
   "GET /api/docs": { method: "GET", path: "/api/docs", status: 200 },
   // Deletions last: the objects above are used until here.
@@ -275,6 +289,7 @@ const CALLS: Record<string, Call> = {
   "GET /api/sharing-members": { method: "GET", path: "/api/sharing-members", opts: asOwner, status: 200 },
   "DELETE /api/sharing-members/{id}": { method: "DELETE", path: `/api/sharing-members/${third.user.id}`, opts: asOwner, status: 204 },
   "DELETE /api/sharing-users/{id}": { method: "DELETE", path: `/api/sharing-users/${owner.user.id}`, opts: asMember, status: 204 },
+  "DELETE /api/webhooks/{id}": { method: "DELETE", path: `/api/webhooks/${hook.id}`, opts: asOwner, status: 200 },
   "POST /api/logout": { method: "POST", path: "/api/logout", opts: asMember, status: 200 },
 };
 

@@ -17,6 +17,7 @@ import { redirectOperations } from "../redirects/routes";
 import { titleOperations } from "../titles/routes";
 import { Title } from "../titles/schema";
 import { topicOperations } from "../topics/routes";
+import { webhookOperations } from "../webhooks/routes";
 import { Topic } from "../topics/schema";
 import type { Definitions } from "./document";
 import * as v from "valibot";
@@ -58,6 +59,7 @@ export const OPERATIONS: Operation[] = [
   ...topicOperations,
   ...titleOperations,
   ...inviteOperations,
+  ...webhookOperations,
   ...notificationOperations,
   ...apiKeyOperations,
   ...openApiOperations,

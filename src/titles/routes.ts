@@ -3,8 +3,6 @@ import type { AppContext } from "../context";
 import type { AuthPlugin } from "../http/auth";
 import { forbidden, notFound } from "../http/errors";
 import { rowId } from "../db/ids";
-import { titleAddedNotice } from "../notifications/events";
-import { notificationsStore } from "../notifications/store";
 import { topicsStore, type TopicRole } from "../topics/store";
 import { CreateTitleBody, TITLE_PAGE_DEFAULT, TITLE_PAGE_MAX, Title, TitleListQuery, TitleQuery, UpdateTitleBody } from "./schema";
 import { cursorKeys, pageHeaders } from "../http/paging";
@@ -33,7 +31,6 @@ function titleId(raw: string) {
 export function titleRoutes(ctx: AppContext, auth: AuthPlugin) {
   const store = titlesStore(ctx.db, ctx.config.quotas);
   const topics = topicsStore(ctx.db);
-  const notifications = notificationsStore(ctx.db);
 
   async function access(userId: number, username: string, slug: string, need: "read" | "write" | "delete") {
     const found = await topics.findVisible(userId, username, slug);
@@ -73,14 +70,23 @@ export function titleRoutes(ctx: AppContext, auth: AuthPlugin) {
     .post(
       "/:username/:topicSlug/titles",
       async ({ user, params, body, set }) => {
-        const { topic, role } = await access(user.id, params.username, params.topicSlug, "write");
-        const title = await store.create(topic.id, user.id, body);
-        if (role !== "owner" && title.version === 1) {
-          await notifications.create({
-            userId: topic.userId,
-            ...titleAddedNotice({ actor: user.username, titleName: title.name, topicName: topic.name, link: `/${topic.username}/${topic.linkSlug}/${title.slug}`, titleId: title.id }),
-          });
-        }
+        const { topic } = await access(user.id, params.username, params.topicSlug, "write");
+        // The event's consumers decide who hears of it (the owner's notification: src/notifications/events.ts).
+        const title = await store.create(topic.id, user.id, body, (t) => ({
+          type: "title.added",
+          userId: topic.userId,
+          topicId: topic.id,
+          data: {
+            topicId: topic.id,
+            topicName: topic.name,
+            titleId: t.id,
+            titleName: t.name,
+            version: t.version,
+            actorId: user.id,
+            actor: user.username,
+            path: `/${topic.username}/${topic.linkSlug}/${t.slug}`,
+          },
+        }));
         set.status = 201;
         return title;
       },

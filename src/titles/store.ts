@@ -19,6 +19,8 @@ export const titleSortKinds = (sort: TitleSort) => TITLE_SORTS[sort].kinds;
 
 /** A LIKE pattern matching `text` anywhere, its wildcards taken literally (ESCAPE '\\'). */
 const contains = (text: string) => `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+import { appendEvents } from "../events/store";
+import type { NewEvent } from "../events/schema";
 
 type TitleRow = {
   id: number;
@@ -175,7 +177,8 @@ export function titlesStore(db: Database, quotas: Pick<Quotas, "titlesPerTopic" 
     },
 
     /** Adds a version to the series `name` (a new series starts at 1): highest + 1, see lockTopic. */
-    create(topicId: number, userId: number, input: CreateTitleInput) {
+    /** `announce`: the title.added event for the new version, appended in the same transaction. */
+    create(topicId: number, userId: number, input: CreateTitleInput, announce?: (title: Title) => NewEvent) {
       return db.tx(async (q) => {
         await lockTopic(q, topicId);
         const latest = await q.get<TitleRow>(`SELECT * FROM titles WHERE topic_id = $topicId AND name = $name ORDER BY version DESC LIMIT 1`, {
@@ -207,7 +210,9 @@ export function titlesStore(db: Database, quotas: Pick<Quotas, "titlesPerTopic" 
           },
         ))!;
         await checkText(q, topicId, before);
-        return shaped(q, (await one(q, topicId, row.id))!);
+        const title = await shaped(q, (await one(q, topicId, row.id))!);
+        if (announce) await appendEvents(q, [announce(title)]);
+        return title;
       });
     },
 

@@ -11,6 +11,7 @@ import { toast, toastError } from "../ui/Toast";
 import { api, ApiError } from "../lib/api";
 import { validateForm } from "../lib/forms";
 import { copyLink, formatDate } from "../links/format";
+import { WebhooksSection } from "./WebhooksSection";
 import { CreateApiKeyBody, KEY_NAME_MAX, type ApiKeyView, type CreatedApiKey } from "../../src/apikeys/schema";
 
 const KEYS = "/api/api-keys";
@@ -28,7 +29,7 @@ const scopeLabel = (k: ApiKeyView) => `${k.scope === "read" ? "Read only" : "Rea
 
 type Errors = Partial<Record<"name" | "scope" | "only", string>>;
 
-/** /settings: API keys for scripts (issue 14). A key is shown in full once, right after it is made. */
+/** /settings: API keys for scripts (issue 14) and webhooks (issue 26). A key is shown in full once, right after it is made. */
 export function SettingsPage() {
   usePageTitle("Settings");
   const { data, error, isLoading, mutate } = useSWR<ApiKeyView[]>(KEYS);
@@ -149,6 +150,7 @@ export function SettingsPage() {
         <section className="stack" aria-label="Your API keys">
           {list}
         </section>
+        <WebhooksSection />
       </main>
       <AppFooter />
 

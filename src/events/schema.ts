@@ -1,0 +1,37 @@
+// The event log's shapes (issue 26): what a webhook delivery's body and a live update carry.
+// Shared with the web app (the Webhooks screen lists the types).
+import * as v from "valibot";
+
+/** Every kind of event, in the order the Webhooks screen offers them. */
+export const EVENT_TYPES = ["link.created", "link.updated", "link.deleted", "clicks.recorded", "title.added", "invite.accepted", "import.finished"] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+/** What each type's `data` holds (README "Webhooks" lists the same). */
+export type EventData = {
+  "link.created": LinkEventData;
+  "link.updated": LinkEventData;
+  "link.deleted": { id: number; shortCode: string; tracker: string };
+  /** One per link per batch of clicks the writer commits: `clicks` in this batch, `total` after it. */
+  "clicks.recorded": { linkId: number; shortCode: string; tracker: string; title: string; clicks: number; total: number };
+  "title.added": { topicId: number; topicName: string; titleId: number; titleName: string; version: number; actorId: number; actor: string; path: string };
+  "invite.accepted": { memberId: number; member: string };
+  "import.finished": { format: string; rows: number; imported: number; skipped: number };
+};
+type LinkEventData = { id: number; shortCode: string; tracker: string; originalUrl: string; title: string };
+
+/** An event to append: whose data it is (`userId`) and what happened. */
+export type NewEvent = {
+  [T in EventType]: { type: T; userId: number | null; linkId?: number | null; topicId?: number | null; data: EventData[T] };
+}[EventType];
+
+/** An event as stored, with its id and time. */
+export type StoredEvent = NewEvent & { id: number; createdAt: string };
+
+/** A delivery's body and a live update's `data`: the event as JSON. */
+export const EventBody = v.object({
+  id: v.pipe(v.string(), v.description('"evt_" and the event\'s number: the same for every attempt and for Redeliver, so a receiver can drop a repeat')),
+  type: v.picklist(EVENT_TYPES),
+  createdAt: v.pipe(v.string(), v.description("When the change was committed (ISO-8601 UTC)")),
+  data: v.pipe(v.record(v.string(), v.unknown()), v.description("The type's fields (README: Webhooks)")),
+});
+export type EventBody = v.InferOutput<typeof EventBody>;

@@ -1,0 +1,126 @@
+// The only SQL for the event log (issue 26). An event is appended inside the transaction of the
+// change it records, and its consumers that must commit with it run in that same transaction:
+// the notifications it raises and the webhook deliveries it queues (the outbox). Live updates
+// read the committed log afterwards (./live.ts).
+import type { Database as SqliteHandle } from "bun:sqlite";
+import type { Database, Queries } from "../db/database";
+import { nowIso } from "../shared/time";
+import { addNotices, sqliteNotifications } from "../notifications/store";
+import { noticesFor } from "../notifications/events";
+import { fanOutSql } from "../webhooks/store";
+import type { EventType, NewEvent, StoredEvent } from "./schema";
+
+type EventRow = { id: number; type: string; user_id: number | null; link_id: number | null; topic_id: number | null; data: string; created_at: string };
+
+export const toEvent = (r: EventRow): StoredEvent =>
+  ({ id: r.id, type: r.type as EventType, userId: r.user_id, linkId: r.link_id, topicId: r.topic_id, data: JSON.parse(r.data), createdAt: r.created_at }) as StoredEvent;
+
+const COLS = "id, type, user_id, link_id, topic_id, data, created_at";
+// Rows per INSERT: a bulk create's batch of links is a few statements, not one per link.
+const CHUNK = 100;
+
+/**
+ * Appends events in the caller's transaction `q`, raises their notifications and queues their
+ * webhook deliveries there too: all of it commits with the change, or none of it.
+ */
+export async function appendEvents(q: Queries, events: readonly NewEvent[]): Promise<StoredEvent[]> {
+  const stored: StoredEvent[] = [];
+  const now = nowIso();
+  for (let at = 0; at < events.length; at += CHUNK) {
+    const part = events.slice(at, at + CHUNK);
+    const rows = await q.all<EventRow>(
+      `INSERT INTO events (type, user_id, link_id, topic_id, data, created_at) VALUES ${part.map(() => "(?, ?, ?, ?, ?, ?)").join(", ")} RETURNING ${COLS}`,
+      ...part.flatMap((e) => [e.type, e.userId, e.linkId ?? null, e.topicId ?? null, JSON.stringify(e.data), now]),
+    );
+    // RETURNING's order is not promised: the ids are, so sorted they follow the VALUES.
+    stored.push(...rows.sort((a, b) => a.id - b.id).map(toEvent));
+  }
+  await consume(q, stored);
+  return stored;
+}
+
+/** The consumers that commit with the events: notifications, then the webhook outbox. */
+async function consume(q: Queries, stored: readonly StoredEvent[]) {
+  if (stored.length === 0) return;
+  const notices = stored.flatMap(noticesFor);
+  if (notices.length) await addNotices(q, notices);
+  await q.run(fanOutSql(q.dialect), JSON.stringify(stored.map((e) => e.id)));
+}
+
+/** A click-count move of one link in one batch: `n` clicks, `total` after them. */
+export type ClickCount = { linkId: number; n: number; total: number };
+
+/**
+ * The PostgreSQL click writer's hook (src/analytics/pgWriterStore.ts): one clicks.recorded
+ * event per link of the batch, in one statement however many links (a busy batch holds
+ * thousands), in the writer's transaction. Links deleted meanwhile drop out in the join.
+ */
+export async function appendClickEvents(q: Queries, counts: readonly ClickCount[]) {
+  if (counts.length === 0) return;
+  const rows = await q.all<EventRow>(
+    `INSERT INTO events (type, user_id, link_id, data, created_at)
+     SELECT 'clicks.recorded', l.user_id, l.id,
+       json_build_object('linkId', l.id, 'shortCode', l.short_code, 'tracker', l.tracker, 'title', l.title, 'clicks', j.n, 'total', j.total)::text, ?
+     FROM json_to_recordset(?::text::json) AS j(link_id integer, n bigint, total bigint) JOIN short_links l ON l.id = j.link_id
+     ORDER BY l.id RETURNING ${COLS}`,
+    nowIso(),
+    JSON.stringify(counts.map((c) => ({ link_id: c.linkId, n: c.n, total: c.total }))),
+  );
+  await consume(q, rows.map(toEvent));
+}
+
+/**
+ * The SQLite click writer's hook (src/analytics/writer.ts), synchronous on the worker's own
+ * connection inside its batch transaction, after the counts moved: the totals are read from
+ * link_click_counts as the batch left them. `counts`: link id → clicks in this batch.
+ */
+export function sqliteClickEvents(handle: SqliteHandle) {
+  const insert = handle.prepare(
+    `INSERT INTO events (type, user_id, link_id, data, created_at)
+     SELECT 'clicks.recorded', l.user_id, l.id,
+       json_object('linkId', l.id, 'shortCode', l.short_code, 'tracker', l.tracker, 'title', l.title, 'clicks', j.value, 'total', c.clicks), ?
+     FROM json_each(?) j JOIN short_links l ON l.id = CAST(j.key AS INTEGER) JOIN link_click_counts c ON c.link_id = l.id
+     ORDER BY l.id RETURNING ${COLS}`,
+  );
+  const fanOut = handle.prepare(fanOutSql("sqlite"));
+  const notifications = sqliteNotifications(handle);
+  return {
+    record(counts: ReadonlyMap<number, number>) {
+      if (counts.size === 0) return;
+      let json = "{";
+      for (const [linkId, n] of counts) json += `${json.length > 1 ? "," : ""}"${linkId}":${n}`;
+      const rows = insert.all(nowIso(), `${json}}`) as EventRow[];
+      if (rows.length === 0) return;
+      const stored = rows.map(toEvent);
+      for (const notice of stored.flatMap(noticesFor)) notifications.add(notice);
+      fanOut.run(JSON.stringify(stored.map((e) => e.id)));
+    },
+  };
+}
+
+/** The log read by the live updates and the retention job. */
+export function eventsStore(db: Database) {
+  return {
+    /** Events after `afterId`, oldest first (a stream's catch-up; one page). */
+    after: async (afterId: number, limit: number) =>
+      (await db.all<EventRow>(`SELECT ${COLS} FROM events WHERE id > ? ORDER BY id LIMIT ?`, afterId, limit)).map(toEvent),
+    /** Events with ids in [lo, hi] (a PostgreSQL notification's range). */
+    between: async (lo: number, hi: number) =>
+      (await db.all<EventRow>(`SELECT ${COLS} FROM events WHERE id BETWEEN ? AND ? ORDER BY id`, lo, hi)).map(toEvent),
+    lastId: async () => (await db.get<{ id: number | null }>("SELECT MAX(id) AS id FROM events"))?.id ?? 0,
+    /** Appends outside a caller's transaction (a change that is itself the event: an import's end). */
+    append: (events: readonly NewEvent[]) => db.tx((q) => appendEvents(q, events)),
+    /**
+     * Retention: events older than `before` go, a bounded batch per statement so a large
+     * backlog never holds the write lock long; returns how many went.
+     */
+    async prune(before: string, batch = 5000) {
+      let total = 0;
+      for (;;) {
+        const n = await db.run(`DELETE FROM events WHERE id IN (SELECT id FROM events WHERE created_at < ? ORDER BY id LIMIT ?)`, before, batch);
+        total += n;
+        if (n < batch) return total;
+      }
+    },
+  };
+}

@@ -1,0 +1,184 @@
+// The only SQL for webhooks (issue 26): endpoints, the outbox of deliveries, and claiming.
+import type { Database, Dialect } from "../db/database";
+import { nowIso } from "../shared/time";
+import { addNotices } from "../notifications/store";
+import { webhookDisabledNotice } from "../notifications/events";
+
+/**
+ * Queues a delivery per (event, subscribed endpoint) for the events whose ids are the one
+ * parameter (a JSON array), in the event's transaction: the outbox commits with the change.
+ * The body is built here once, so every attempt and a Redeliver send the same bytes. Deliveries
+ * are numbered in event order, which is the order an endpoint receives them.
+ */
+export const fanOutSql = (dialect: Dialect) => `
+  INSERT INTO webhook_deliveries (webhook_id, event_id, event_type, body, next_at, created_at)
+  SELECT w.id, e.id, e.type,
+    '{"id":"evt_' || e.id || '","type":"' || e.type || '","createdAt":"' || e.created_at || '","data":' || e.data || '}',
+    e.created_at, e.created_at
+  FROM events e JOIN webhooks w ON w.user_id = e.user_id AND w.enabled = 1
+  WHERE e.id IN (${dialect === "postgres" ? "SELECT value::bigint FROM json_array_elements_text(?::text::json)" : "SELECT value FROM json_each(?)"})
+    AND w.events LIKE '%,' || e.type || ',%'
+    AND (w.link_ids IS NULL OR w.link_ids LIKE '%,' || e.link_id || ',%')
+  ORDER BY e.id, w.id`;
+
+export type WebhookRow = {
+  id: number;
+  user_id: number;
+  url: string;
+  secret: string;
+  events: string;
+  link_ids: string | null;
+  enabled: number;
+  failures: number;
+  disabled_reason: string | null;
+  created_at: string;
+  updated_at: string;
+};
+
+export type DeliveryRow = {
+  id: number;
+  webhook_id: number;
+  event_id: number;
+  event_type: string;
+  body: string;
+  state: "pending" | "delivered" | "failed";
+  attempts: number;
+  next_at: string;
+  claimed_until: string | null;
+  last_status: number | null;
+  last_latency_ms: number | null;
+  last_response: string | null;
+  last_error: string | null;
+  last_at: string | null;
+  created_at: string;
+};
+
+/** A claimed delivery with what sending it needs. */
+export type Claimed = DeliveryRow & { url: string; secret: string; user_id: number };
+
+/** One attempt's outcome, as the delivery log shows it. */
+export type AttemptResult = { status: number | null; latencyMs: number; response: string | null; error: string | null };
+
+/** After this many failed attempts in a row an endpoint is disabled and its owner told. */
+export const DISABLE_AFTER = 20;
+
+/** ',a,b,' from [a, b]: one LIKE then matches an item (see migrations/0015_events.sql). */
+export const commaList = (items: readonly (string | number)[]) => `,${items.join(",")},`;
+
+const COLS = "id, user_id, url, secret, events, link_ids, enabled, failures, disabled_reason, created_at, updated_at";
+const DCOLS =
+  "id, webhook_id, event_id, event_type, body, state, attempts, next_at, claimed_until, last_status, last_latency_ms, last_response, last_error, last_at, created_at";
+
+export function webhooksStore(db: Database) {
+  return {
+    list: (userId: number) => db.all<WebhookRow>(`SELECT ${COLS} FROM webhooks WHERE user_id = ? ORDER BY id`, userId),
+    get: (id: number, userId: number) => db.get<WebhookRow>(`SELECT ${COLS} FROM webhooks WHERE id = ? AND user_id = ?`, id, userId),
+    count: async (userId: number) => (await db.get<{ n: number }>("SELECT COUNT(*) AS n FROM webhooks WHERE user_id = ?", userId))!.n,
+    create: async (userId: number, w: { url: string; secret: string; events: readonly string[]; linkIds: readonly number[] | null }) => {
+      const now = nowIso();
+      return (await db.get<WebhookRow>(
+        `INSERT INTO webhooks (user_id, url, secret, events, link_ids, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING ${COLS}`,
+        userId, w.url, w.secret, commaList(w.events), w.linkIds ? commaList(w.linkIds) : null, now, now,
+      ))!;
+    },
+    /** Replaces what is given; enabling again clears the failure count. */
+    update: (id: number, userId: number, w: { url: string; events: readonly string[]; linkIds: readonly number[] | null; enabled: boolean; secret: string }) =>
+      db.get<WebhookRow>(
+        `UPDATE webhooks SET url = ?, events = ?, link_ids = ?, secret = ?,
+           failures = CASE WHEN ? = 1 AND enabled = 0 THEN 0 ELSE failures END,
+           disabled_reason = CASE WHEN ? = 1 THEN NULL ELSE disabled_reason END,
+           enabled = ?, updated_at = ?
+         WHERE id = ? AND user_id = ? RETURNING ${COLS}`,
+        w.url, commaList(w.events), w.linkIds ? commaList(w.linkIds) : null, w.secret, w.enabled ? 1 : 0, w.enabled ? 1 : 0, w.enabled ? 1 : 0, nowIso(), id, userId,
+      ),
+    /** How many of `ids` are the user's own links (an endpoint may be limited to those). */
+    ownLinkCount: async (userId: number, ids: readonly number[]) =>
+      (await db.get<{ n: number }>(
+        `SELECT COUNT(*) AS n FROM short_links WHERE user_id = ? AND id IN (${ids.map(() => "?").join(", ")})`,
+        userId, ...ids,
+      ))!.n,
+    remove: async (id: number, userId: number) => (await db.run("DELETE FROM webhooks WHERE id = ? AND user_id = ?", id, userId)) > 0,
+    /** The endpoint's delivery log, newest first (authorised through the endpoint's owner). */
+    deliveries: (webhookId: number, userId: number, limit: number) =>
+      db.all<DeliveryRow>(
+        `SELECT ${DCOLS} FROM webhook_deliveries WHERE webhook_id = ? AND webhook_id IN (SELECT id FROM webhooks WHERE user_id = ?) ORDER BY id DESC LIMIT ?`,
+        webhookId, userId, limit,
+      ),
+    /**
+     * Queues the delivery's body again as a new delivery, at the end of the endpoint's queue
+     * (the order promise holds); null when it is not the user's.
+     */
+    redeliver: (deliveryId: number, webhookId: number, userId: number) =>
+      db.get<DeliveryRow>(
+        `INSERT INTO webhook_deliveries (webhook_id, event_id, event_type, body, next_at, created_at)
+         SELECT d.webhook_id, d.event_id, d.event_type, d.body, ?1, ?1 FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
+         WHERE d.id = ?2 AND d.webhook_id = ?3 AND w.user_id = ?4 RETURNING ${DCOLS}`,
+        nowIso(), deliveryId, webhookId, userId,
+      ),
+    /**
+     * Claims up to `limit` due deliveries until `leaseUntil`: only the oldest pending one of
+     * each enabled endpoint (the order promise), and only one not claimed by a live lease. On
+     * PostgreSQL, several instances claim at once: SKIP LOCKED passes over rows another is
+     * claiming, and the lease (re-checked on the locked row) keeps a claimed one theirs.
+     */
+    async claim(now: string, leaseUntil: string, limit: number): Promise<Claimed[]> {
+      const lock = db.dialect === "postgres" ? "FOR UPDATE OF d SKIP LOCKED" : "";
+      const rows = await db.all<DeliveryRow>(
+        `UPDATE webhook_deliveries SET claimed_until = ?1
+         WHERE id IN (
+           SELECT d.id FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
+           WHERE d.state = 'pending' AND d.next_at <= ?2 AND w.enabled = 1
+             AND (d.claimed_until IS NULL OR d.claimed_until < ?2)
+             AND NOT EXISTS (SELECT 1 FROM webhook_deliveries p WHERE p.webhook_id = d.webhook_id AND p.state = 'pending' AND p.id < d.id)
+           ORDER BY d.id LIMIT ?3 ${lock}
+         ) RETURNING ${DCOLS}`,
+        leaseUntil, now, limit,
+      );
+      if (rows.length === 0) return [];
+      const hooks = await db.all<{ id: number; url: string; secret: string; user_id: number }>(
+        `SELECT id, url, secret, user_id FROM webhooks WHERE id IN (${rows.map(() => "?").join(", ")})`,
+        ...rows.map((r) => r.webhook_id),
+      );
+      const byId = new Map(hooks.map((h) => [h.id, h]));
+      return rows.flatMap((r) => {
+        const h = byId.get(r.webhook_id);
+        return h ? [{ ...r, url: h.url, secret: h.secret, user_id: h.user_id }] : [];
+      });
+    },
+    /**
+     * Records an attempt of a delivery this worker holds (its lease): delivered, retried at
+     * `nextAt`, or given up (nextAt null). A failure counts against the endpoint; the one that
+     * reaches DISABLE_AFTER disables it and notifies its owner, in the same transaction.
+     * Returns whether this attempt disabled the endpoint; null when the lease was lost.
+     */
+    finish: (d: Claimed, ok: boolean, r: AttemptResult, nextAt: string | null) =>
+      db.tx(async (q) => {
+        const now = nowIso();
+        const state = ok ? "delivered" : nextAt === null ? "failed" : "pending";
+        const changed = await q.run(
+          `UPDATE webhook_deliveries SET state = ?, attempts = attempts + 1, next_at = ?, claimed_until = NULL,
+             last_status = ?, last_latency_ms = ?, last_response = ?, last_error = ?, last_at = ?
+           WHERE id = ? AND claimed_until = ?`,
+          state, nextAt ?? d.next_at, r.status, r.latencyMs, r.response, r.error, now, d.id, d.claimed_until,
+        );
+        if (changed === 0) return null;
+        if (ok) {
+          await q.run("UPDATE webhooks SET failures = 0 WHERE id = ? AND failures > 0", d.webhook_id);
+          return false;
+        }
+        const w = await q.get<{ failures: number; enabled: number; url: string; user_id: number }>(
+          `UPDATE webhooks SET failures = failures + 1,
+             enabled = CASE WHEN failures + 1 >= ${DISABLE_AFTER} THEN 0 ELSE enabled END,
+             disabled_reason = CASE WHEN failures + 1 >= ${DISABLE_AFTER} AND enabled = 1 THEN ? ELSE disabled_reason END,
+             updated_at = ?
+           WHERE id = ? RETURNING failures, enabled, url, user_id`,
+          `Disabled after ${DISABLE_AFTER} failed deliveries in a row`, now, d.webhook_id,
+        );
+        if (!w || w.failures !== DISABLE_AFTER || w.enabled !== 0) return false;
+        await addNotices(q, [{ ...webhookDisabledNotice(w.url, DISABLE_AFTER), userId: w.user_id }]);
+        return true;
+      }),
+    /** Retention: delivered and given-up deliveries older than `before` (pending ones stay). */
+    pruneFinished: (before: string) => db.run("DELETE FROM webhook_deliveries WHERE state != 'pending' AND created_at < ?", before),
+  };
+}

@@ -1,0 +1,268 @@
+// Webhooks (issue 26) against a real receiver on loopback: the API, signatures, order, retries,
+// Redeliver, a restart, disable-after-20, redirects and size caps, and the SSRF rules.
+import { afterAll, describe, expect, test } from "bun:test";
+import { onPostgres, setup } from "../test/helpers";
+import { createApp } from "../app";
+import { openDatabase } from "../db/connect";
+import { startReceiver } from "./receiver";
+import { isPrivateAddress, resolveTarget, send } from "./send";
+import { backoffMs } from "./worker";
+import { MAX_WEBHOOKS } from "./schema";
+
+const env = { WEBHOOK_ALLOW_PRIVATE: "true", WEBHOOK_RETRY_BASE_MS: "40", WEBHOOK_TIMEOUT_SECONDS: "1" };
+const t = await setup(env);
+const alice = await t.signUp("alice");
+const bob = await t.signUp("bob");
+const rx = startReceiver();
+afterAll(() => rx.stop());
+
+const hook = async (cookie: string, body: Record<string, unknown>) => t.call("POST", "/api/webhooks", { body, cookie });
+let codes = 0;
+async function makeLink(cookie = alice.cookie) {
+  const code = `wh-${++codes}`;
+  const r = await t.call("POST", "/api/links", { body: { originalUrl: `https://example.com/${code}`, title: code, shortCode: code }, cookie });
+  expect(r.status, r.text).toBe(201);
+  return r.json as { id: number; shortCode: string };
+}
+const deliveries = async (id: number, cookie = alice.cookie) => (await t.call("GET", `/api/webhooks/${id}/deliveries`, { cookie })).json;
+async function until<T>(what: () => Promise<T>, ok: (v: T) => boolean, ms = 10_000) {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await what();
+    if (ok(v)) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting: ${JSON.stringify(v)}`);
+    await Bun.sleep(25);
+  }
+}
+
+describe("the API", () => {
+  test("create returns the secret once; the list shows a hint only; bob sees none of it", async () => {
+    const r = await hook(alice.cookie, { url: rx.url("/api-only"), events: ["link.deleted"] });
+    expect(r.status, r.text).toBe(201);
+    expect(r.json).toMatchObject({ url: rx.url("/api-only"), events: ["link.deleted"], linkIds: null, enabled: true, failures: 0 });
+    expect(r.json.secret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
+    const list = await t.call("GET", "/api/webhooks", { cookie: alice.cookie });
+    expect(list.json.find((w: { id: number }) => w.id === r.json.id)).toEqual({ ...r.json, secret: undefined, secretHint: r.json.secret.slice(-4) });
+    expect(list.text).not.toContain(r.json.secret);
+    expect((await t.call("GET", "/api/webhooks", { cookie: bob.cookie })).json).toEqual([]);
+    expect((await t.call("PUT", `/api/webhooks/${r.json.id}`, { body: { url: rx.url("/bob"), events: ["link.created"], enabled: true }, cookie: bob.cookie })).status).toBe(404);
+    expect((await t.call("DELETE", `/api/webhooks/${r.json.id}`, { cookie: bob.cookie })).status).toBe(404);
+    expect((await t.call("GET", `/api/webhooks/${r.json.id}/deliveries`, { cookie: bob.cookie })).status).toBe(404);
+    expect(await t.database.get("SELECT url FROM webhooks WHERE id = ?", r.json.id)).toEqual({ url: rx.url("/api-only") });
+    expect((await t.call("DELETE", `/api/webhooks/${r.json.id}`, { cookie: alice.cookie })).status).toBe(200);
+    expect((await t.call("GET", "/api/webhooks")).status).toBe(401);
+  });
+
+  const bad: [string, Record<string, unknown>, string][] = [
+    ["no URL", { url: "", events: ["link.created"] }, "url"],
+    ["not a URL", { url: "hooks example", events: ["link.created"] }, "url"],
+    ["ftp", { url: "ftp://example.com/x", events: ["link.created"] }, "url"],
+    ["credentials in the URL", { url: "https://user:pw@example.com/x", events: ["link.created"] }, "url"],
+    ["no events", { url: "https://example.com/x", events: [] }, "events"],
+    ["unknown event", { url: "https://example.com/x", events: ["link.exploded"] }, "events"],
+    ["not a list", { url: "https://example.com/x", events: "link.created" }, "events"],
+    ["empty link list", { url: "https://example.com/x", events: ["link.created"], linkIds: [] }, "linkIds"],
+    ["link id not a number", { url: "https://example.com/x", events: ["link.created"], linkIds: ["1; DROP TABLE"] }, "linkIds"],
+  ];
+  for (const [name, body, field] of bad) {
+    test(`refused: ${name} (400 naming ${field}, nothing stored)`, async () => {
+      const before = await t.count("webhooks");
+      const r = await hook(alice.cookie, body);
+      expect(r.status, r.text).toBe(400);
+      expect(Object.keys(r.json.error.fields ?? {})[0]?.split(".")[0]).toBe(field);
+      expect(await t.count("webhooks")).toBe(before);
+    });
+  }
+
+  test("another user's links cannot be watched; an API key cannot reach webhooks; at most 10", async () => {
+    const bobs = await makeLink(bob.cookie);
+    const r = await hook(alice.cookie, { url: rx.url(), events: ["clicks.recorded"], linkIds: [bobs.id] });
+    expect(r.status).toBe(400);
+    expect(r.json.error.fields).toEqual({ linkIds: "Choose links of your own" });
+    const key = (await t.call("POST", "/api/api-keys", { body: { name: "k", scope: "read-write", only: null }, cookie: bob.cookie })).json.key;
+    expect((await t.call("GET", "/api/webhooks", { headers: { authorization: `Bearer ${key}` } })).status).toBe(403);
+    for (let i = 0; i < MAX_WEBHOOKS; i++) expect((await hook(bob.cookie, { url: rx.url(`/q${i}`), events: ["import.finished"] })).status).toBe(201);
+    const over = await hook(bob.cookie, { url: rx.url("/q-over"), events: ["import.finished"] });
+    expect(over.status).toBe(409);
+    expect(await t.database.get("SELECT COUNT(*) AS n FROM webhooks WHERE user_id = ?", bob.user.id)).toEqual({ n: MAX_WEBHOOKS });
+    for (const w of (await t.call("GET", "/api/webhooks", { cookie: bob.cookie })).json) await t.call("DELETE", `/api/webhooks/${w.id}`, { cookie: bob.cookie });
+  });
+});
+
+describe("delivery", () => {
+  test("signed POSTs with the event's JSON, in order, only the events and links wanted", async () => {
+    const watched = await makeLink();
+    const w = (await hook(alice.cookie, { url: rx.url("/order"), events: ["link.updated", "link.deleted"], linkIds: [watched.id] })).json;
+    const other = await makeLink();
+    for (let i = 1; i <= 5; i++) {
+      await t.call("PUT", `/api/links/${watched.id}`, { body: { originalUrl: `https://example.com/v${i}`, title: `v${i}`, description: "", expiresAt: null }, cookie: alice.cookie });
+      await t.call("PUT", `/api/links/${other.id}`, { body: { originalUrl: `https://example.com/o${i}`, title: `o${i}`, description: "", expiresAt: null }, cookie: alice.cookie });
+    }
+    await t.call("DELETE", `/api/links/${watched.id}`, { cookie: alice.cookie });
+    const got = await until(async () => rx.received.filter((r) => r.path === "/order"), (r) => r.length >= 6);
+    await Bun.sleep(300);
+    const mine = rx.received.filter((r) => r.path === "/order");
+    expect(mine.map((r) => [r.json.type, r.json.data.title ?? null])).toEqual([
+      ["link.updated", "v1"],
+      ["link.updated", "v2"],
+      ["link.updated", "v3"],
+      ["link.updated", "v4"],
+      ["link.updated", "v5"],
+      ["link.deleted", null],
+    ]);
+    for (const r of got) {
+      expect(rx.verify(r, w.secret)).toBe(true);
+      expect(rx.verify(r, `${w.secret}x`)).toBe(false);
+      expect(r.json.id).toBe(r.id);
+      expect(r.id).toMatch(/^evt_\d+$/);
+      expect(Math.abs(r.timestamp - Date.now() / 1000)).toBeLessThan(30);
+    }
+    // Ids increase with the events.
+    const ids = got.map((r) => Number(r.id.slice(4)));
+    expect(ids).toEqual(ids.toSorted((a, b) => a - b));
+    const log = await deliveries(w.id);
+    expect(log).toHaveLength(6);
+    expect(log[0]).toMatchObject({ state: "delivered", attempts: 1, lastStatus: 200, lastResponse: "thanks", lastError: null, eventType: "link.deleted" });
+    expect(log[0].lastLatencyMs).toBeGreaterThanOrEqual(0);
+    await t.call("DELETE", `/api/webhooks/${w.id}`, { cookie: alice.cookie });
+  }, 20_000);
+
+  test("failures are retried with backoff, in order: the next event waits behind the failing one", async () => {
+    const w = (await hook(alice.cookie, { url: rx.url("/retry"), events: ["link.created"] })).json;
+    rx.script.push(500, 503, 500);
+    const first = await makeLink();
+    const second = await makeLink();
+    const got = await until(async () => rx.received.filter((r) => r.path === "/retry"), (r) => r.length >= 5);
+    expect(got.map((r) => r.json.data.id)).toEqual([first.id, first.id, first.id, first.id, second.id]);
+    // The same id and body every attempt (a receiver drops repeats by id).
+    expect(new Set(got.slice(0, 4).map((r) => r.body)).size).toBe(1);
+    // Backoff: the three waits (40, 80, 160 ms ±25 %) at least as long as their lower bounds.
+    expect(got[3]!.at - got[0]!.at).toBeGreaterThanOrEqual(0.75 * (40 + 80 + 160) - 5);
+    const log = await until(() => deliveries(w.id), (l) => l.every((d: { state: string }) => d.state === "delivered"));
+    expect(log.map((d: { attempts: number }) => d.attempts)).toEqual([1, 4]);
+    expect((await t.database.get<{ failures: number }>("SELECT failures FROM webhooks WHERE id = ?", w.id))!.failures).toBe(0);
+    await t.call("DELETE", `/api/webhooks/${w.id}`, { cookie: alice.cookie });
+  }, 20_000);
+
+  test("Redeliver sends the same event again; another user's delivery is 404", async () => {
+    const w = (await hook(alice.cookie, { url: rx.url("/again"), events: ["link.created"] })).json;
+    await makeLink();
+    await until(async () => rx.received.filter((r) => r.path === "/again"), (r) => r.length === 1);
+    const [d] = await until(() => deliveries(w.id), (l) => l[0]?.state === "delivered");
+    expect((await t.call("POST", `/api/webhooks/${w.id}/deliveries/${d.id}/redeliver`, { cookie: bob.cookie })).status).toBe(404);
+    const again = await t.call("POST", `/api/webhooks/${w.id}/deliveries/${d.id}/redeliver`, { cookie: alice.cookie });
+    expect(again.status).toBe(201);
+    const got = await until(async () => rx.received.filter((r) => r.path === "/again"), (r) => r.length === 2);
+    expect(got[1]!.id).toBe(got[0]!.id);
+    expect(got[1]!.body).toBe(got[0]!.body);
+    await t.call("DELETE", `/api/webhooks/${w.id}`, { cookie: alice.cookie });
+  }, 20_000);
+
+  test("after 20 failures in a row the endpoint is disabled and its owner notified; turning it on again resumes", async () => {
+    const w = (await hook(alice.cookie, { url: rx.url("/dead"), events: ["link.created"] })).json;
+    // 18 failures already (the schedule's real waits would take hours): two more reach 20.
+    await t.database.run("UPDATE webhooks SET failures = 18 WHERE id = ?", w.id);
+    rx.script.push(500, 500);
+    const link = await makeLink();
+    const row = await until(() => t.database.get<{ enabled: number; failures: number; disabled_reason: string }>("SELECT enabled, failures, disabled_reason FROM webhooks WHERE id = ?", w.id), (r) => r!.enabled === 0);
+    expect(row).toEqual({ enabled: 0, failures: 20, disabled_reason: "Disabled after 20 failed deliveries in a row" });
+    const note = await t.database.all("SELECT kind, message, link FROM notifications WHERE user_id = ? AND kind = 'webhook_disabled'", alice.user.id);
+    expect(note).toEqual([{ kind: "webhook_disabled", message: expect.stringContaining("failed 20 times in a row and was turned off"), link: "/settings/webhooks" }]);
+    // Disabled: nothing is sent, and new events queue no delivery.
+    const sent = rx.received.filter((r) => r.path === "/dead").length;
+    expect(sent).toBe(2);
+    await makeLink();
+    await Bun.sleep(400);
+    expect(rx.received.filter((r) => r.path === "/dead").length).toBe(sent);
+    expect(await deliveries(w.id)).toHaveLength(1);
+    // On again: the failure count starts over and the waiting delivery goes out.
+    const on = await t.call("PUT", `/api/webhooks/${w.id}`, { body: { url: rx.url("/dead"), events: ["link.created"], enabled: true }, cookie: alice.cookie });
+    expect(on.json).toMatchObject({ enabled: true, failures: 0, disabledReason: null });
+    const got = await until(async () => rx.received.filter((r) => r.path === "/dead"), (r) => r.length === 3);
+    expect(got[2]!.json.data.id).toBe(link.id);
+    await t.call("DELETE", `/api/webhooks/${w.id}`, { cookie: alice.cookie });
+  }, 20_000);
+
+  test("a redirect is not followed; an answer's read is capped; a silent receiver times out", async () => {
+    const r = await send({ url: rx.url("/redirect"), secret: "s", id: "evt_1", body: "{}" }, { allowPrivate: true, timeoutMs: 1000, userAgent: "t" });
+    expect(r).toMatchObject({ ok: false, result: { status: 302, error: "Redirects are not followed" } });
+    expect(rx.received.some((x) => x.path === "/elsewhere")).toBe(false);
+    const big = await send({ url: rx.url("/big"), secret: "s", id: "evt_1", body: "{}" }, { allowPrivate: true, timeoutMs: 2000, userAgent: "t" });
+    expect(big.ok).toBe(true);
+    expect(big.result.response).toHaveLength(1000);
+    rx.script.push("hang");
+    const slow = await send({ url: rx.url("/hang"), secret: "s", id: "evt_1", body: "{}" }, { allowPrivate: true, timeoutMs: 300, userAgent: "t" });
+    expect(slow).toMatchObject({ ok: false, result: { status: null, error: "No answer within 0.3 s" } });
+    expect(slow.result.latencyMs).toBeLessThan(2000);
+  });
+
+  test("the outbox survives a restart: a delivery failing before it is sent by the next process", async () => {
+    // An app of its own on its own database, stopped (its shutdown hooks) and started again.
+    const config = { ...t.config, dataDir: `${t.dir}/restart` };
+    if (onPostgres) return; // PostgreSQL: the two-instance test (webhooks.pg.test.ts) covers the outbox's durability.
+    const first = await openDatabase(config);
+    const a = await createApp({ db: first.db, config });
+    const res = await a.app.handle(new Request("http://localhost:3000/api/register", { method: "POST", headers: { host: "localhost:3000", "content-type": "application/json", origin: "http://localhost:3000" }, body: JSON.stringify({ username: "rita", password: "correct horse battery", email: "r@example.test" }) }));
+    expect(res.status).toBe(201);
+    const cookie = res.headers.get("set-cookie")!.split(";")[0]!;
+    const call = (app: typeof a.app, method: string, path: string, body: unknown) =>
+      app.handle(new Request(`http://localhost:3000${path}`, { method, headers: { host: "localhost:3000", "content-type": "application/json", cookie, origin: "http://localhost:3000" }, body: JSON.stringify(body) }));
+    expect((await call(a.app, "POST", "/api/webhooks", { url: rx.url("/restart"), events: ["link.created"] })).status).toBe(201);
+    rx.script.push(500);
+    expect((await call(a.app, "POST", "/api/links", { originalUrl: "https://example.com/r", title: "r", shortCode: "restart-1" })).status).toBe(201);
+    await until(async () => rx.received.filter((r) => r.path === "/restart"), (r) => r.length === 1);
+    for (const h of a.ctx.shutdownHooks) await h();
+    await first.db.close();
+    const second = await openDatabase(config);
+    const b = await createApp({ db: second.db, config });
+    const got = await until(async () => rx.received.filter((r) => r.path === "/restart"), (r) => r.length === 2);
+    expect(got[1]!.json.data.shortCode).toBe("restart-1");
+    for (const h of b.ctx.shutdownHooks) await h();
+    await second.db.close();
+  }, 20_000);
+});
+
+describe("backoff", () => {
+  test("doubles from the base up to 360 times it, jittered ±25 %", () => {
+    expect([1, 2, 3, 4].map((n) => backoffMs(n, 10_000, () => 0.5))).toEqual([10_000, 20_000, 40_000, 80_000]);
+    expect(backoffMs(30, 10_000, () => 0.5)).toBe(3_600_000);
+    expect(backoffMs(1, 10_000, () => 0)).toBe(7_500);
+    expect(backoffMs(1, 10_000, () => 0.999999)).toBe(12_500);
+  });
+});
+
+describe("SSRF rules", () => {
+  const refused = [
+    "127.0.0.1", "127.255.255.254", "0.0.0.0", "10.0.0.1", "10.255.255.255", "172.16.0.1", "172.31.255.255", "192.168.0.1", "192.168.255.255",
+    "169.254.169.254", "100.64.0.1", "224.0.0.1", "255.255.255.255",
+    "::1", "::", "[::1]", "fc00::1", "fdff:ffff::1", "fe80::1", "febf::1", "fe80::1%eth0", "ff02::1",
+    "::ffff:127.0.0.1", "::ffff:7f00:1", "::ffff:10.0.0.1", "::ffff:a9fe:a9fe", "::127.0.0.1", "64:ff9b::7f00:1", "2002:7f00:1::", "2002:c0a8:1::1",
+    "not an address", "",
+  ];
+  const allowed = ["93.184.216.34", "8.8.8.8", "172.32.0.1", "172.15.255.255", "192.169.0.1", "169.255.0.1", "2606:4700::1111", "::ffff:8.8.8.8", "2002:0808:0808::1"];
+  test("loopback, private, link-local, unique-local and wrapped forms are refused", () => {
+    for (const a of refused) expect([a, isPrivateAddress(a)]).toEqual([a, true]);
+    for (const a of allowed) expect([a, isPrivateAddress(a)]).toEqual([a, false]);
+  });
+
+  const forms = [
+    "http://127.0.0.1/", "http://2130706433/", "http://0x7f000001/", "http://0177.0.0.1/", "http://0x7f.0.0.1/", "http://017700000001/", "http://127.1/",
+    "http://0/", "http://[::1]/", "http://[::ffff:127.0.0.1]/", "http://[0:0:0:0:0:ffff:7f00:1]/", "http://[fe80::1]/", "http://[fc00::1]/",
+    "http://10.1/", "http://0xa9fea9fe/", "http://3232235521/", "http://0300.0250.0.1/", "http://localhost/", "http://localhost./", "http://LOCALHOST:8080/",
+  ];
+  test("every written form of a local address is refused before any request, unless WEBHOOK_ALLOW_PRIVATE", async () => {
+    for (const u of forms) {
+      const r = await resolveTarget(new URL(u), false).then(() => "allowed", (e: Error) => e.message);
+      // A name that does not resolve here ("localhost." on some systems) is refused as well.
+      expect([u, r.startsWith("Refused:") || (u.includes("localhost") && r !== "allowed")]).toEqual([u, true]);
+    }
+    expect(await resolveTarget(new URL("http://2130706433:8080/x"), true)).toEqual(["127.0.0.1"]);
+  });
+
+  test("send refuses a local receiver when private addresses are not allowed: nothing reaches it", async () => {
+    const before = rx.received.length;
+    const r = await send({ url: rx.url("/ssrf"), secret: "s", id: "evt_1", body: "{}" }, { allowPrivate: false, timeoutMs: 1000, userAgent: "t" });
+    expect(r).toMatchObject({ ok: false, result: { status: null, error: expect.stringContaining("Refused: 127.0.0.1 resolves to a private or local address") } });
+    expect(rx.received.length).toBe(before);
+  });
+});

@@ -1,0 +1,80 @@
+// The webhook delivery loop (issue 26), one per instance, off the redirect path: it claims due
+// deliveries from the outbox (src/webhooks/store.ts), sends them (./send.ts) and records each
+// attempt. What the outbox gives: at least once (a delivery stays pending until an attempt is
+// recorded; a worker killed mid-send loses only its lease, which runs out), in order per
+// endpoint (only the oldest pending delivery of an endpoint is ever claimed), exactly one
+// claimant at a time across instances (the lease, taken with SKIP LOCKED on PostgreSQL).
+import type { AppContext } from "../context";
+import { isoIn } from "../shared/time";
+import { log } from "../http/log";
+import { VERSION } from "../version";
+import { send } from "./send";
+import { type Claimed, webhooksStore } from "./store";
+
+/** A delivery is retried for this long after it was queued, then given up (README "Webhooks"). */
+export const RETRY_PERIOD_MS = 24 * 60 * 60 * 1000;
+/** The longest wait between two attempts, in multiples of the first. */
+const MAX_BACKOFF_FACTOR = 360;
+const BATCH = 8;
+
+/**
+ * The wait before attempt `attempts + 1`: doubling from `baseMs` (10 s by default) up to 360×
+ * (1 hour), each wait jittered ±25 % so endpoints that failed together do not retry together.
+ */
+export function backoffMs(attempts: number, baseMs: number, random = Math.random) {
+  const plain = Math.min(baseMs * 2 ** Math.max(0, attempts - 1), baseMs * MAX_BACKOFF_FACTOR);
+  return Math.round(plain * (0.75 + random() * 0.5));
+}
+
+export function startWebhookWorker(ctx: AppContext, opts: { pollMs?: number } = {}) {
+  const store = webhooksStore(ctx.db);
+  const pollMs = opts.pollMs ?? 250;
+  const baseMs = ctx.config.webhookRetryBaseMs;
+  // Longer than any attempt can take (the timeout covers the answer; recording it is a statement),
+  // so a live worker never loses its lease mid-send; short enough that a killed instance's
+  // claims are sent again within seconds (README "Webhooks").
+  const leaseMs = 2 * ctx.config.webhookTimeoutMs + 5_000;
+  let stopped = false;
+  let timer: ReturnType<typeof setTimeout> | null = null;
+  const inFlight = new Set<Promise<void>>();
+
+  async function deliver(d: Claimed) {
+    const { ok, result } = await send(
+      { url: d.url, secret: d.secret, id: `evt_${d.event_id}`, body: d.body },
+      { allowPrivate: ctx.config.webhookAllowPrivate, timeoutMs: ctx.config.webhookTimeoutMs, userAgent: `Threadlink-Webhooks/${VERSION}` },
+    );
+    const giveUp = !ok && Date.now() + backoffMs(d.attempts + 1, baseMs) - Date.parse(d.created_at) > RETRY_PERIOD_MS;
+    const nextAt = ok || giveUp ? null : isoIn(backoffMs(d.attempts + 1, baseMs));
+    const disabled = await store.finish(d, ok, result, nextAt);
+    if (disabled) log.warn("webhook disabled", { webhookId: d.webhook_id });
+  }
+
+  async function round() {
+    timer = null;
+    if (stopped) return;
+    let claimed: Claimed[] = [];
+    try {
+      claimed = await store.claim(new Date().toISOString(), isoIn(leaseMs), BATCH);
+      // Different endpoints, so in parallel: one slow receiver does not hold up the others' turn.
+      const sends = claimed.map((d) => deliver(d).catch((e) => log.error("webhook delivery failed to record", { error: String(e) })));
+      const all = Promise.all(sends).then(() => {});
+      inFlight.add(all);
+      await all;
+      inFlight.delete(all);
+    } catch (e) {
+      log.error("webhook claim failed", { error: String(e) });
+    }
+    // A full batch suggests more are due: go again at once.
+    if (!stopped) timer = setTimeout(round, claimed.length === BATCH ? 0 : pollMs);
+  }
+
+  timer = setTimeout(round, pollMs);
+  ctx.shutdownHooks.push(async () => {
+    stopped = true;
+    if (timer) clearTimeout(timer);
+    // Attempts under way are recorded before the database closes (otherwise their lease runs out and they are sent again).
+    await Promise.all(inFlight);
+  });
+  /** Runs a round now (tests; a new delivery need not wait for the next poll). */
+  return { poke: () => (timer && !stopped ? (clearTimeout(timer), round()) : Promise.resolve()) };
+}

@@ -1,0 +1,56 @@
+// Settings → Webhooks (issue 26): add an endpoint, its secret shown once, its delivery log with
+// Redeliver, off and on, delete; the section at 360 px, light and dark, axe clean.
+import AxeBuilder from "@axe-core/playwright";
+import { expect, test } from "@playwright/test";
+import { registerViaApi } from "./helpers";
+
+test("add a webhook, see the secret once, read its delivery log, redeliver, turn it off, delete it", async ({ page }) => {
+  await registerViaApi(page.request);
+  await page.goto("/settings/webhooks");
+  const section = page.getByRole("region", { name: "Webhooks" });
+  // The address is refused as written before anything is stored.
+  await section.getByLabel("Endpoint URL").fill("ftp://hooks.example.com/in");
+  await section.getByRole("button", { name: "Add webhook" }).click();
+  await expect(section.getByText("Enter a full URL starting with https:// or http://")).toBeVisible();
+  await section.getByLabel("Endpoint URL").fill("https://hooks.example.invalid/in");
+  await section.getByLabel("Link created").check();
+  await section.getByLabel("Clicks recorded").uncheck();
+  await section.getByRole("button", { name: "Add webhook" }).click();
+  const dialog = page.getByRole("dialog", { name: "Webhook added" });
+  const secret = await dialog.getByLabel("Signing secret").inputValue();
+  expect(secret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
+  await dialog.getByRole("button", { name: "Done" }).click();
+  const card = page.getByRole("list", { name: "Webhooks" }).getByRole("listitem").filter({ hasText: "https://hooks.example.invalid/in" });
+  await expect(card.getByText("On", { exact: true })).toBeVisible();
+  await expect(card.getByText(`Secret …${secret.slice(-4)}`)).toBeVisible();
+  await expect(page.getByText(secret)).toHaveCount(0);
+
+  // A change makes a delivery; the receiver does not exist, so the log shows the failure.
+  expect((await page.request.post("/api/links", { data: { originalUrl: "https://example.com/hooked", title: "Hooked" } })).status()).toBe(201);
+  await card.getByRole("button", { name: "Deliveries" }).click();
+  const log = card.getByRole("list", { name: "Deliveries to https://hooks.example.invalid/in" });
+  await expect(log.getByText("link.created")).toBeVisible();
+  await log.getByRole("button", { name: /^Redeliver evt_\d+$/ }).first().click();
+  await expect(page.getByText("Delivery queued again")).toBeVisible();
+
+  await card.getByRole("button", { name: "Turn off" }).click();
+  await expect(card.getByText("Off", { exact: true })).toBeVisible();
+  await card.getByRole("button", { name: "Delete webhook https://hooks.example.invalid/in" }).click();
+  await page.getByRole("alertdialog", { name: "Delete webhook" }).getByRole("button", { name: "Delete" }).click();
+  await expect(page.getByText("You have no webhooks yet.")).toBeVisible();
+});
+
+test("the webhooks section at 360 px, light and dark: no serious axe violation, nothing wider than the phone", async ({ page }) => {
+  await registerViaApi(page.request);
+  expect((await page.request.post("/api/webhooks", { data: { url: "https://a-rather-long-host-name.hooks.example.invalid/threadlink/incoming", events: ["link.created", "clicks.recorded", "title.added"] } })).status()).toBe(201);
+  await page.setViewportSize({ width: 360, height: 740 });
+  for (const colorScheme of ["light", "dark"] as const) {
+    await page.emulateMedia({ colorScheme });
+    await page.goto("/settings/webhooks");
+    await expect(page.getByRole("list", { name: "Webhooks" })).toBeVisible();
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
+    const { violations } = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze();
+    expect(violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id}: ${v.help}`)).toEqual([]);
+    await page.screenshot({ path: `${test.info().outputDir}/webhooks-360-${colorScheme}.png`, fullPage: true });
+  }
+});

@@ -1,0 +1,217 @@
+import { useState, type FormEvent } from "react";
+import useSWR from "swr";
+import { Button } from "../ui/Button";
+import { ConfirmDialog, Dialog } from "../ui/Dialog";
+import { Field } from "../ui/Field";
+import { Spinner } from "../ui/Spinner";
+import { toast, toastError } from "../ui/Toast";
+import { api, ApiError } from "../lib/api";
+import { validateForm } from "../lib/forms";
+import { copyLink, formatDate } from "../links/format";
+import { EVENT_TYPES, type EventType } from "../../src/events/schema";
+import { CreateWebhookBody, type DeliveryView, type WebhookView } from "../../src/webhooks/schema";
+
+const HOOKS = "/api/webhooks";
+
+const EVENT_LABELS: Record<EventType, string> = {
+  "link.created": "Link created",
+  "link.updated": "Link edited",
+  "link.deleted": "Link deleted",
+  "clicks.recorded": "Clicks recorded",
+  "title.added": "Title added",
+  "invite.accepted": "Invite accepted",
+  "import.finished": "Import finished",
+};
+
+type Errors = Partial<Record<"url" | "events", string>>;
+
+/** One endpoint's delivery log, newest first, with Redeliver (issue 26). */
+function Deliveries({ hook }: { hook: WebhookView }) {
+  const key = `${HOOKS}/${hook.id}/deliveries`;
+  const { data, error, isLoading, mutate } = useSWR<DeliveryView[]>(key);
+  const [busy, setBusy] = useState<number | null>(null);
+  async function redeliver(d: DeliveryView) {
+    setBusy(d.id);
+    try {
+      await api(`${key}/${d.id}/redeliver`, { method: "POST" });
+      toast({ title: "Delivery queued again" });
+      await mutate();
+    } catch (err) {
+      toastError(err, "Failed to redeliver");
+    } finally {
+      setBusy(null);
+    }
+  }
+  if (isLoading) return <Spinner label="Loading deliveries" />;
+  if (error && !data) return <p role="alert">{error.message || "Failed to load deliveries"}</p>;
+  if (!data?.length) return <p className="muted">No deliveries yet.</p>;
+  return (
+    <ul className="stack" aria-label={`Deliveries to ${hook.url}`}>
+      {data.map((d) => (
+        <li key={d.id} className="row link-meta">
+          <span className="badge">{d.state}</span>
+          <span>{d.eventType}</span>
+          <code>{d.eventId}</code>
+          <span className="muted">
+            {d.lastStatus !== null ? `HTTP ${d.lastStatus}` : d.lastError ?? "not sent yet"}
+            {d.lastLatencyMs !== null ? ` · ${d.lastLatencyMs} ms` : ""} · {d.attempts} {d.attempts === 1 ? "attempt" : "attempts"} · {formatDate(d.createdAt)}
+          </span>
+          {d.lastResponse ? <code className="muted">{d.lastResponse.slice(0, 80)}</code> : null}
+          <Button size="sm" variant="secondary" busy={busy === d.id} onClick={() => void redeliver(d)} aria-label={`Redeliver ${d.eventId}`}>
+            Redeliver
+          </Button>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+/** Settings → Webhooks: endpoints, the events each wants, its log. The secret is shown once. */
+export function WebhooksSection() {
+  const { data, error, isLoading, mutate } = useSWR<WebhookView[]>(HOOKS);
+  const [url, setUrl] = useState("");
+  const [events, setEvents] = useState<EventType[]>(["link.created", "clicks.recorded"]);
+  const [errors, setErrors] = useState<Errors>({});
+  const [busy, setBusy] = useState(false);
+  const [secret, setSecret] = useState<string | null>(null);
+  const [open, setOpen] = useState<number | null>(null);
+  const [removing, setRemoving] = useState<WebhookView | null>(null);
+  const [removeBusy, setRemoveBusy] = useState(false);
+
+  const toggle = (t: EventType) => setEvents((es) => (es.includes(t) ? es.filter((x) => x !== t) : EVENT_TYPES.filter((x) => x === t || es.includes(x))));
+
+  async function add(e: FormEvent) {
+    e.preventDefault();
+    const checked = validateForm(CreateWebhookBody, { url, events });
+    if (!checked.ok) {
+      setErrors(checked.errors as Errors);
+      return;
+    }
+    setErrors({});
+    setBusy(true);
+    try {
+      const made = await api<WebhookView & { secret: string }>(HOOKS, { method: "POST", body: { url, events } });
+      setSecret(made.secret);
+      setUrl("");
+      await mutate();
+    } catch (err) {
+      if (err instanceof ApiError && err.fields) setErrors(err.fields as Errors);
+      toastError(err, "Failed to add webhook");
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  async function setEnabled(w: WebhookView, enabled: boolean) {
+    try {
+      await api(`${HOOKS}/${w.id}`, { method: "PUT", body: { url: w.url, events: w.events, linkIds: w.linkIds, enabled } });
+      toast({ title: enabled ? "Webhook turned on" : "Webhook turned off" });
+      await mutate();
+    } catch (err) {
+      toastError(err, "Failed to change webhook");
+    }
+  }
+
+  async function remove() {
+    if (!removing) return;
+    setRemoveBusy(true);
+    try {
+      await api(`${HOOKS}/${removing.id}`, { method: "DELETE" });
+      toast({ title: "Webhook deleted" });
+      setRemoving(null);
+      await mutate();
+    } catch (err) {
+      toastError(err, "Failed to delete webhook");
+    } finally {
+      setRemoveBusy(false);
+    }
+  }
+
+  let list;
+  if (isLoading) list = <div className="empty"><Spinner label="Loading webhooks" /></div>;
+  else if (error && !data) list = <p className="empty" role="alert">{error.message || "Failed to load webhooks"}</p>;
+  else if (!data?.length) list = <p className="empty">You have no webhooks yet.</p>;
+  else
+    list = (
+      <ul className="link-list" aria-label="Webhooks">
+        {data.map((w) => (
+          <li key={w.id} className="card link-card">
+            <h3 className="link-title">{w.url}</h3>
+            <p className="row link-meta">
+              <span className={w.enabled ? "badge badge-primary" : "badge"}>{w.enabled ? "On" : "Off"}</span>
+              {w.events.map((t) => <span key={t} className="badge">{EVENT_LABELS[t]}</span>)}
+              {w.linkIds ? <span className="muted">Only links {w.linkIds.join(", ")}</span> : null}
+            </p>
+            <p className="link-meta muted">
+              Secret …{w.secretHint} · Added {formatDate(w.createdAt)}
+              {w.failures ? ` · ${w.failures} failed in a row` : ""}
+              {w.disabledReason ? ` · ${w.disabledReason}` : ""}
+            </p>
+            <div className="row">
+              <Button size="sm" variant="secondary" onClick={() => setOpen(open === w.id ? null : w.id)} aria-expanded={open === w.id}>
+                {open === w.id ? "Hide deliveries" : "Deliveries"}
+              </Button>
+              <Button size="sm" variant="secondary" onClick={() => void setEnabled(w, !w.enabled)}>{w.enabled ? "Turn off" : "Turn on"}</Button>
+              <Button size="sm" variant="danger" onClick={() => setRemoving(w)} aria-label={`Delete webhook ${w.url}`}>Delete</Button>
+            </div>
+            {open === w.id ? <Deliveries hook={w} /> : null}
+          </li>
+        ))}
+      </ul>
+    );
+
+  return (
+    <>
+      <section className="card stack" aria-labelledby="webhooks-heading" id="webhooks">
+        <h2 id="webhooks-heading">Webhooks</h2>
+        <p className="muted">
+          Threadlink POSTs each event you choose to your URL as signed JSON, retrying for 24 hours, in order. The README's Webhooks section shows
+          how to check the signature.
+        </p>
+        <form onSubmit={add} noValidate>
+          <fieldset className="stack" disabled={busy}>
+            <legend className="sr-only">Add a webhook</legend>
+            <Field label="Endpoint URL" type="url" value={url} onChange={(e) => setUrl(e.target.value)} error={errors.url} placeholder="https://hooks.example.com/threadlink" required />
+            <fieldset className="stack">
+              <legend>Events</legend>
+              <div className="row">
+                {EVENT_TYPES.map((t) => (
+                  <label key={t} className="row">
+                    <input type="checkbox" checked={events.includes(t)} onChange={() => toggle(t)} /> {EVENT_LABELS[t]}
+                  </label>
+                ))}
+              </div>
+              {errors.events ? <p className="field-error" role="alert">{errors.events}</p> : null}
+            </fieldset>
+            <div className="row">
+              <Button type="submit" busy={busy}>Add webhook</Button>
+            </div>
+          </fieldset>
+        </form>
+      </section>
+      <section className="stack" aria-label="Your webhooks">
+        {list}
+      </section>
+      <Dialog open={secret !== null} onClose={() => setSecret(null)} title="Webhook added" description="Copy its signing secret now: it will not be shown again.">
+        {secret && (
+          <div className="stack">
+            <Field label="Signing secret" value={secret} readOnly data-autofocus="true" onFocus={(e) => e.currentTarget.select()} spellCheck={false} />
+            <div className="dialog-actions">
+              <Button variant="secondary" onClick={() => void copyLink(secret, "Secret copied to clipboard")}>Copy secret</Button>
+              <Button onClick={() => setSecret(null)}>Done</Button>
+            </div>
+          </div>
+        )}
+      </Dialog>
+      <ConfirmDialog
+        open={removing !== null}
+        title="Delete webhook"
+        description={`Deliveries to ${removing?.url ?? ""} stop at once, including any still queued.`}
+        confirmLabel="Delete"
+        busy={removeBusy}
+        onConfirm={remove}
+        onCancel={() => setRemoving(null)}
+      />
+    </>
+  );
+}
