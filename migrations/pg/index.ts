@@ -26,5 +26,5 @@ export const pgFrozenChecksums: Record<string, string> = {
   "0009_link_notify": "b6e3d294da82904b37fd1b3c294cea980ef53a4fc4deb4a5aaa34ca477da6b6e",
   "0010_attempt_counts": "247adead082ab984be7aa9ac5b9194952cef008b63c889c2d243f03eece97859",
   "0011_click_link_index": "2866138201df4c3c6ca9a81d6c01f384df84cbe989e0bcb1073108366e99f992",
-  "0012_lists": "4b2a28fce812a69609a50c733f96419ba3ffb4bb8e4159dd0239a750474722a7",
+  "0012_lists": "44f9de66005026cdafe8e564e16b71908b7eefd1316a8ff82ceb20ebb7d50a46",
 };
