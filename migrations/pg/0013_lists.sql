@@ -1,7 +1,7 @@
 -- Lists at any size (issue 21), the twin of migrations/0013_lists.sql: a list page is an index
 -- range, its total a stored count, and a search an index lookup (docs/decisions.md, "lists").
 
--- Per user and tracker, how many links, kept by a trigger (the root link, no user, is not counted).
+-- Per user and tracker, how many links, kept by triggers (the root link, no user, is not counted).
 CREATE TABLE link_totals (
   user_id integer NOT NULL REFERENCES users(id) ON DELETE CASCADE,
   tracker text COLLATE "C" NOT NULL,
@@ -10,20 +10,26 @@ CREATE TABLE link_totals (
 );
 INSERT INTO link_totals (user_id, tracker, links)
   SELECT user_id, tracker, COUNT(*) FROM short_links WHERE user_id IS NOT NULL GROUP BY user_id, tracker;
-CREATE FUNCTION link_totals_count() RETURNS trigger LANGUAGE plpgsql AS $$
+-- Per statement, from its transition table: a bulk INSERT of 1,000 links is one upsert of the
+-- count row, not 1,000 updates of it (each a new row version).
+CREATE FUNCTION link_totals_add() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-  IF TG_OP = 'INSERT' THEN
-    IF NEW.user_id IS NOT NULL THEN
-      INSERT INTO link_totals (user_id, tracker, links) VALUES (NEW.user_id, NEW.tracker, 1)
-        ON CONFLICT (user_id, tracker) DO UPDATE SET links = link_totals.links + 1;
-    END IF;
-  ELSIF OLD.user_id IS NOT NULL THEN
-    UPDATE link_totals SET links = links - 1 WHERE user_id = OLD.user_id AND tracker = OLD.tracker;
-  END IF;
+  INSERT INTO link_totals (user_id, tracker, links)
+    SELECT user_id, tracker, COUNT(*) FROM added WHERE user_id IS NOT NULL GROUP BY user_id, tracker
+    ON CONFLICT (user_id, tracker) DO UPDATE SET links = link_totals.links + excluded.links;
   RETURN NULL;
 END $$;
-CREATE TRIGGER link_totals_count AFTER INSERT OR DELETE ON short_links
-  FOR EACH ROW EXECUTE FUNCTION link_totals_count();
+CREATE FUNCTION link_totals_remove() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  UPDATE link_totals t SET links = t.links - gone.n
+    FROM (SELECT user_id, tracker, COUNT(*) AS n FROM removed WHERE user_id IS NOT NULL GROUP BY user_id, tracker) AS gone
+    WHERE t.user_id = gone.user_id AND t.tracker = gone.tracker;
+  RETURN NULL;
+END $$;
+CREATE TRIGGER link_totals_insert AFTER INSERT ON short_links
+  REFERENCING NEW TABLE AS added FOR EACH STATEMENT EXECUTE FUNCTION link_totals_add();
+CREATE TRIGGER link_totals_delete AFTER DELETE ON short_links
+  REFERENCING OLD TABLE AS removed FOR EACH STATEMENT EXECUTE FUNCTION link_totals_remove();
 
 -- Newest/oldest is creation order, the id; title (in byte order, as SQLite sorts it, so both
 -- backends page alike) with the id as tie-breaker (PostgreSQL has no rowid to lean on).

@@ -33,7 +33,7 @@ export const pgFrozenChecksums: Record<string, string> = {
   "0010_attempt_counts": "247adead082ab984be7aa9ac5b9194952cef008b63c889c2d243f03eece97859",
   "0011_click_link_index": "2866138201df4c3c6ca9a81d6c01f384df84cbe989e0bcb1073108366e99f992",
   "0012_click_rollups": "a0640db1cba0801dfbf6c20f55600d93bcedf9e82bf517b6bf6cfc9195d44bce",
-  "0013_lists": "93281700a503ac422701bdf24acb86fd6e04cf719512d5c304dca681bbf55dfd",
+  "0013_lists": "773203ec0d2d66f7953b59862fa6de2e235402f69d78f69303de395579450f9a",
   "0014_link_changes": "7f2dacc57c5f2f6d509fbb30f4cfbba642e6e4419bf51b4586e82e562cac5bb1",
   "0015_events": "53c131b3c8c93de8c0cd0a49541eebed15af007288fdd933ae0b98b68e0e99ed",
 };

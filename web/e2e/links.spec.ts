@@ -312,9 +312,9 @@ test("a Link Tracker holding thousands of imported links shows them 100 at a tim
   expect(sizes.length).toBeGreaterThan(2);
   expect(Math.max(...sizes)).toBeLessThanOrEqual(100);
   // The status filter, by keyboard: none has expired, so "Expired" shows the no-results line.
-  await page.getByLabel("Show").focus();
-  await page.getByLabel("Show").selectOption({ label: "Expired" });
+  await page.getByLabel("Filter links").focus();
+  await page.getByLabel("Filter links").selectOption({ label: "Expired" });
   await expect(page.getByText("No results found. Try a different search.")).toBeVisible();
-  await page.getByLabel("Show").selectOption({ label: "All links" });
+  await page.getByLabel("Filter links").selectOption({ label: "All links" });
   await expect(cards).toHaveCount(100);
 });

@@ -207,7 +207,7 @@ export function TrackerPage({ tracker }: { tracker: Tracker }) {
             // Click order is offered while the server can sort the list (src/links/schema.ts).
             options={first && (first.capped || first.total > CLICK_SORT_MAX) && sort !== "most" && sort !== "least" ? SORTS.filter((o) => o.value !== "most" && o.value !== "least") : SORTS}
           />
-          <Select label="Show" hideLabel value={status} onChange={(e) => setStatus(e.target.value as Status)} options={STATUSES} />
+          <Select label="Filter links" hideLabel value={status} onChange={(e) => setStatus(e.target.value as Status)} options={STATUSES} />
         </div>
 
         {isLoading ? (
