@@ -18,6 +18,8 @@ const SEEDED: Record<string, string> = {
   short_links: "is_system = 1",
   link_click_counts: "clicks = 0 AND link_id IN (SELECT id FROM short_links WHERE is_system = 1)",
   click_fold: "folded = 0",
+  // Migration 0012's backfill mark, with nothing to backfill in a new database.
+  click_backfill: "upto = 0 AND done = 0",
 };
 
 const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;
