@@ -11,6 +11,7 @@ import m0008 from "./0008_click_fold.sql" with { type: "text" };
 import m0009 from "./0009_link_notify.sql" with { type: "text" };
 import m0010 from "./0010_attempt_counts.sql" with { type: "text" };
 import m0011 from "./0011_click_link_index.sql" with { type: "text" };
+import m0012 from "./0012_notification_count.sql" with { type: "text" };
 
 export const migrations: { version: number; name: string; sql: string }[] = [
   { version: 1, name: "0001_init", sql: m0001 },
@@ -24,6 +25,7 @@ export const migrations: { version: number; name: string; sql: string }[] = [
   { version: 9, name: "0009_link_notify", sql: m0009 },
   { version: 10, name: "0010_attempt_counts", sql: m0010 },
   { version: 11, name: "0011_click_link_index", sql: m0011 },
+  { version: 12, name: "0012_notification_count", sql: m0012 },
 ];
 
 /**
@@ -45,4 +47,5 @@ export const frozenChecksums: Record<string, string> = {
   "0009_link_notify": "64ad4a373b7c1561740ba018ee49b6ab25678bc00993ccf94bfb9cb6b8e81b80",
   "0010_attempt_counts": "eaa3f5fc42a8df56401c8dfd1b1db81686aabdf01063fa201691ddc06d6b3b5b",
   "0011_click_link_index": "1b9c77867ba19a725ec15d73438237a712402b5b26a2e9bb35cd4d2ee05f7583",
+  "0012_notification_count": "9f737e3becbc3700266f2a82c155a95e7adee386cab8678375518bcfd8bfce43",
 };

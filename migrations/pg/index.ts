@@ -8,6 +8,7 @@ import p0008 from "./0008_click_fold.sql" with { type: "text" };
 import p0009 from "./0009_link_notify.sql" with { type: "text" };
 import p0010 from "./0010_attempt_counts.sql" with { type: "text" };
 import p0011 from "./0011_click_link_index.sql" with { type: "text" };
+import p0012 from "./0012_notification_count.sql" with { type: "text" };
 
 export const pgMigrations: { version: number; name: string; sql: string }[] = [
   { version: 7, name: "0007_baseline", sql: p0007 },
@@ -15,6 +16,7 @@ export const pgMigrations: { version: number; name: string; sql: string }[] = [
   { version: 9, name: "0009_link_notify", sql: p0009 },
   { version: 10, name: "0010_attempt_counts", sql: p0010 },
   { version: 11, name: "0011_click_link_index", sql: p0011 },
+  { version: 12, name: "0012_notification_count", sql: p0012 },
 ];
 
 /** sha256 (hex) of each landed file, as migrations/index.ts keeps for SQLite (same rules). */
@@ -24,4 +26,5 @@ export const pgFrozenChecksums: Record<string, string> = {
   "0009_link_notify": "b6e3d294da82904b37fd1b3c294cea980ef53a4fc4deb4a5aaa34ca477da6b6e",
   "0010_attempt_counts": "247adead082ab984be7aa9ac5b9194952cef008b63c889c2d243f03eece97859",
   "0011_click_link_index": "2866138201df4c3c6ca9a81d6c01f384df84cbe989e0bcb1073108366e99f992",
+  "0012_notification_count": "ecc026612572d275c3f855d1b64df03a723ce2d24355581bcbf46645941e8bab",
 };

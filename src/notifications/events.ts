@@ -8,12 +8,21 @@ export const inviteAcceptedNotice = (member: string, codeHash: string) => ({
   dedupeKey: `invite:${codeHash}`,
 });
 
-/** For the titles feature: someone other than the owner added a title to a shared topic. */
-export const titleAddedNotice = (p: { actor: string; titleName: string; topicName: string; link: string; titleId: number }) => ({
+/**
+ * For the titles feature: someone other than the owner added a title to a shared topic. While
+ * the owner has not read it, later ones for the same topic collapse into it (notificationsStore
+ * collapse): one unread notification with a count, the newest title named, linking to the topic.
+ */
+export const titleAddedNotice = (p: { actor: string; titleName: string; topicName: string; link: string; topicLink: string; topicId: number; titleId: number }) => ({
   kind: "title_added",
-  message: `${p.actor} added "${p.titleName}" to your topic ${p.topicName}.`,
+  group: `title-added:${p.topicId}:`,
+  item: p.titleId,
+  message: (count: number) =>
+    count === 1
+      ? `${p.actor} added "${p.titleName}" to your topic ${p.topicName}.`
+      : `${count.toLocaleString("en")} titles were added to your topic ${p.topicName}; the latest is "${p.titleName}" by ${p.actor}.`,
   link: p.link,
-  dedupeKey: `title-added:${p.titleId}`,
+  groupLink: p.topicLink,
 });
 
 export const premiumEndingNotice = (expiresAt: string) => ({

@@ -13,6 +13,7 @@ type NotificationRow = {
   dedupe_key: string | null;
   read_at: string | null;
   created_at: string;
+  count: number;
 };
 
 const toNotification = (r: NotificationRow): Notification => ({
@@ -23,6 +24,7 @@ const toNotification = (r: NotificationRow): Notification => ({
   read: r.read_at !== null,
   readAt: r.read_at,
   createdAt: r.created_at,
+  count: r.count,
 });
 
 type NewNotification = { userId: number; kind: string; message: string; link?: string | null; dedupeKey?: string | null };
@@ -50,6 +52,35 @@ export function notificationsStore(db: Database) {
     async create(n: NewNotification) {
       const r = await db.get<NotificationRow>(`${INSERT} RETURNING *`, values(n));
       return r ? toNotification(r) : null;
+    },
+    /**
+     * A notice that collapses into the user's unread notification of the same `group` (a
+     * dedupe-key prefix, e.g. one topic's added titles): its count goes up by one and it takes
+     * the newest message and time, and `groupLink` (the topic rather than one title); when none is unread a new one starts (dedupe key:
+     * the group and `item`, so a later group never clashes with a read one). PostgreSQL: the
+     * user's row is locked first, so two notices at once still make one notification.
+     */
+    collapse(n: Omit<NewNotification, "message" | "dedupeKey"> & { group: string; item: string | number; message: (count: number) => string; groupLink?: string | null }) {
+      return db.tx(async (q) => {
+        if (q.dialect === "postgres") await q.get("SELECT 1 AS x FROM users WHERE id = ? FOR NO KEY UPDATE", n.userId);
+        const open = await q.get<{ id: number; count: number }>(
+          `SELECT id, count FROM notifications WHERE user_id = $userId AND kind = $kind AND read_at IS NULL AND substr(dedupe_key, 1, $len) = $group
+           ORDER BY id DESC LIMIT 1`,
+          { userId: n.userId, kind: n.kind, group: n.group, len: n.group.length },
+        );
+        if (open) {
+          const r = await q.get<NotificationRow>(`UPDATE notifications SET count = $count, message = $message, link = $link, created_at = $now WHERE id = $id RETURNING *`, {
+            id: open.id,
+            count: open.count + 1,
+            message: n.message(open.count + 1),
+            link: n.groupLink ?? n.link ?? null,
+            now: nowIso(),
+          });
+          return toNotification(r!);
+        }
+        const r = await q.get<NotificationRow>(`${INSERT} RETURNING *`, values({ ...n, message: n.message(1), dedupeKey: `${n.group}${n.item}` }));
+        return r ? toNotification(r) : null;
+      });
     },
     list: async (userId: number) =>
       (await db.all<NotificationRow>(`SELECT * FROM notifications WHERE user_id = ? ORDER BY created_at DESC, id DESC LIMIT ${LIST_LIMIT}`, userId)).map(

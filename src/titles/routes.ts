@@ -65,10 +65,16 @@ export function titleRoutes(ctx: AppContext, auth: AuthPlugin) {
         const { topic, role } = await access(user.id, params.username, params.topicSlug, "write");
         const title = await store.create(topic.id, user.id, body);
         if (role !== "owner" && title.version === 1) {
-          await notifications.create({
-            userId: topic.userId,
-            ...titleAddedNotice({ actor: user.username, titleName: title.name, topicName: topic.name, link: `/${topic.username}/${topic.linkSlug}/${title.slug}`, titleId: title.id }),
+          const notice = titleAddedNotice({
+            actor: user.username,
+            titleName: title.name,
+            topicName: topic.name,
+            link: `/${topic.username}/${topic.linkSlug}/${title.slug}`,
+            topicLink: `/${topic.username}/${topic.linkSlug}`,
+            topicId: topic.id,
+            titleId: title.id,
           });
+          await notifications.collapse({ userId: topic.userId, ...notice });
         }
         set.status = 201;
         return title;
