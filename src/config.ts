@@ -99,7 +99,7 @@ const Env = v.object({
   MAX_TITLES_PER_TOPIC: v.optional(int("MAX_TITLES_PER_TOPIC", 0, 10_000_000), "1000"),
   MAX_TOPIC_TEXT_BYTES: v.optional(int("MAX_TOPIC_TEXT_BYTES", 0, 1_000_000_000_000), "10000000"),
   // Calls a minute per signed-in user to bulk, import, exports and analytics (0: off).
-  HEAVY_RATE_LIMIT: v.optional(int("HEAVY_RATE_LIMIT", 0, 1_000_000), "60"),
+  HEAVY_RATE_LIMIT: v.optional(int("HEAVY_RATE_LIMIT", 0, 1_000_000), "120"),
   // SQLite: the WAL is truncated once it passes this many MB, even while writes continue.
   WAL_LIMIT_MB: v.optional(int("WAL_LIMIT_MB", 1, 1_000_000), "64"),
   // A warning is logged while the data folder's disk has less than this many MB free.

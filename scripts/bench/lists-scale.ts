@@ -209,7 +209,7 @@ async function run(backend: string, cluster: PgCluster | null) {
   const one = async (h: Record<string, string>, fmt: string) => {
     const r = await fetch(`${origin}/api/links/export.${fmt}`, { headers: h });
     let bytes = 0;
-    for await (const chunk of r.body!) bytes += (chunk as Uint8Array).byteLength;
+    for await (const chunk of r.body as unknown as AsyncIterable<Uint8Array>) bytes += chunk.byteLength;
     return { status: r.status, bytes };
   };
   const running = one(headers, "json");

@@ -5,7 +5,7 @@
 import type { Database as SqliteHandle } from "bun:sqlite";
 import type { Database, Queries } from "../db/database";
 import { nowIso } from "../shared/time";
-import { addNotices, sqliteNotifications } from "../notifications/store";
+import { addNotices, collapseNotice, sqliteNotifications, type CollapsingNotice, type NewNotification } from "../notifications/store";
 import { noticesFor } from "../notifications/events";
 import { fanOutSql } from "../webhooks/store";
 import type { EventType, NewEvent, StoredEvent } from "./schema";
@@ -43,7 +43,10 @@ export async function appendEvents(q: Queries, events: readonly NewEvent[]): Pro
 async function consume(q: Queries, stored: readonly StoredEvent[]) {
   if (stored.length === 0) return;
   const notices = stored.flatMap(noticesFor);
-  if (notices.length) await addNotices(q, notices);
+  // Repeated notices of one kind (a topic's added titles) collapse into one unread notification.
+  const plain = notices.filter((n): n is NewNotification => typeof n.message === "string");
+  if (plain.length) await addNotices(q, plain);
+  for (const n of notices) if (typeof n.message !== "string") await collapseNotice(q, n as CollapsingNotice);
   await q.run(fanOutSql(q.dialect), JSON.stringify(stored.map((e) => e.id)));
 }
 
@@ -92,7 +95,8 @@ export function sqliteClickEvents(handle: SqliteHandle) {
       const rows = insert.all(nowIso(), `${json}}`) as EventRow[];
       if (rows.length === 0) return;
       const stored = rows.map(toEvent);
-      for (const notice of stored.flatMap(noticesFor)) notifications.add(notice);
+      // Click events raise milestone notices only, never collapsing ones.
+      for (const notice of stored.flatMap(noticesFor)) if (typeof notice.message === "string") notifications.add(notice as NewNotification);
       fanOut.run(JSON.stringify(stored.map((e) => e.id)));
     },
   };

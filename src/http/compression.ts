@@ -35,8 +35,8 @@ export function pickEncoding(header: string | null, streamed = false): Encoding 
 // Quality 4 compresses a list page within a millisecond; the highest takes tens of them.
 const BROTLI = { params: { [constants.BROTLI_PARAM_QUALITY]: 4 } };
 
-function compress(bytes: Uint8Array, encoding: Encoding): Uint8Array {
-  return encoding === "br" ? brotliCompressSync(bytes, BROTLI) : Bun.gzipSync(bytes as Uint8Array<ArrayBuffer>, { level: 6 });
+function compress(bytes: Uint8Array, encoding: Encoding): Uint8Array<ArrayBuffer> {
+  return (encoding === "br" ? brotliCompressSync(bytes, BROTLI) : Bun.gzipSync(bytes as Uint8Array<ArrayBuffer>, { level: 6 })) as Uint8Array<ArrayBuffer>;
 }
 
 /**
@@ -73,5 +73,5 @@ function compressResponse(res: Response, request: Request): Response | undefined
   if (!encoding) return new Response(res.body, { status: res.status, headers });
   headers.set("content-encoding", encoding);
   headers.delete("content-length");
-  return new Response(res.body.pipeThrough(new CompressionStream(encoding)), { status: res.status, headers });
+  return new Response(res.body.pipeThrough(new CompressionStream("gzip")), { status: res.status, headers });
 }

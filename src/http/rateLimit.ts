@@ -105,7 +105,8 @@ export const RETRY_AFTER_HEADER = "Retry-After";
 export const RATE_LIMIT_DESCRIPTION =
   `Requests with an API key are limited per key (API_RATE_LIMIT a minute, 300 by default); /api requests ` +
   `with neither a key nor a signed-in session are limited per client address (API_ANON_RATE_LIMIT a minute, 120 ` +
-  `by default). The web app's own signed-in requests and /api/health are not limited. Every limited response ` +
+  `by default). The web app's own signed-in requests and /api/health are not limited, except the heavy calls (bulk, ` +
+  `import, exports, analytics, click CSVs: HEAVY_RATE_LIMIT a minute per user, 120 by default). Every limited response ` +
   `carries RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset and RateLimit-Policy; past the limit the answer is ` +
   `429 with code RATE_LIMITED and Retry-After, and the refused request changes nothing.`;
 
@@ -191,9 +192,6 @@ export function apiRateLimit(ctx: AppContext, bearerKey: (request: Request) => P
 /** The operations HEAVY_RATE_LIMIT counts (exact paths; `:id` any one segment). */
 export const HEAVY_CALLS = /^\/api\/(links\/(bulk|import|export\.(csv|json))|(links|pic-drift-links)\/[^/]+\/(analytics|clicks\.csv))\/?$/;
 
-export const heavyLimitDescription = (max: number) =>
-  `Bulk create, import, exports, analytics and click CSVs: ${max} a minute per user (all of its keys and sessions together).`;
-
 /**
  * The per-user limit on HEAVY_CALLS, as a transform hook and as a gate the import's body
  * reader asks before reading a byte. A request is counted once, whichever asks first.
@@ -242,5 +240,3 @@ export function heavyCallLimit(ctx: AppContext, bearerKey: (request: Request) =>
     },
   };
 }
-
-export type HeavyCallLimit = ReturnType<typeof heavyCallLimit>;

@@ -3,7 +3,7 @@
 // events and never raise notifications themselves.
 import type { StoredEvent } from "../events/schema";
 import { milestoneNotices } from "../analytics/writer";
-import type { NewNotification } from "./store";
+import type { CollapsingNotice, NewNotification } from "./store";
 
 export const inviteAcceptedNotice = (member: string, eventId: number) => ({
   kind: "invite_accepted",
@@ -12,12 +12,21 @@ export const inviteAcceptedNotice = (member: string, eventId: number) => ({
   dedupeKey: `invite:${eventId}`,
 });
 
-/** For the titles feature: someone other than the owner added a title to a shared topic. */
-export const titleAddedNotice = (p: { actor: string; titleName: string; topicName: string; link: string; titleId: number }) => ({
+/**
+ * For the titles feature: someone other than the owner added a title to a shared topic. While
+ * the owner has not read it, later ones for the same topic collapse into it (notificationsStore
+ * collapse): one unread notification with a count, the newest title named, linking to the topic.
+ */
+export const titleAddedNotice = (p: { actor: string; titleName: string; topicName: string; link: string; topicLink: string; topicId: number; titleId: number }) => ({
   kind: "title_added",
-  message: `${p.actor} added "${p.titleName}" to your topic ${p.topicName}.`,
+  group: `title-added:${p.topicId}:`,
+  item: p.titleId,
+  message: (count: number) =>
+    count === 1
+      ? `${p.actor} added "${p.titleName}" to your topic ${p.topicName}.`
+      : `${count.toLocaleString("en")} titles were added to your topic ${p.topicName}; the latest is "${p.titleName}" by ${p.actor}.`,
   link: p.link,
-  dedupeKey: `title-added:${p.titleId}`,
+  groupLink: p.topicLink,
 });
 
 export const premiumEndingNotice = (expiresAt: string) => ({
@@ -35,7 +44,7 @@ export const webhookDisabledNotice = (url: string, failures: number) => ({
 });
 
 /** The notifications an event raises for its owner (the first consumer of the event log). */
-export function noticesFor(e: StoredEvent): NewNotification[] {
+export function noticesFor(e: StoredEvent): (NewNotification | CollapsingNotice)[] {
   if (e.userId === null) return [];
   const userId = e.userId;
   switch (e.type) {
@@ -45,7 +54,21 @@ export function noticesFor(e: StoredEvent): NewNotification[] {
       // The owner hears of a new series someone else started, not of their own titles.
       return e.data.actorId === userId || e.data.version !== 1
         ? []
-        : [{ userId, ...titleAddedNotice({ actor: e.data.actor, titleName: e.data.titleName, topicName: e.data.topicName, link: e.data.path, titleId: e.data.titleId }) }];
+        : [
+            {
+              userId,
+              ...titleAddedNotice({
+                actor: e.data.actor,
+                titleName: e.data.titleName,
+                topicName: e.data.topicName,
+                link: e.data.path,
+                // The collapsed notification links to the topic: the title's path less its last segment.
+                topicLink: e.data.path.slice(0, e.data.path.lastIndexOf("/")),
+                topicId: e.data.topicId,
+                titleId: e.data.titleId,
+              }),
+            },
+          ];
     case "clicks.recorded": {
       const d = e.data;
       return milestoneNotices({ linkId: d.linkId, before: d.total - d.clicks, after: d.total }, { user_id: userId, title: d.title, short_code: d.shortCode, tracker: d.tracker });

@@ -12,6 +12,8 @@ export const Notification = v.object({
   read: v.boolean(),
   readAt: v.nullable(v.string()),
   createdAt: v.string(),
+  /** How many notices this one stands for: repeated ones (titles added to one topic) collapse into it while unread. */
+  count: v.number(),
 });
 export type Notification = v.InferOutput<typeof Notification>;
 

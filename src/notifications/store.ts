@@ -14,6 +14,7 @@ type NotificationRow = {
   dedupe_key: string | null;
   read_at: string | null;
   created_at: string;
+  count: number;
 };
 
 const toNotification = (r: NotificationRow): Notification => ({
@@ -24,6 +25,7 @@ const toNotification = (r: NotificationRow): Notification => ({
   read: r.read_at !== null,
   readAt: r.read_at,
   createdAt: r.created_at,
+  count: r.count,
 });
 
 export type NewNotification = { userId: number; kind: string; message: string; link?: string | null; dedupeKey?: string | null };
@@ -42,6 +44,42 @@ const values = (n: NewNotification) => ({
   dedupeKey: n.dedupeKey ?? null,
   now: nowIso(),
 });
+
+/** A notice that collapses into the user's unread one of the same `group` (see collapseNotice). */
+export type CollapsingNotice = Omit<NewNotification, "message" | "dedupeKey"> & {
+  group: string;
+  item: string | number;
+  message: (count: number) => string;
+  groupLink?: string | null;
+};
+
+/**
+ * Collapses into the user's unread notification of the same `group` (a dedupe-key prefix, e.g.
+ * one topic's added titles): its count goes up by one and it takes the newest message and time,
+ * and `groupLink` (the topic rather than one title); when none is unread a new one starts
+ * (dedupe key: the group and `item`, so a later group never clashes with a read one).
+ * PostgreSQL: the user's row is locked first, so two notices at once still make one.
+ */
+export async function collapseNotice(q: Queries, n: CollapsingNotice) {
+  if (q.dialect === "postgres") await q.get("SELECT 1 AS x FROM users WHERE id = ? FOR NO KEY UPDATE", n.userId);
+  const open = await q.get<{ id: number; count: number }>(
+    `SELECT id, count FROM notifications WHERE user_id = $userId AND kind = $kind AND read_at IS NULL AND substr(dedupe_key, 1, $len) = $group
+     ORDER BY id DESC LIMIT 1`,
+    { userId: n.userId, kind: n.kind, group: n.group, len: n.group.length },
+  );
+  if (open) {
+    const r = await q.get<NotificationRow>(`UPDATE notifications SET count = $count, message = $message, link = $link, created_at = $now WHERE id = $id RETURNING *`, {
+      id: open.id,
+      count: open.count + 1,
+      message: n.message(open.count + 1),
+      link: n.groupLink ?? n.link ?? null,
+      now: nowIso(),
+    });
+    return toNotification(r!);
+  }
+  const r = await q.get<NotificationRow>(`${INSERT} RETURNING *`, values({ ...n, message: n.message(1), dedupeKey: `${n.group}${n.item}` }));
+  return r ? toNotification(r) : null;
+}
 
 /** The event log's consumer (src/events/store.ts): notices written in the event's transaction. */
 export async function addNotices(q: Queries, notices: readonly NewNotification[]) {
@@ -83,6 +121,10 @@ export function notificationsStore(db: Database) {
       if (more) rows.pop();
       const total = (await db.get<{ n: number }>(`SELECT COUNT(*) AS n FROM notifications WHERE ${where.join(" AND ")}`, userId))!.n;
       return { rows: rows.map((r) => ({ ...toNotification(r), cursor: [r.created_at, r.id] })), more, total: Number(total) };
+    },
+    /** A notice that collapses into the user's unread one of its group (collapseNotice). */
+    collapse(n: CollapsingNotice) {
+      return db.tx((q) => collapseNotice(q, n));
     },
     unreadCount: async (userId: number) =>
       (await db.get<{ n: number }>(`SELECT COUNT(*) AS n FROM notifications WHERE user_id = ? AND read_at IS NULL`, userId))!.n,

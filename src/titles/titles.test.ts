@@ -342,13 +342,47 @@ describe("access: owner, member, viewer, stranger, signed out", () => {
   });
 
   test("a member's new title notifies the owner once; the owner's own titles do not", async () => {
+    // Read first: an unread notice about this topic would take this one in (the next test).
+    await t.call("POST", "/api/notifications/read-all", { cookie: owner.cookie });
     const before = await t.count("notifications");
     await add(P, { name: "From Mia", version: 1 }, member.cookie);
     await add(P, { name: "From Mia", version: 2 }, member.cookie);
     await add(P, { name: "From Tom", version: 1 }, owner.cookie);
     expect(await t.count("notifications")).toBe(before + 1);
     const n = await t.database.get(`SELECT * FROM notifications ORDER BY id DESC LIMIT 1`);
-    expect(n).toMatchObject({ user_id: owner.user.id, kind: "title_added", link: "/tom/daily-notes/from-mia" });
+    expect(n).toMatchObject({ user_id: owner.user.id, kind: "title_added", link: "/tom/daily-notes/from-mia", count: 1 });
+  });
+
+  test("more titles added to one topic collapse into the one unread notification, with a count; once read, the next starts anew", async () => {
+    const topic = await topics.create(owner.user.id, { name: "Busy Topic", emoji: null }, phone);
+    const path = base(topic);
+    const unread = () =>
+      t.database.all<{ count: number; message: string; link: string }>(
+        `SELECT count, message, link FROM notifications WHERE user_id = ? AND kind = 'title_added' AND read_at IS NULL AND dedupe_key LIKE ?`,
+        owner.user.id,
+        `title-added:${topic.id}:%`,
+      );
+    for (let i = 1; i <= 3; i++) await add(path, { name: `Busy ${i}`, version: 1 }, member.cookie);
+    expect(await unread()).toEqual([{ count: 3, message: '3 titles were added to your topic Busy Topic; the latest is "Busy 3" by mia.', link: `/tom/${topic.linkSlug}` }]);
+    // The API says the same: one notification standing for three.
+    const listed = (await t.call("GET", "/api/notifications", { cookie: owner.cookie })).json;
+    const mine = listed.notifications.filter((x: { message: string }) => x.message.includes("Busy Topic"));
+    expect(mine).toMatchObject([{ count: 3, read: false }]);
+    // Another topic's titles are a notification of their own.
+    await add(P, { name: "Elsewhere", version: 1 }, member.cookie);
+    expect((await unread())[0]!.count).toBe(3);
+    // Read: the next title starts a new notification.
+    expect((await t.call("POST", "/api/notifications/read-all", { cookie: owner.cookie })).status).toBe(200);
+    await add(path, { name: "Busy 4", version: 1 }, member.cookie);
+    expect(await unread()).toEqual([{ count: 1, message: 'mia added "Busy 4" to your topic Busy Topic.', link: `/tom/${topic.linkSlug}/busy-4` }]);
+  });
+
+  test("concurrent titles from a member still make one unread notification", async () => {
+    const topic = await topics.create(owner.user.id, { name: "Rushed Topic", emoji: null }, phone);
+    const rs = await Promise.all(Array.from({ length: 6 }, (_, i) => t.call("POST", base(topic), { body: { name: `Rush ${i}`, version: 1 }, cookie: member.cookie })));
+    expect(rs.every((r) => r.status === 201)).toBe(true);
+    const rows = await t.database.all<{ count: number }>(`SELECT count FROM notifications WHERE user_id = ? AND dedupe_key LIKE ?`, owner.user.id, `title-added:${topic.id}:%`);
+    expect(rows).toEqual([{ count: 6 }]);
   });
 });
 
