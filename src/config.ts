@@ -86,6 +86,8 @@ const Env = v.object({
   // calls that carry neither a key nor a live session (README "Sign-in and abuse limits").
   API_RATE_LIMIT: v.optional(int("API_RATE_LIMIT", 0, 1_000_000), "300"),
   API_ANON_RATE_LIMIT: v.optional(int("API_ANON_RATE_LIMIT", 0, 1_000_000), "120"),
+  // Seconds `serve` waits at start for a PostgreSQL that does not answer yet (0: exit at once).
+  DATABASE_START_WAIT: v.optional(int("DATABASE_START_WAIT", 0, 86_400), "120"),
 });
 
 export type Config = ReturnType<typeof loadConfig>;
@@ -158,5 +160,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     logLevel: e.LOG_LEVEL,
     apiRateLimit: e.API_RATE_LIMIT,
     apiAnonRateLimit: e.API_ANON_RATE_LIMIT,
+    databaseStartWaitMs: e.DATABASE_START_WAIT * 1000,
   };
 }
