@@ -111,6 +111,8 @@ const Env = v.object({
   WEBHOOK_TIMEOUT_SECONDS: v.optional(int("WEBHOOK_TIMEOUT_SECONDS", 1, 60), "10"),
   // The wait before a failed delivery's first retry; each later one doubles, up to 360 times it.
   WEBHOOK_RETRY_BASE_MS: v.optional(int("WEBHOOK_RETRY_BASE_MS", 10, 600_000), "10000"),
+  // Seconds `serve` waits at start for a PostgreSQL that does not answer yet (0: exit at once).
+  DATABASE_START_WAIT: v.optional(int("DATABASE_START_WAIT", 0, 86_400), "120"),
 });
 
 export type Config = ReturnType<typeof loadConfig>;
@@ -201,5 +203,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     webhookAllowPrivate: e.WEBHOOK_ALLOW_PRIVATE,
     webhookTimeoutMs: e.WEBHOOK_TIMEOUT_SECONDS * 1000,
     webhookRetryBaseMs: e.WEBHOOK_RETRY_BASE_MS,
+    databaseStartWaitMs: e.DATABASE_START_WAIT * 1000,
   };
 }

@@ -4,7 +4,8 @@
 //   SCALE_BINARY=.tmp/x/threadlink SCALE_BASELINE=.tmp/x/threadlink-old bun run scripts/bench/scale.ts
 //   knobs: SCALE_SECONDS (10), SCALE_LINKS (100000), SCALE_EXACT (10000), SCALE_EDITS (1000),
 //          SCALE_ROUNDS (3, SQLite A/B), SCALE_PORT (47600: the balancer; +1, +2 the instances;
-//          +3, +4 the SQLite pair), SCALE_ONLY=postgres|sqlite (one part)
+//          +3, +4 the SQLite pair), SCALE_ONLY=postgres|sqlite|faults (one part),
+//          SCALE_STOP_MS (60000: how long the fault phase stops the database)
 //
 // 1. A throwaway PostgreSQL 15 cluster with durable settings (fsync, full-page writes and
 //    synchronous commit on, as in production), migrated by the binary, 100,000 links seeded.
@@ -17,6 +18,7 @@
 // 4. Edit propagation (two instances): SCALE_EDITS edits through instance A's API, each
 //    followed by polling instance B until it redirects to the new destination: p50/p99 from
 //    A's answer (the commit) to B's first right answer.
+// 6. (after 5) Faults through deploy/haproxy.cfg: faultPhase below.
 // 5. The SQLite default not getting slower: SCALE_BASELINE (a binary of an earlier commit;
 //    skipped when unset) and SCALE_BINARY on the same seeded SQLite data, alternating rounds
 //    of wrk at c=64 (the order turning each round), medians and their ratios: the rate, and the
@@ -33,6 +35,7 @@ import { join } from "node:path";
 import { createHash } from "node:crypto";
 import { startCluster } from "../lib/pgcluster";
 import { ensureWrk, parseWrk, writeRandomCodesScript } from "../lib/wrk";
+import { startHaproxy } from "../lib/haproxy";
 
 const SECONDS = Number(process.env.SCALE_SECONDS ?? 10);
 const LINKS = Number(process.env.SCALE_LINKS ?? 100_000);
@@ -81,35 +84,33 @@ async function stop(p: Bun.Subprocess) {
   await p.exited;
 }
 
-/** haproxy in the foreground, round robin over `servers` (ports), checking /api/health. */
+/** deploy/haproxy.cfg as shipped (scripts/lib/haproxy.ts), round robin over `servers` (ports). */
 async function balancer(dir: string, servers: number[]) {
-  const cfg = join(dir, `haproxy-${servers.length}.cfg`);
-  writeFileSync(
-    cfg,
-    `global
-  maxconn 4096
-defaults
-  mode http
-  timeout connect 5s
-  timeout client 30s
-  timeout server 30s
-  option http-keep-alive
-frontend threadlink
-  bind ${HOST}:${ports.lb}
-  default_backend instances
-backend instances
-  balance roundrobin
-  option httpchk GET /api/health
-  # An instance whose redirect map is stale answers 503: try another (docs/decisions.md).
-  retry-on 503
-  retries 2
-${servers.map((p, i) => `  server i${i} ${HOST}:${p} check inter 2s`).join("\n")}
-`,
-  );
-  const p = Bun.spawn(["haproxy", "-f", cfg, "-db"], { stdout: "ignore", stderr: "ignore" });
+  const p = await startHaproxy(dir, ports.lb, servers);
   children.push(p);
-  await healthy(ports.lb);
   return p;
+}
+
+/**
+ * 6. Faults (issue 22), through deploy/haproxy.cfg with two instances of this binary under
+ *    redirect and write load: src/links/failover.pg.test.ts run with the full-length stop
+ *    (FAILOVER_STOP_MS, 60 s here); its figure lines are printed, and its verdict.
+ */
+async function faultPhase() {
+  const stopMs = Number(process.env.SCALE_STOP_MS ?? 60_000);
+  console.log(`faults: src/links/failover.pg.test.ts with ${binary}, the database stopped for ${stopMs / 1000} s`);
+  const p = Bun.spawn(
+    [process.execPath, "test", "--path-ignore-patterns=web/e2e/**", "--path-ignore-patterns=dist/**", "src/links/failover.pg.test"],
+    { env: { ...process.env, THREADLINK_BINARY: binary, FAILOVER_STOP_MS: String(stopMs) }, stdout: "pipe", stderr: "pipe" },
+  );
+  const [out, err] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text()]);
+  const lines = `${out}\n${err}`.split("\n");
+  for (const l of lines) if (/^(restart|stop \d+ ms|listeners killed|one listener paused|read-your-writes|stale|kill -9):/.test(l)) console.log(`  ${l}`);
+  const summary = lines.filter((l) => /^\s*\d+ (pass|fail)$/.test(l)).map((l) => l.trim());
+  const ok = (await p.exited) === 0;
+  console.log(`  fail-over tests: ${summary.join(", ")} → ${ok ? "ALL HELD" : "NOT ALL HELD"}`);
+  if (!ok) console.log(lines.filter((l) => /^\(fail\)|error:/.test(l)).slice(0, 20).join("\n"));
+  return ok;
 }
 
 type Wrk = { rps: number; p50: number; p99: number; requests: number; errors: number; non3xx: number; cpuUs: number };
@@ -367,8 +368,10 @@ async function main() {
   console.log(`load before: ${loadAverage()}`);
   const dir = mkdtempSync(join(tmpdir(), "threadlink-scale-"));
   try {
-    const pg = ONLY === "sqlite" ? null : await postgresPhases(dir);
-    if (ONLY !== "postgres") await sqlitePhase(dir);
+    const pg = ONLY === "sqlite" || ONLY === "faults" ? null : await postgresPhases(dir);
+    if (ONLY !== "postgres" && ONLY !== "faults") await sqlitePhase(dir);
+    const faults = ONLY === "" || ONLY === "faults" ? await faultPhase() : null;
+    if (faults === false) process.exitCode = 1;
     console.log(`load after: ${loadAverage()}`);
     if (pg) {
       const p99ok = pg.one.p99 <= 10 && pg.two.p99 <= 10;

@@ -10,7 +10,8 @@ const URL_WITH_SECRET = "postgres://app:s3cret@127.0.0.1:1/threadlink";
 const run = (...args: string[]) => {
   const dir = mkdtempSync(join(tmpdir(), "threadlink-dburl-"));
   const r = Bun.spawnSync([process.execPath, join(import.meta.dir, "../main.ts"), ...args], {
-    env: { ...process.env, DATABASE_URL: URL_WITH_SECRET, DATA_DIR: dir, PORT: "4611", HOST: "127.0.0.1" },
+    // DATABASE_START_WAIT=0: `serve` would otherwise wait 2 minutes for the database to answer.
+    env: { ...process.env, DATABASE_URL: URL_WITH_SECRET, DATA_DIR: dir, PORT: "4611", HOST: "127.0.0.1", DATABASE_START_WAIT: "0" },
     stdin: new TextEncoder().encode("a long enough password\n"),
     stdout: "pipe",
     stderr: "pipe",

@@ -33,7 +33,7 @@ export async function stopServing(server: { stop(closeActive?: boolean): Promise
 }
 
 export async function serve(config: Config) {
-  const { db, applied } = await openDatabase(config);
+  const { db, applied } = await openDatabase(config, { waitMs: config.databaseStartWaitMs });
   if (applied.length) log.info("migrations applied", { applied });
   const { app, ctx, clicks } = await createApp({ db, config });
   // Building the redirect map leaves its rows and parsed URLs behind: collected before serving.

@@ -17,11 +17,11 @@ import { postgresUnreachable } from "../http/errors";
 export const PG_SESSION = { lock_timeout: "5s", idle_in_transaction_session_timeout: "1min" };
 
 /**
- * How long start-up waits for a PostgreSQL server that does not answer yet (retried every
- * second): an instance started while the database restarts, or before it in a compose file,
- * comes up once it answers rather than exiting (README: a restart policy past this bound).
+ * `serve` waits at start for a PostgreSQL server that does not answer yet, retried every
+ * second for up to `waitMs` (DATABASE_START_WAIT, 120 s by default): an instance started while
+ * the database restarts, or before it in a compose file, comes up once it answers rather than
+ * exiting (README: a restart policy past this bound). The CLI commands do not wait.
  */
-export const PG_START_WAIT_MS = 120_000;
 const PG_START_RETRY_MS = 1_000;
 
 export async function openDatabase(
@@ -38,8 +38,8 @@ export async function openDatabase(
         return { db: pgDatabase(pool), applied };
       } catch (e) {
         const waited = performance.now() - t0;
-        if (postgresUnreachable(e) && waited < (opts.waitMs ?? PG_START_WAIT_MS)) {
-          if (attempt === 0) log.warn("waiting for the database", { error: String(e), retryMs: PG_START_RETRY_MS, maxWaitMs: opts.waitMs ?? PG_START_WAIT_MS });
+        if (postgresUnreachable(e) && waited < (opts.waitMs ?? 0)) {
+          if (attempt === 0) log.warn("waiting for the database", { error: String(e), retryMs: PG_START_RETRY_MS, maxWaitMs: opts.waitMs });
           await Bun.sleep(PG_START_RETRY_MS);
           continue;
         }

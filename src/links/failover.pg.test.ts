@@ -14,10 +14,9 @@ import { type PgCluster, startCluster } from "../../scripts/lib/pgcluster";
 import { startHaproxy } from "../../scripts/lib/haproxy";
 import { PASSWORD } from "../test/helpers";
 
-setDefaultTimeout(60_000);
-
-/** The database stopped for this long here (60 s in the benchmark). */
-const STOP_MS = 10_000;
+/** The database stopped for this long here (FAILOVER_STOP_MS: 60 s in the benchmark). */
+const STOP_MS = Number(process.env.FAILOVER_STOP_MS ?? 10_000);
+setDefaultTimeout(STOP_MS + 60_000);
 /** Writes answer again within this of the database answering (issue 22). */
 const WRITES_BACK_MS = 2_000;
 /** A change made while a listener was killed or paused is served by every instance within this (README). */
@@ -332,8 +331,10 @@ describe("two instances behind haproxy (deploy/haproxy.cfg)", () => {
       const got = await target(lb, code);
       if (got !== want) stale.push(`${n}: ${code} answered ${got}, not ${want}`);
     }
-    if (stale.length) console.log([...a.log.map((l) => `A ${l}`), ...b.log.map((l) => `B ${l}`)].filter((l) => !l.includes('"listening"')).join("\n"));
-    console.log(`read-your-writes: ${READ_YOUR_WRITES} cycles in ${Math.round(performance.now() - t0)} ms, ${stale.length} stale`);
+    // A write answered before every instance confirmed it (follow.ts, ACK_WAIT_MS) is logged.
+    const unconfirmed = [...a.log, ...b.log].filter((l) => l.includes("before every instance confirmed")).length;
+    console.log(`read-your-writes: ${READ_YOUR_WRITES} cycles in ${Math.round(performance.now() - t0)} ms, ${stale.length} stale; writes answered unconfirmed (1 s bound): ${unconfirmed}`);
+    if (stale.length) console.log(`stale: ${stale.slice(0, 10).join("; ")}`);
     expect(stale).toEqual([]);
   });
 

@@ -40,8 +40,12 @@ export const HEARTBEAT_MS = 1_000;
 export const SILENT_MS = 3_000;
 /** Wait between attempts to listen again (Bun's own backoff grows to 32 s: not used). */
 const RELISTEN_MS = 500;
-/** Another instance unheard for this long is left out of the barrier (it stopped, or its database did). */
-const LIVE_MS = 2_500;
+/**
+ * Another instance unheard for this long is left out of the barrier (it was killed, or cannot
+ * reach the database). Five heartbeats: on a saturated machine one can come seconds late, and
+ * an instance left out by mistake would not be waited for.
+ */
+const LIVE_MS = 5_000;
 /** The longest a write waits for the other instances' confirmation (README). */
 export const ACK_WAIT_MS = 1_000;
 /** link_changes keeps this many hours (pruned by every instance now and then). */

@@ -203,6 +203,9 @@ export function linkOperations(tracker: Tracker) {
   const main = tracker === "main";
   const what = main ? "link" : "brand link";
   const example = { originalUrl: "https://example.com/spring-sale", title: "Spring sale", description: "", expiresAt: "", shortCode: "" };
+  // The guarantee every link write gives (links/follow.ts, README "More than one server").
+  const everywhere =
+    " Answered once every instance serving redirects has the change (several instances on PostgreSQL: each live one confirms, waited for at most 1 s), so the next redirect through any of them follows it.";
   return defineOperations({ tag: main ? "Links" : "Brand links", auth: "user" }, [
     {
       method: "GET",
@@ -227,7 +230,7 @@ export function linkOperations(tracker: Tracker) {
       method: "POST",
       path: `${prefix}/`,
       summary: `Create a ${what}`,
-      description: "Leave `shortCode` empty for a generated 7-character code.",
+      description: `Leave \`shortCode\` empty for a generated 7-character code.${everywhere}`,
       body: CreateLinkBody,
       example: main ? { ...example, expiresAt: "2030-01-01T00:00:00Z" } : example,
       responses: { 201: LinkView },
@@ -239,7 +242,7 @@ export function linkOperations(tracker: Tracker) {
           path: `${prefix}/:id`,
           summary: "Edit a link",
           description:
-            "Replaces destination, title, description and expiry (an absent description or expiry clears it). The short code never changes: sending a different one is refused. The redirect follows at once.",
+            `Replaces destination, title, description and expiry (an absent description or expiry clears it). The short code never changes: sending a different one is refused. The redirect follows at once.${everywhere}`,
           params: LINK_ID,
           body: EditMainLinkBody,
           example: { originalUrl: "https://example.com/summer-sale", title: "Summer sale", description: "", expiresAt: null },
@@ -249,14 +252,14 @@ export function linkOperations(tracker: Tracker) {
           method: "PUT",
           path: `${prefix}/:id`,
           summary: "Edit a brand link",
-          description: "Destination, title, description and short code; the root link cannot be edited (403).",
+          description: `Destination, title, description and short code; the root link cannot be edited (403).${everywhere}`,
           params: LINK_ID,
           body: EditLinkBody,
           example: { shortCode: "spring", originalUrl: "https://example.com/summer-sale", title: "Summer sale", description: "" },
           responses: { 200: LinkView },
           errors: ["CONFLICT"],
         },
-    { method: "DELETE", path: `${prefix}/:id`, summary: `Delete a ${what}`, params: LINK_ID, responses: { 200: Ok } },
+    { method: "DELETE", path: `${prefix}/:id`, summary: `Delete a ${what}`, description: `Its code stops redirecting.${everywhere}`, params: LINK_ID, responses: { 200: Ok } },
     {
       method: "GET",
       path: `${prefix}/:id/analytics`,
