@@ -45,6 +45,8 @@ await ok("POST", `/api/topic/alice/${board.linkSlug}/open`, bob.cookie);
 const invite = await ok("POST", "/api/invites", alice.cookie);
 await ok("POST", `/api/invites/${encodeURIComponent(invite.code)}/accept`, bob.cookie);
 await ok("POST", "/api/api-keys", alice.cookie, { name: "ci", scope: "read" });
+// A webhook, whose queue gets the links below (the event log has rows by now too).
+await ok("POST", "/api/webhooks", alice.cookie, { url: "https://hooks.example.invalid/in", events: ["link.created"] });
 expect((await t.call("POST", "/api/login", { body: { username: "bob", password: PASSWORD } })).status).toBe(200);
 const busy = await ok("POST", "/api/links", alice.cookie, { originalUrl: "https://example.com/busy?a=1&b=2", title: "Busy; DROP TABLE users; --", shortCode: "busy" });
 const quiet = await ok("POST", "/api/links", bob.cookie, { originalUrl: "https://example.com/quiet", title: "Quiet", shortCode: "quiet" });

@@ -95,8 +95,9 @@ describe("a fresh database", () => {
     expect(sorted(indexes.map((r) => r.name).filter((n) => !pgOnlyIndexes.includes(n)))).toEqual(sorted(want.indexes));
     expect(indexes.map((r) => r.name)).toContain("link_analytics_link_id");
     // short_links_notify (migrations/pg/0009) is PostgreSQL's alone: it tells the other
-    // instances of a link write, and SQLite serves one instance (its twin makes nothing).
-    const pgOnly = ["short_links_notify"];
+    // instances of a link write, and SQLite serves one instance (its twin makes nothing);
+    // events_notify (migrations/pg/0012) announces new events to the other instances likewise.
+    const pgOnly = ["short_links_notify", "events_notify"];
     expect(sorted(triggers.map((r) => r.name).filter((n) => !pgOnly.includes(n)))).toEqual(sorted(want.triggers));
     expect(triggers.map((r) => r.name)).toContain("short_links_notify");
   });

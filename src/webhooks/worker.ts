@@ -6,7 +6,7 @@
 // claimant at a time across instances (the lease, taken with SKIP LOCKED on PostgreSQL).
 import type { AppContext } from "../context";
 import { isoIn } from "../shared/time";
-import { log } from "../http/log";
+import { log, rateLimitedLog } from "../http/log";
 import { VERSION } from "../version";
 import { send } from "./send";
 import { type Claimed, webhooksStore } from "./store";
@@ -37,6 +37,8 @@ export function startWebhookWorker(ctx: AppContext, opts: { pollMs?: number } = 
   let stopped = false;
   let timer: ReturnType<typeof setTimeout> | null = null;
   const inFlight = new Set<Promise<void>>();
+  // A database that is down fails every round (4 a second): a few lines a minute say so.
+  const claimFailed = rateLimitedLog(3, 60_000);
 
   async function deliver(d: Claimed) {
     const { ok, result } = await send(
@@ -62,13 +64,18 @@ export function startWebhookWorker(ctx: AppContext, opts: { pollMs?: number } = 
       await all;
       inFlight.delete(all);
     } catch (e) {
-      log.error("webhook claim failed", { error: String(e) });
+      claimFailed("webhook claim failed", { error: String(e) });
     }
     // A full batch suggests more are due: go again at once.
-    if (!stopped) timer = setTimeout(round, claimed.length === BATCH ? 0 : pollMs);
+    if (!stopped) schedule(claimed.length === BATCH ? 0 : pollMs);
   }
 
-  timer = setTimeout(round, pollMs);
+  // Never what keeps a process alive: the server does, and a stopped app's loop must not.
+  const schedule = (ms: number) => {
+    timer = setTimeout(round, ms);
+    timer.unref?.();
+  };
+  schedule(pollMs);
   ctx.shutdownHooks.push(async () => {
     stopped = true;
     if (timer) clearTimeout(timer);
