@@ -30,10 +30,17 @@ export function RouteFocus() {
     let raf = 0;
     let later: ReturnType<typeof setTimeout> | undefined;
     // Lazy screens arrive a little later: wait (at most ~2 s) for the new heading.
+    // What had focus when the address changed: the link just followed, often on the old screen.
+    const start = document.activeElement;
     const tick = () => {
       const active = document.activeElement;
       const main = document.querySelector("main");
-      if (active && active !== document.body && main?.contains(active)) return;
+      // The old screen is still shown (a lazy screen is on its way): wait.
+      if (start && start !== document.body && start.isConnected && main?.contains(start)) {
+        if (++frames < 120) raf = requestAnimationFrame(tick);
+        return;
+      }
+      if (active && active !== start && active !== document.body && main?.contains(active)) return;
       const el = target();
       if (el && !el.closest("[aria-busy=true]")) {
         focusStart(el);
