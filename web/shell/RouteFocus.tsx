@@ -28,17 +28,37 @@ export function RouteFocus() {
     }
     let frames = 0;
     let raf = 0;
+    let later: ReturnType<typeof setTimeout> | undefined;
     // Lazy screens arrive a little later: wait (at most ~2 s) for the new heading.
+    // What had focus when the address changed: the link just followed, often on the old screen.
+    const start = document.activeElement;
     const tick = () => {
       const active = document.activeElement;
       const main = document.querySelector("main");
-      if (active && active !== document.body && main?.contains(active)) return;
+      // The old screen is still shown (a lazy screen is on its way): wait.
+      if (start && start !== document.body && start.isConnected && main?.contains(start)) {
+        if (++frames < 120) raf = requestAnimationFrame(tick);
+        return;
+      }
+      if (active && active !== start && active !== document.body && main?.contains(active)) return;
       const el = target();
-      if (el && !el.closest("[aria-busy=true]")) return focusStart(el);
+      if (el && !el.closest("[aria-busy=true]")) {
+        focusStart(el);
+        // A menu that led here hands focus back to its button as it closes, which can come
+        // after this: once more, a moment later, if focus was taken back out of the screen.
+        later = setTimeout(() => {
+          const now = document.activeElement;
+          if (el.isConnected && now !== el && !document.querySelector("main")?.contains(now) && !now?.closest("[role=dialog], [role=menu]")) focusStart(el);
+        }, 300);
+        return;
+      }
       if (++frames < 120) raf = requestAnimationFrame(tick);
     };
     raf = requestAnimationFrame(tick);
-    return () => cancelAnimationFrame(raf);
+    return () => {
+      cancelAnimationFrame(raf);
+      clearTimeout(later);
+    };
   }, [path]);
   return null;
 }

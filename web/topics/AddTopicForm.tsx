@@ -1,4 +1,4 @@
-import { useState, type FormEvent } from "react";
+import { useEffect, useRef, useState, type FormEvent } from "react";
 import { Link } from "wouter";
 import { mutate } from "swr";
 import { useUser } from "../lib/auth";
@@ -51,11 +51,18 @@ export function AddTopicForm({ topics }: { topics: Topic[] | undefined }) {
       toastError(err, "Failed to create topic");
     } finally {
       setBusy(false);
-      // The field was disabled while sending, which drops focus to the body: it comes back
-      // here, ready for the next name (or to fix this one).
-      requestAnimationFrame(() => document.getElementById(TOPIC_NAME_ID)?.focus());
     }
   };
+
+  // The field was disabled while sending, which drops focus to the body: once it is enabled
+  // again focus comes back here, ready for the next name (or to fix this one).
+  const wasBusy = useRef(false);
+  useEffect(() => {
+    if (wasBusy.current && !busy && (!document.activeElement || document.activeElement === document.body)) {
+      document.getElementById(TOPIC_NAME_ID)?.focus();
+    }
+    wasBusy.current = busy;
+  }, [busy]);
 
   return (
     <form className="card add-topic" onSubmit={submit} noValidate aria-label="Add topic">
