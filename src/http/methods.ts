@@ -22,9 +22,9 @@ export function allowedMethods(routes: () => readonly Route[]) {
       methods.add(r.method);
       if (r.method === "GET") methods.add("HEAD");
     }
-    const escape = (s: string) => s.replace(/[.+?^${}()|[\]\\]/g, "\\$&");
+    const literal = (s: string) => s.replace(/[.+?^${}()|[\]\\]/g, "\\$&");
     return [...byPath].map(([path, methods]) => ({
-      pattern: new RegExp(`^${path.split("/").map((seg) => (seg.startsWith(":") ? "[^/]+" : escape(seg))).join("/")}/?$`),
+      pattern: new RegExp(`^${path.split("/").map((seg) => (seg.startsWith(":") ? "[^/]+" : literal(seg))).join("/")}/?$`),
       methods,
     }));
   };

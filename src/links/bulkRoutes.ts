@@ -7,7 +7,7 @@ import type { AuthPlugin } from "../http/auth";
 import { AppError, validationFailure } from "../http/errors";
 import { CsvBody, NOT_CSV_TYPE_MESSAGE, jsonBody } from "../http/bodyLimit";
 import { defineOperations } from "../openapi/registry";
-import { WRITE_BATCH, checkItem, nextTurn, writeLinks } from "./bulk";
+import { WRITE_BATCH, checkItem, writeLinks } from "./bulk";
 import { EXPORT_BUSY, EXPORT_RETRY_AFTER_S, exportFilename, exportStream } from "./export";
 import { linkImporter } from "./import";
 import { BulkCreateBody, BulkCreateResult, ExportJson, ImportQuery, ImportReport, type BulkItemResult } from "./schema";
