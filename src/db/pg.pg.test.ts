@@ -46,7 +46,9 @@ describe("a fresh database", () => {
     // At the same version (pg.test.ts checks that every later SQLite migration has its twin).
     migrate(lite, migrations.filter((m) => m.version <= latest));
     const q = <T>(s: string, ...a: (string | number)[]) => lite.query(s).all(...a) as T[];
-    const tables = q<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name != 'schema_migrations' ORDER BY name").map((r) => r.name);
+    const tables = q<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name != 'schema_migrations' AND name NOT LIKE 'short_links_search%' ORDER BY name").map((r) => r.name);
+    // short_links_search and its shadow tables (migrations/0013) are SQLite's FTS5 search index;
+    // PostgreSQL searches with a GIN index on short_links itself (migrations/pg/0013).
     const onDelete: Record<string, string> = { CASCADE: "c", "SET NULL": "n", "NO ACTION": "a", RESTRICT: "r", "SET DEFAULT": "d" };
     const want = { columns: [] as string[], unique: [] as string[], foreign: [] as string[], indexes: [] as string[], triggers: [] as string[] };
     for (const t of tables) {
@@ -80,7 +82,7 @@ describe("a fresh database", () => {
       AND indexname NOT IN (SELECT conname FROM pg_constraint WHERE connamespace = 'public'::regnamespace)`);
     const triggers = await rows<{ name: string }>(sql`SELECT DISTINCT trigger_name AS name FROM information_schema.triggers WHERE trigger_schema = 'public'`);
     const sorted = (a: string[]) => [...a].sort();
-    // link_changes (migrations/pg/0012) is PostgreSQL's alone: the log an instance catches up
+    // link_changes (migrations/pg/0014) is PostgreSQL's alone: the log an instance catches up
     // from after losing its listening connection (src/links/follow.ts); SQLite runs one instance.
     expect(columns.some((r) => r.t === "link_changes")).toBe(true);
     const shared = columns.filter((r) => r.t !== "link_changes");
@@ -89,16 +91,21 @@ describe("a fresh database", () => {
     expect(sorted(foreign.map((r) => r.f))).toEqual(sorted(want.foreign));
     // link_analytics_link_id (migrations/pg/0011) is PostgreSQL's alone: its click writer keeps
     // this per-link index instead of SQLite's fold into link_clicks (docs/decisions.md).
-    // link_changes_xid and link_changes_at (migrations/pg/0012) index the change log a
+    // link_changes_xid and link_changes_at (migrations/pg/0014) index the change log a
     // follower catches up from (src/links/follow.ts).
-    const pgOnlyIndexes = ["link_analytics_link_id", "link_changes_xid", "link_changes_at"];
-    expect(sorted(indexes.map((r) => r.name).filter((n) => !pgOnlyIndexes.includes(n)))).toEqual(sorted(want.indexes));
+    // short_links_search is the GIN search index (migrations/pg/0013; SQLite's is an FTS5 table),
+    // and notifications_user_created pages a user's notifications by (created_at, id), which
+    // SQLite's notifications_user does with its rowid (migrations/0013 and pg/0013).
+    const pgOnlyIndexes = ["link_analytics_link_id", "link_changes_xid", "link_changes_at", "short_links_search", "notifications_user_created"];
+    const liteOnlyIndexes = ["notifications_user"];
+    expect(sorted(indexes.map((r) => r.name).filter((n) => !pgOnlyIndexes.includes(n)))).toEqual(sorted(want.indexes.filter((n) => !liteOnlyIndexes.includes(n))));
     expect(indexes.map((r) => r.name)).toContain("link_analytics_link_id");
     // short_links_notify (migrations/pg/0009) is PostgreSQL's alone: it tells the other
     // instances of a link write, and SQLite serves one instance (its twin makes nothing);
-    // events_notify (migrations/pg/0012) announces new events to the other instances likewise.
+    // events_notify (migrations/pg/0015) announces new events to the other instances likewise.
     const pgOnly = ["short_links_notify", "events_notify"];
-    expect(sorted(triggers.map((r) => r.name).filter((n) => !pgOnly.includes(n)))).toEqual(sorted(want.triggers));
+    // short_links_search_* keep SQLite's FTS5 table in step; PostgreSQL's GIN index needs none.
+    expect(sorted(triggers.map((r) => r.name).filter((n) => !pgOnly.includes(n)))).toEqual(sorted(want.triggers.filter((n) => !n.startsWith("short_links_search_"))));
     expect(triggers.map((r) => r.name)).toContain("short_links_notify");
   });
 
