@@ -22,6 +22,7 @@ import { appRoutes } from "./hostile/routes";
 import { apiClient } from "./lib/apiClient";
 import { type PgCluster, startCluster } from "./lib/pgcluster";
 import { SQL } from "bun";
+import { PASSWORD_HASH } from "../src/accounts/password";
 
 const binary = resolve(process.env.BINARY ?? "dist/threadlink");
 const port = Number(process.env.HOSTILE_PORT ?? 4300);
@@ -31,6 +32,24 @@ const MAX_REQUEST_MB = 50; // #11: no request costs more than ~50 MB
 // #11: ~50 ms of server CPU a request. Measured in 10 ms ticks, with one tick of slack for
 // the server's own background work (the redirect probe, the click writer, GC).
 const MAX_CPU_MS = 60;
+// A sign-in or sign-up spends one argon2id hash at OWASP's floor by design (src/accounts/
+// password.ts): on a machine of this kind that alone is 40–60 ms, so those routes may spend the
+// same budget on top of one hash, as this machine measures it now (the median of five, in this
+// process, in ticks of 10 ms rounded up). A route that hashed twice, or did anything heavy
+// besides, still fails.
+const HASHING = /^\/api\/(login|register|invites\/[^/]+\/accept)\b/;
+const HASH_CPU_MS = await (async () => {
+  const hash = await Bun.password.hash("a hostile-suite calibration", PASSWORD_HASH);
+  const runs: number[] = [];
+  for (let i = 0; i < 5; i++) {
+    const before = process.cpuUsage();
+    await Bun.password.verify("not the password", hash);
+    const used = process.cpuUsage(before);
+    runs.push((used.user + used.system) / 1000);
+  }
+  return Math.ceil(runs.sort((a, b) => a - b)[2]! / 10) * 10;
+})();
+console.log(`hostile: one password hash (argon2id, m=${PASSWORD_HASH.memoryCost} KiB, t=${PASSWORD_HASH.timeCost}) costs ~${HASH_CPU_MS} ms of CPU on this machine`);
 const MAX_GROWTH_MB = 100; // the whole attack
 const PROBE_P99_MS = 50;
 const PROBE_MAX_MS = 250;
@@ -280,7 +299,8 @@ function judge(c: Case, r: RawResponse, peakMb: number, cpu = 0): string | null 
     if (missing.length) why.push(`no ${missing.join(", ")}`);
   }
   if (r.ms > MAX_MS) why.push(`took ${r.ms.toFixed(0)} ms (limit ${MAX_MS})`);
-  if (cpu > MAX_CPU_MS) why.push(`took ${cpu} ms of server CPU (limit ~50)`);
+  const cpuLimit = HASHING.test(c.req.target ?? "") ? MAX_CPU_MS + HASH_CPU_MS : MAX_CPU_MS;
+  if (cpu > cpuLimit) why.push(`took ${cpu} ms of server CPU (limit ~${cpuLimit - 10}${cpuLimit > MAX_CPU_MS ? `: ~50 besides one password hash of ${HASH_CPU_MS} ms` : ""})`);
   if (peakMb > MAX_REQUEST_MB) why.push(`server memory rose ${peakMb.toFixed(0)} MB during it (limit ${MAX_REQUEST_MB})`);
   const extra = r.status > 0 && r.status < 500 ? c.check?.(r) : null;
   if (extra) why.push(extra);
