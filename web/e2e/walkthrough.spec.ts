@@ -195,7 +195,7 @@ test("the QR generator checks a custom URL like the Link Tracker, and encodes a 
   const input = page.getByLabel("URL", { exact: true });
   for (const [text, message] of [
     ["<script>alert(1)</script>", "Please enter a valid URL"],
-    ["javascript:alert(1)", "Only http:// and https:// links can be shortened"],
+    ["javascript:alert(1)", "Only http:// and https:// addresses can be made into QR codes"],
     ["just some words", "URL must not contain spaces or control characters"],
   ]) {
     await input.fill(text);
