@@ -34,15 +34,6 @@ async function seed(page: Page) {
   return user;
 }
 
-test("screenshot of the Link Tracker at 1280 × 800 for the closing note", async ({ page }) => {
-  test.skip(!process.env.SHOT_PATH, "set SHOT_PATH to write the picture");
-  await seed(page);
-  await page.setViewportSize({ width: 1280, height: 800 });
-  await page.goto("/link-tracker");
-  await expect(page.getByRole("heading", { name: "Status page" })).toBeVisible();
-  await page.screenshot({ path: process.env.SHOT_PATH });
-});
-
 test("dense rows: ≥ 10 links visible at 1280 × 800, one menu per row with Delete last, no red block per row", async ({ page }) => {
   await seed(page);
   await page.setViewportSize({ width: 1280, height: 800 });
