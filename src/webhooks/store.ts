@@ -122,6 +122,9 @@ export function webhooksStore(db: Database) {
      * claiming, and the lease (re-checked on the locked row) keeps a claimed one theirs.
      */
     async claim(now: string, leaseUntil: string, limit: number): Promise<Claimed[]> {
+      // A read first: with nothing due (the usual case) no write is attempted, so on SQLite an
+      // idle worker never waits out busy_timeout on the request thread behind another writer.
+      if (!(await db.get("SELECT 1 AS x FROM webhook_deliveries WHERE state = 'pending' AND next_at <= ? LIMIT 1", now))) return [];
       const lock = db.dialect === "postgres" ? "FOR UPDATE OF d SKIP LOCKED" : "";
       const rows = await db.all<DeliveryRow>(
         `UPDATE webhook_deliveries SET claimed_until = ?1
