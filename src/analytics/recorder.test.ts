@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { storeIp } from "./writer";
 import { isPrivateIp } from "./geo";
-import { csvCell } from "./report";
+import { csvCell } from "../shared/csv";
 
 describe("IP_STORAGE", () => {
   const cases: [string, "truncated" | "full" | "none", string | null][] = [

@@ -4,7 +4,7 @@
 import { Elysia } from "elysia";
 import * as v from "valibot";
 import type { AppContext } from "../context";
-import { AppError, validationFailure } from "./errors";
+import { AppError, validationFailure } from "../shared/errors";
 import { SESSION_COOKIE } from "./auth";
 
 /** Largest request body the app reads. Every form and API body is a few kB at most. */

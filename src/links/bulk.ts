@@ -3,7 +3,7 @@
 // schema (reserved codes included), the destination against this instance's own hosts, an
 // expiry in the future, and a free code, decided by the UNIQUE constraint as the rows are written.
 import * as v from "valibot";
-import { validationFailure } from "../http/errors";
+import { validationFailure } from "../shared/errors";
 import { isReserved } from "../shared/reserved";
 import { BULK_MSG, CreateLinkBody, MSG, destinationProblem, type ItemError } from "./schema";
 import { generateCode } from "./routes";

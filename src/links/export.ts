@@ -1,7 +1,7 @@
 // Exporting every Link Tracker link of a user with its click count (GET /api/links/export.csv|json).
 // The CSV's columns are the plain import format's (url, code, title, description, expiresAt)
 // plus read-only ones, so an export imports back as the same links.
-import { csvCell } from "../analytics/report";
+import { csvCell } from "../shared/csv";
 import type { ExportRow } from "./schema";
 import type { Links } from "./service";
 import type { LinkRow } from "./store";

@@ -2,7 +2,7 @@
 // and written a batch of rows at a time, each batch one short transaction, with the event loop
 // free between batches: redirects keep answering while 100,000 rows go in (they read only the
 // in-memory map; other requests' statements wait at most one batch's transaction).
-import { AppError, badRequest } from "../http/errors";
+import { AppError, badRequest } from "../shared/errors";
 import { WRITE_BATCH, checkItem, nextTurn, writeLinks } from "./bulk";
 import { IMPORT_MSG, detectLayout, decodeCsv, parseInBatches, recordProblem, recordToLink, type CsvRecord } from "../shared/csvImport";
 import { IMPORT_MAX_ROWS, type ImportReport, type ImportRowResult } from "./schema";

@@ -2,9 +2,9 @@
 // Ownership is inside every WHERE clause, so "not yours" and "missing" are the same null → 404.
 import type { Database, Queries } from "../db/database";
 import { uniqueOr } from "../db/constraints";
-import { badRequest, conflict } from "../http/errors";
+import { badRequest, conflict } from "../shared/errors";
 import { nowIso } from "../shared/time";
-import { ROLL_UP_LOCK } from "../analytics/store";
+import { clearLinkClicks } from "../analytics/store";
 import { QUOTA_MSG, assertRoom, roomLeft } from "../plans/quotas";
 import { CLICK_SORT_MAX, CLICK_SORT_MSG, MSG, type LinkSort, type LinkStatus, type Tracker } from "./schema";
 import type { CursorKeys, Page } from "../http/paging";
@@ -327,29 +327,10 @@ export function linksStore(db: Database, { maxPerUser = 0 }: { maxPerUser?: numb
         if (gone) await appendEvents(q, [{ type: "link.deleted", userId, linkId: gone.id, data: { id: gone.id, shortCode: gone.short_code, tracker } }]);
         return gone;
       }),
-    /**
-     * Count to zero and the history with it, so the analytics always add up to the count. A
-     * link's clicks are the folded ones (link_clicks) and the unfolded tail (migrations/0008,
-     * whose trigger does the same when a link is deleted); the fold tables exist on both backends.
-     */
+    /** Clears the link's clicks (the analytics store's part) and marks the link changed, in one transaction. */
     resetClicks: (id: number) =>
       db.tx(async (q: Queries) => {
-        // SQLite: BEGIN IMMEDIATE already holds the one writer lock (the click writer's
-        // connection included). PostgreSQL, where every instance's click writer runs beside
-        // this: the fold mark's row is the lock those writers take first for each batch
-        // (analytics/pgWriterStore.ts), so taken here first, no batch of clicks is half
-        // counted and half deleted, and the rows, roll-ups and count are cleared as one.
-        // Then the link's roll-up lock (analytics/store.ts): a roll-up that read the clicks
-        // before this reset must not write their tallies back after it.
-        if (q.dialect === "postgres") {
-          await q.run("SELECT folded FROM click_fold WHERE id = 1 FOR UPDATE");
-          await q.get("SELECT pg_advisory_xact_lock(?, ?)", ROLL_UP_LOCK, id);
-        }
-        await q.run("UPDATE link_click_counts SET clicks = 0 WHERE link_id = ?", id);
-        await q.run("DELETE FROM link_analytics WHERE id IN (SELECT click_id FROM link_clicks WHERE link_id = ?1)", id);
-        await q.run("DELETE FROM link_analytics WHERE id > (SELECT folded FROM click_fold) AND link_id = ?1", id);
-        await q.run("DELETE FROM link_clicks WHERE link_id = ?1", id);
-        await q.run("DELETE FROM link_rollups WHERE link_id = ?", id);
+        await clearLinkClicks(q, id);
         await q.run("UPDATE short_links SET updated_at = ? WHERE id = ?", nowIso(), id);
       }),
     /**

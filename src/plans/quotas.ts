@@ -3,7 +3,7 @@
 // transaction that would pass them, on the count that transaction reads, so two requests at
 // once cannot both take the last place (PostgreSQL: the owner's row is locked first).
 import type { Config } from "../config";
-import { AppError } from "../http/errors";
+import { AppError } from "../shared/errors";
 
 export type Quotas = Config["quotas"];
 

@@ -8,7 +8,7 @@ import { visitorPages } from "./visitorPages";
 import { isReserved } from "../shared/reserved";
 import { CODE_MAX, CODE_PATTERN, ROOT_CODE } from "../links/schema";
 import type { Links } from "../links/service";
-import { defineOperations } from "../openapi/registry";
+import { defineOperations } from "../shared/apiOperations";
 
 export const VISITOR_COOKIE = "tl_vid";
 export const VISITOR_TTL_S = 86_400;
