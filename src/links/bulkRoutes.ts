@@ -7,11 +7,11 @@ import type { AuthPlugin } from "../http/auth";
 import { AppError, validationFailure } from "../shared/errors";
 import { CsvBody, NOT_CSV_TYPE_MESSAGE, jsonBody } from "../http/bodyLimit";
 import { defineOperations } from "../shared/apiOperations";
-import { WRITE_BATCH, checkItem, writeLinks } from "./bulk";
+import { checkItem } from "./rules";
 import { EXPORT_BUSY, EXPORT_RETRY_AFTER_S, exportFilename, exportStream } from "./export";
 import { linkImporter } from "./import";
 import { BulkCreateBody, BulkCreateResult, ExportJson, ImportQuery, ImportReport, type BulkItemResult } from "./schema";
-import type { Links } from "./service";
+import { WRITE_BATCH, type Links } from "./service";
 
 /** The one route that takes a CSV body (src/http/bodyLimit.ts reads it with its 10 MB cap). */
 export const IMPORT_PATH = "/api/links/import";
@@ -57,9 +57,9 @@ export function bulkLinkRoutes(ctx: AppContext, auth: AuthPlugin, links: Links) 
         for (let at = 0; at < body.links.length; at += WRITE_BATCH) {
           if (at > 0) await links.writeGap();
           const checked = body.links.slice(at, at + WRITE_BATCH).map((item) => checkItem(item, links.ownHosts));
-          const written = await writeLinks(
-            links,
+          const written = await links.createMany(
             user.id,
+            "main",
             checked.flatMap((c) => (c.ok ? [c.link] : [])),
           );
           let w = 0;

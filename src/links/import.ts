@@ -3,10 +3,10 @@
 // free between batches: redirects keep answering while 100,000 rows go in (they read only the
 // in-memory map; other requests' statements wait at most one batch's transaction).
 import { AppError, badRequest } from "../shared/errors";
-import { WRITE_BATCH, checkItem, nextTurn, writeLinks } from "./bulk";
+import { checkItem } from "./rules";
 import { IMPORT_MSG, detectLayout, decodeCsv, parseInBatches, recordProblem, recordToLink, type CsvRecord } from "../shared/csvImport";
 import { IMPORT_MAX_ROWS, type ImportReport, type ImportRowResult } from "./schema";
-import type { Links } from "./service";
+import { WRITE_BATCH, nextTurn, type Links } from "./service";
 import type { NewLink } from "./store";
 
 /** Records parsed between two turns of the event loop (parsing is ~5 µs a record). */
@@ -35,9 +35,9 @@ export function linkImporter(links: Links) {
       if (checked.ok) toWrite.push({ row, link: checked.link, note });
       else results.push({ row, status: "skipped", error: checked.error });
     });
-    const written = await writeLinks(
-      links,
+    const written = await links.createMany(
       userId,
+      "main",
       toWrite.map((w) => w.link),
     );
     written.forEach((r, i) => {
