@@ -6,7 +6,7 @@ import type { AppContext } from "../context";
 import { ownerId, type AuthPlugin } from "../http/auth";
 import { notFound } from "../shared/errors";
 import { analyticsReports } from "../analytics/report";
-import { CreateLinkBody, EditLinkBody, EditMainLinkBody, LINK_PAGE_DEFAULT, LINK_PAGE_MAX, LinkView, ListQuery, ResetQuery, type Tracker } from "./schema";
+import { CreateLinkBody, EditLinkBody, EditMainLinkBody, LINK_PAGE_DEFAULT, LINK_PAGE_MAX, LinkView, ListQuery, LookupQuery, PatchLinkBody, PatchMainLinkBody, ResetQuery, type Tracker } from "./schema";
 import { AnalyticsQuery, AnalyticsReport } from "../analytics/schema";
 import * as v from "valibot";
 import { Ok, defineOperations } from "../shared/apiOperations";
@@ -40,6 +40,15 @@ export function linkRoutes(ctx: AppContext, auth: AuthPlugin, links: Links, trac
       return links.view(await links.edit(row, user.id, { ...body, shortCode: body.shortCode ?? null }));
     },
     { auth: true, body: jsonBody(tracker === "main" ? EditMainLinkBody : EditLinkBody) },
+  );
+
+  const patch = new Elysia().use(auth).patch(
+    "/:id",
+    async ({ params, body, user }) => {
+      const row = await find(params.id, user.id);
+      return links.view(await links.patch(row, user.id, body));
+    },
+    { auth: true, body: jsonBody(tracker === "main" ? PatchMainLinkBody : PatchLinkBody) },
   );
 
   const resetClicks = new Elysia().use(auth).post(
@@ -89,6 +98,30 @@ export function linkRoutes(ctx: AppContext, auth: AuthPlugin, links: Links, trac
       },
       { auth: true, body: jsonBody(CreateLinkBody) },
     )
+    // Static before the parameter: "lookup" is never read as an id.
+    .get(
+      "/lookup",
+      async ({ user, query, set }) => {
+        await links.recorder.flush();
+        const row = await links.store.byCode(query.code);
+        const mine = row && row.tracker === tracker && (row.user_id === user.id || (row.is_system === 1 && (await isOwner(user.id))));
+        if (!mine) throw notFound("Link not found");
+        set.headers["cache-control"] = "no-store";
+        return links.view(row);
+      },
+      { auth: true, query: LookupQuery },
+    )
+    .get(
+      "/:id",
+      async ({ params, user, set }) => {
+        // The count includes every click captured so far, as the list's does.
+        await links.recorder.flush();
+        const row = await find(params.id, user.id);
+        set.headers["cache-control"] = "no-store";
+        return links.view(row);
+      },
+      { auth: true },
+    )
     .delete(
       "/:id",
       async ({ params, user }) => {
@@ -122,6 +155,7 @@ export function linkRoutes(ctx: AppContext, auth: AuthPlugin, links: Links, trac
       { auth: true },
     )
     .use(edit)
+    .use(patch)
     // The brand tracker's alone: on the Link Tracker the path is not a route at all (404).
     .use(tracker === "brand" ? resetClicks : new Elysia());
 }
@@ -190,6 +224,37 @@ export function linkOperations(tracker: Tracker) {
           responses: { 200: LinkView },
           errors: ["CONFLICT"],
         },
+    {
+      method: "GET",
+      path: `${prefix}/:id`,
+      summary: `One ${what}`,
+      description: "The link with its click count up to this moment. Another user's link, or none, is a 404.",
+      params: LINK_ID,
+      responses: { 200: LinkView },
+    },
+    {
+      method: "GET",
+      path: `${prefix}/lookup`,
+      summary: `Find a ${what} by its short code`,
+      description:
+        `Answers "does this code exist, and where does it go?" without listing every link: your ${what} whose short code is exactly \`code\` (codes are case-sensitive), with its click count. A code that is not one of your ${what}s (unknown, another user's, or the other tracker's) is a 404.` +
+        (main ? "" : " The instance owner finds the root link with `code=root`."),
+      query: LookupQuery,
+      responses: { 200: LinkView },
+      errors: ["VALIDATION"],
+    },
+    {
+      method: "PATCH",
+      path: `${prefix}/:id`,
+      summary: main ? "Edit some fields of a link" : "Edit some fields of a brand link",
+      description:
+        `Only the fields sent change; every other keeps its value (PUT replaces them all). A \`description\`${main ? " or `expiresAt`" : ""} sent as null clears it. Each field is checked as on PUT${main ? "; a new expiry must be in the future, an unchanged one may have passed" : "; the root link cannot be edited (403)"}.${everywhere}`,
+      params: LINK_ID,
+      body: main ? PatchMainLinkBody : PatchLinkBody,
+      example: { title: "Summer sale" },
+      responses: { 200: LinkView },
+      errors: ["CONFLICT"],
+    },
     { method: "DELETE", path: `${prefix}/:id`, summary: `Delete a ${what}`, description: `Its code stops redirecting.${everywhere}`, params: LINK_ID, responses: { 200: Ok } },
     {
       method: "GET",

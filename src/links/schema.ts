@@ -163,6 +163,26 @@ export const EditMainLinkBody = v.object({
   expiresAt: ExpiresAt,
 });
 
+/**
+ * PATCH: only the fields sent change; the rest keep the link's values. A field sent as null
+ * (description, expiresAt) clears it, as an absent one does on PUT. Each field is checked as on PUT.
+ */
+export const PatchMainLinkBody = v.partial(EditMainLinkBody);
+export const PatchLinkBody = v.partial(EditLinkBody);
+
+/** Longest code a lookup takes: the longest a link can have (an imported multi-segment slug). */
+export const LOOKUP_CODE_MAX = 200;
+
+/** GET …/lookup?code=: one of your links by its short code (any case is not folded: codes are case-sensitive). */
+export const LookupQuery = v.object({
+  code: v.pipe(
+    v.string("code is required"),
+    v.nonEmpty("code is required"),
+    v.maxLength(LOOKUP_CODE_MAX, `code must be at most ${LOOKUP_CODE_MAX} characters`),
+    v.description("The short code, exactly as in the short URL (codes are case-sensitive)."),
+  ),
+});
+
 /** Why a destination's host may imitate another site (see src/links/hostWarning.ts). */
 export const HostWarning = v.object({ asciiHost: v.string(), scripts: v.array(v.string()), message: v.string() });
 export type HostWarning = v.InferOutput<typeof HostWarning>;

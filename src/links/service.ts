@@ -218,6 +218,19 @@ export async function createLinks(ctx: AppContext, opts: { maxClickBacklog?: num
       await published();
       return updated;
     },
+    /**
+     * A partial edit: the fields given replace the link's, the rest are kept (a null
+     * description or expiry clears it). Then checked and written as a whole edit is.
+     */
+    patch(row: LinkRow, userId: number, change: Partial<EditInput>): Promise<LinkRow> {
+      return this.edit(row, userId, {
+        originalUrl: change.originalUrl ?? row.original_url,
+        title: change.title ?? row.title,
+        description: change.description === undefined ? (row.description ?? "") : change.description,
+        shortCode: change.shortCode ?? null,
+        expiresAt: change.expiresAt === undefined ? row.expires_at : change.expiresAt,
+      });
+    },
     /** Deletes a link; buffered clicks for it are written first, so none is left pointing at nothing. */
     async remove(row: LinkRow, userId: number) {
       if (row.is_system) throw forbidden("The root link cannot be deleted");
