@@ -67,11 +67,12 @@ export function bulkLinkRoutes(ctx: AppContext, auth: AuthPlugin, links: Links) 
             const index = at + i;
             if (!c.ok) return results.push({ index, status: "refused", error: c.error });
             const r = written[w++]!;
-            results.push("short_code" in r ? { index, status: "created", link: links.view(r) } : { index, status: "refused", error: r });
+            if ("existing" in r) results.push({ index, status: "existing", link: links.view(r.existing) });
+            else results.push("short_code" in r ? { index, status: "created", link: links.view(r) } : { index, status: "refused", error: r });
           });
         }
-        const created = results.filter((r) => r.status === "created").length;
-        return { created, refused: results.length - created, results };
+        const count = (status: BulkItemResult["status"]) => results.filter((r) => r.status === status).length;
+        return { created: count("created"), existing: count("existing"), refused: count("refused"), results };
       },
       { auth: true, body: jsonBody(BulkCreateBody) },
     )
@@ -98,7 +99,7 @@ export const bulkLinkOperations = defineOperations({ tag: "Links", auth: "user" 
     path: "/api/links/bulk",
     summary: "Create up to 1,000 links",
     description:
-      "Each item is checked as POST /api/links checks one link and is created whole or not at all. The answer lists every item in the order sent: `created` with its link, or `refused` with the error (a stable `code`, the message and the field). More than 1,000 items is a 400.",
+      "Each item is checked as POST /api/links checks one link and is created whole or not at all. The answer lists every item in the order sent: `created` with its link, `existing` with the link an item's `externalId` already names (nothing made: a retried bulk request is safe), or `refused` with the error (a stable `code`, the message and the field). More than 1,000 items is a 400.",
     body: BulkCreateBody,
     example: { links: [{ originalUrl: "https://example.com/a", title: "A" }, { originalUrl: "https://example.com/b", title: "B", shortCode: "bee-link" }] },
     responses: { 200: BulkCreateResult },

@@ -5,7 +5,7 @@
 import { AppError, badRequest } from "../shared/errors";
 import { checkItem } from "./rules";
 import { IMPORT_MSG, detectLayout, decodeCsv, parseInBatches, recordProblem, recordToLink, type CsvRecord } from "../shared/csvImport";
-import { IMPORT_MAX_ROWS, type ImportReport, type ImportRowResult } from "./schema";
+import { BULK_MSG, IMPORT_MAX_ROWS, type ImportReport, type ImportRowResult } from "./schema";
 import { WRITE_BATCH, nextTurn, type Links } from "./service";
 import type { NewLink } from "./store";
 
@@ -42,7 +42,8 @@ export function linkImporter(links: Links) {
     );
     written.forEach((r, i) => {
       const { row, note } = toWrite[i]!;
-      if ("code" in r && "message" in r) results.push({ row, status: "skipped", error: r });
+      if ("existing" in r) results.push({ row, status: "skipped", error: { code: "CONFLICT", message: BULK_MSG.externalIdTaken, fields: { externalId: BULK_MSG.externalIdTaken } } });
+      else if ("code" in r && "message" in r) results.push({ row, status: "skipped", error: r });
       else results.push({ row, status: "imported", shortCode: r.short_code, shortUrl: links.shortUrl(r), ...(note ? { note } : {}) });
     });
     return results.sort((a, b) => a.row - b.row);

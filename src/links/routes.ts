@@ -92,8 +92,8 @@ export function linkRoutes(ctx: AppContext, auth: AuthPlugin, links: Links, trac
     .post(
       "/",
       async ({ body, user, set }) => {
-        const row = await links.create(user.id, tracker, body);
-        set.status = 201;
+        const { row, existing } = await links.create(user.id, tracker, body);
+        set.status = existing ? 200 : 201;
         return links.view(row);
       },
       { auth: true, body: jsonBody(CreateLinkBody) },
@@ -195,10 +195,11 @@ export function linkOperations(tracker: Tracker) {
       method: "POST",
       path: `${prefix}/`,
       summary: `Create a ${what}`,
-      description: `Leave \`shortCode\` empty for a generated 7-character code.${everywhere}`,
+      description:
+        `Leave \`shortCode\` empty for a generated 7-character code. **Idempotent with \`externalId\`:** your own id for the link, unique among your links; a create naming an externalId you already used makes nothing and answers 200 with that link as it is now (whatever else the retry sends), so a request retried after a timeout, even while the first is still running, never makes a second link. An externalId used in the other tracker is a 409.${everywhere}`,
       body: CreateLinkBody,
-      example: main ? { ...example, expiresAt: "2030-01-01T00:00:00Z" } : example,
-      responses: { 201: LinkView },
+      example: main ? { ...example, expiresAt: "2030-01-01T00:00:00Z", externalId: "crm-4711" } : example,
+      responses: { 201: LinkView, 200: { description: "A link with this externalId existed: that link, unchanged", schema: LinkView } },
       errors: ["CONFLICT", "QUOTA_EXCEEDED"],
     },
     main

@@ -30,6 +30,8 @@ export const MSG = {
   codeTaken: "That short code is already taken",
   expires: "Please enter a valid date",
   expiresPast: "The expiry date must be in the future",
+  externalIdLength: "externalId must be at most 255 characters",
+  externalIdOther: "This externalId names a link in the other tracker",
 } as const;
 
 // Any C0/C1 control character or whitespace inside the URL: browsers silently drop some of
@@ -132,12 +134,30 @@ export const ExpiresAt = v.pipe(
   v.transform((s) => (s === "" ? null : new Date(Date.parse(s)).toISOString())),
 );
 
+export const EXTERNAL_ID_MAX = 255;
+
+/**
+ * The client's own id for a link (idempotent create): a create naming an externalId the user's
+ * link already has answers with that link instead of making another. Empty means none.
+ */
+export const ExternalId = v.pipe(
+  v.optional(v.nullable(v.string("externalId must be text")), ""),
+  v.transform((s) => (s ?? "").trim()),
+  v.maxLength(EXTERNAL_ID_MAX, MSG.externalIdLength),
+  noControlChars("externalId"),
+  v.transform((s) => (s === "" ? null : s)),
+  v.description(
+    "Your own id for this link, unique among your links (at most 255 characters). A create naming an externalId you already used answers 200 with that link, unchanged, instead of making a second: a retried request is safe.",
+  ),
+);
+
 export const CreateLinkBody = v.object({
   originalUrl: OriginalUrl,
   title: Title,
   description: Description,
   expiresAt: ExpiresAt,
   shortCode: OptionalShortCode,
+  externalId: ExternalId,
 });
 
 export const EditLinkBody = v.object({
@@ -206,6 +226,8 @@ export const LinkView = v.object({
   expiresAt: v.nullable(v.string()),
   /** Set when the destination's host mixes writing systems: shown as a warning with its punycode name. */
   hostWarning: v.nullable(HostWarning),
+  /** The client's own id given at create (idempotent create), or null. */
+  externalId: v.nullable(v.string()),
 });
 export type LinkView = v.InferOutput<typeof LinkView>;
 
@@ -261,6 +283,7 @@ export const BULK_MSG = {
   empty: "Send at least one link",
   tooMany: `At most ${BULK_MAX.toLocaleString("en")} links per request: send the rest in another request`,
   notObject: "Each link must be an object with originalUrl and title",
+  externalIdTaken: "A link with this externalId exists already",
   noCode: "Could not generate a free short code. Please try again.",
 } as const;
 
@@ -285,12 +308,16 @@ export type ItemError = v.InferOutput<typeof ItemError>;
 /** One item of a bulk create, in the order sent: created with its link, or refused and why. */
 export const BulkItemResult = v.variant("status", [
   v.object({ index: v.number(), status: v.literal("created"), link: LinkView }),
+  /** The item's externalId names a link you already have: that link, unchanged (a retried item). */
+  v.object({ index: v.number(), status: v.literal("existing"), link: LinkView }),
   v.object({ index: v.number(), status: v.literal("refused"), error: ItemError }),
 ]);
 export type BulkItemResult = v.InferOutput<typeof BulkItemResult>;
 
 export const BulkCreateResult = v.object({
   created: v.number(),
+  /** Items whose externalId named a link you already had (nothing was made for them). */
+  existing: v.number(),
   refused: v.number(),
   results: v.array(BulkItemResult),
 });

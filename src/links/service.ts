@@ -5,13 +5,13 @@
 // next redirect) and every instance has it before the answer.
 import type { AppContext } from "../context";
 import { ClickRecorder } from "../analytics/recorder";
-import { OVER_QUOTA, codeConflict, linksStore, type LinkRow, type NewLink, type RedirectRow } from "./store";
+import { OVER_QUOTA, codeConflict, linksStore, type Existing, type LinkRow, type NewLink, type RedirectRow } from "./store";
 import { BULK_MSG, MSG, type ItemError, type LinkView, type Tracker } from "./schema";
 import { hostWarning } from "./hostWarning";
 import { followLinks } from "./follow";
 import { walBytes } from "../db/open";
 import { eventsStore } from "../events/store";
-import { badRequest, conflict, forbidden, notFound } from "../shared/errors";
+import { AppError, badRequest, conflict, forbidden, notFound } from "../shared/errors";
 import { isReserved } from "../shared/reserved";
 import { QUOTA_MSG } from "../plans/quotas";
 import { destinationRefused, expiryProblem, freshCode, generateCode, newLinkProblem, refusal, type Problem } from "./rules";
@@ -31,7 +31,7 @@ export const WRITE_BATCH = 100;
 export const nextTurn = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
 
 /** A create's values after its schema: `shortCode` empty or absent means "generate one". */
-export type CreateInput = { originalUrl: string; title: string; description: string; expiresAt: string | null; shortCode?: string | null };
+export type CreateInput = { originalUrl: string; title: string; description: string; expiresAt: string | null; shortCode?: string | null; externalId?: string | null };
 
 /**
  * An edit's values, whole (PUT sends them all; PATCH fills the ones it leaves out from the
@@ -164,8 +164,18 @@ export async function createLinks(ctx: AppContext, opts: { maxClickBacklog?: num
     /**
      * One link, checked as every create is (the schema has run: here the destination's host,
      * the expiry and a free code). A code left empty is generated. Throws the error answer.
+     * With an `externalId` the user's link already has, that link (`existing`), unchanged: a
+     * retried create, even one racing the first, never makes a second link.
      */
-    async create(userId: number, tracker: Tracker, body: CreateInput): Promise<LinkRow> {
+    async create(userId: number, tracker: Tracker, body: CreateInput): Promise<{ row: LinkRow; existing: boolean }> {
+      const externalId = body.externalId ?? null;
+      const prior = async () => {
+        const row = externalId ? await store.byExternalId(userId, externalId) : null;
+        if (row && row.tracker !== tracker) throw conflict(MSG.externalIdOther, { externalId: MSG.externalIdOther });
+        return row;
+      };
+      const first = await prior();
+      if (first) return { row: first, existing: true };
       refuse(newLinkProblem(body, ownHosts));
       let code = body.shortCode || null;
       if (code && (await store.codeTaken(code))) throw codeConflict();
@@ -174,11 +184,19 @@ export async function createLinks(ctx: AppContext, opts: { maxClickBacklog?: num
         if (!isReserved(c) && !(await store.codeTaken(c))) code = c;
       }
       if (!code) throw conflict(BULK_MSG.noCode);
-      // Two creates racing for one code: the UNIQUE constraint decides, in the store.
-      const row = await store.create(userId, tracker, { ...body, shortCode: code });
+      // Two creates racing for one code or one externalId: the UNIQUE constraints decide, in
+      // the store; the loser of an externalId race answers with the winner's link.
+      let row: LinkRow;
+      try {
+        row = await store.create(userId, tracker, { ...body, shortCode: code, externalId });
+      } catch (e) {
+        const won = e instanceof AppError && e.code === "CONFLICT" ? await prior() : null;
+        if (won) return { row: won, existing: true };
+        throw e;
+      }
       remember(row);
       await published();
-      return row;
+      return { row, existing: false };
     },
     /**
      * Links already checked (rules.ts checkItem) written in one transaction, each put in the
@@ -186,11 +204,12 @@ export async function createLinks(ctx: AppContext, opts: { maxClickBacklog?: num
      * (its code is taken, or the owner's link quota is full: QUOTA_EXCEEDED for that item and
      * every later one). At most WRITE_BATCH items a call.
      */
-    async createMany(userId: number, tracker: Tracker, items: readonly NewLink[]): Promise<(LinkRow | ItemError)[]> {
+    async createMany(userId: number, tracker: Tracker, items: readonly NewLink[]): Promise<(LinkRow | Existing | ItemError)[]> {
       if (items.length === 0) return [];
       const rows = await store.createMany(userId, tracker, items, freshCode);
       const out = rows.map((row, i) => {
         if (row === OVER_QUOTA) return refusal("QUOTA_EXCEEDED", QUOTA_MSG.links(store.maxPerUser));
+        if (row && "existing" in row) return row.existing.tracker === tracker ? row : refusal("CONFLICT", MSG.externalIdOther, "externalId");
         if (!row) return items[i]!.shortCode === null ? refusal("CONFLICT", BULK_MSG.noCode) : refusal("CONFLICT", MSG.codeTaken, "shortCode");
         remember(row);
         return row;
@@ -266,6 +285,7 @@ export async function createLinks(ctx: AppContext, opts: { maxClickBacklog?: num
         updatedAt: row.updated_at,
         expiresAt: row.expires_at,
         hostWarning: hostWarning(row.original_url),
+        externalId: row.external_id,
       };
     },
   };

@@ -24,13 +24,18 @@ export type LinkRow = {
   created_at: string;
   updated_at: string;
   expires_at: string | null;
+  /** The client's own id for the link (idempotent create), unique per user; null when none was given. */
+  external_id: string | null;
 };
 
 /** An item of createMany the owner's link quota had no room for. */
 export const OVER_QUOTA = "over-quota" as const;
 
+/** An item of createMany whose externalId names a link the user already has: that link. */
+export type Existing = { existing: LinkRow };
+
 /** A link to write in a bulk create: `shortCode` null means "generate one". */
-export type NewLink = { shortCode: string | null; originalUrl: string; title: string; description: string; expiresAt: string | null };
+export type NewLink = { shortCode: string | null; originalUrl: string; title: string; description: string; expiresAt: string | null; externalId?: string | null };
 
 /** Generated codes tried per link before it is reported as refused (64^7 codes: never in practice). */
 const GENERATE_TRIES = 10;
@@ -44,21 +49,23 @@ const REDIRECT_PAGE = 5000;
 // click_count comes from link_click_counts (migrations/0003): the click writer never rewrites a link row.
 const COLS =
   "id, user_id, tracker, short_code, original_url, title, description, active, is_system, " +
-  "COALESCE((SELECT clicks FROM link_click_counts WHERE link_id = short_links.id), 0) AS click_count, created_at, updated_at, expires_at";
+  "COALESCE((SELECT clicks FROM link_click_counts WHERE link_id = short_links.id), 0) AS click_count, created_at, updated_at, expires_at, external_id";
 
-const INSERT = "INSERT INTO short_links (user_id, tracker, short_code, original_url, title, description, expires_at, created_at, updated_at) VALUES";
+const INSERT = "INSERT INTO short_links (user_id, tracker, short_code, original_url, title, description, expires_at, created_at, updated_at, external_id) VALUES";
 /** One row's values for INSERT, in its column order. */
-const ROW = "(?, ?, ?, ?, ?, ?, ?, ?, ?)";
-const rowValues = (userId: number, tracker: Tracker, code: string, f: Fields, now: string) =>
-  [userId, tracker, code, f.originalUrl, f.title, f.description || null, f.expiresAt, now, now] as const;
+const ROW = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+const rowValues = (userId: number, tracker: Tracker, code: string, f: Fields & { externalId?: string | null }, now: string) =>
+  [userId, tracker, code, f.originalUrl, f.title, f.description || null, f.expiresAt, now, now, f.externalId ?? null] as const;
 
 // Bulk create and import: many rows per INSERT, and a taken code returns no row instead of
 // failing the statement, so one clash neither aborts its batch's transaction (PostgreSQL aborts
 // a transaction at any error) nor costs an exception. A new link has no clicks, so the count is
-// a constant here rather than a subquery per row.
+// a constant here rather than a subquery per row. No conflict target: an externalId another
+// connection wrote meanwhile (PostgreSQL) is skipped like a taken code, never an error that
+// would abort the batch (the externalIds taken before are sorted out first, see createMany).
 const insertIfFree = (rows: number) =>
-  `${INSERT} ${Array(rows).fill(ROW).join(", ")} ON CONFLICT (short_code) DO NOTHING
-   RETURNING id, user_id, tracker, short_code, original_url, title, description, active, is_system, 0 AS click_count, created_at, updated_at, expires_at`;
+  `${INSERT} ${Array(rows).fill(ROW).join(", ")} ON CONFLICT DO NOTHING
+   RETURNING id, user_id, tracker, short_code, original_url, title, description, active, is_system, 0 AS click_count, created_at, updated_at, expires_at, external_id`;
 
 /**
  * short_code is the only unique column a link write can clash on: a code taken between the
@@ -101,7 +108,7 @@ const CLICKS = `COALESCE((SELECT clicks FROM link_click_counts WHERE link_id = $
 /** COLS with every column named by its table: a search joins the index, whose columns share the names. */
 const QCOLS =
   ["id", "user_id", "tracker", "short_code", "original_url", "title", "description", "active", "is_system"].map((c) => `${L}.${c}`).join(", ") +
-  `, ${CLICKS} AS click_count, ${L}.created_at, ${L}.updated_at, ${L}.expires_at`;
+  `, ${CLICKS} AS click_count, ${L}.created_at, ${L}.updated_at, ${L}.expires_at, ${L}.external_id`;
 
 /**
  * Each sort: its ORDER BY keys (one direction for all, so a row-value comparison is the
@@ -170,15 +177,35 @@ export function linksStore(db: Database, { maxPerUser = 0 }: { maxPerUser?: numb
   const createMany = (userId: number, tracker: Tracker, items: readonly NewLink[], generate: () => string | null) =>
     db.tx(async (q) => {
       const now = nowIso();
-      const rows: (LinkRow | null | typeof OVER_QUOTA)[] = items.map(() => null);
+      const rows: (LinkRow | null | typeof OVER_QUOTA | Existing)[] = items.map(() => null);
       let room = roomLeft(await ownedLinks(q, userId, maxPerUser), maxPerUser);
       let pending = items.map((_, i) => i);
       // Every round decides at least one item or redraws a generated code, so the rounds are
       // bounded by the items plus the redraws.
       for (let round = 0; pending.length > 0 && room > 0 && round < GENERATE_TRIES + items.length; round++) {
+        // An externalId the user already has answers with that link (a retried item), whether
+        // it was written before this call or by an earlier item of it.
+        const named = [...new Set(pending.flatMap((i) => (items[i]!.externalId ? [items[i]!.externalId!] : [])))];
+        if (named.length > 0) {
+          const found = new Map((await q.all<LinkRow>(`SELECT ${COLS} FROM short_links WHERE user_id = ? AND external_id IN (${named.map(() => "?").join(", ")})`, userId, ...named)).map((r) => [r.external_id, r]));
+          for (const i of pending) {
+            const hit = items[i]!.externalId ? found.get(items[i]!.externalId!) : undefined;
+            if (hit) rows[i] = { existing: hit };
+          }
+          pending = pending.filter((i) => !rows[i]);
+        }
         // At most `room` items are tried: one that fails (its code taken) hands its place to
-        // the next item in a later round.
-        const trying = pending.slice(0, room);
+        // the next item in a later round. Of two items naming one externalId only the first
+        // is tried; the second finds its link next round.
+        const trying: number[] = [];
+        const claimedIds = new Set<string>();
+        for (const i of pending) {
+          if (trying.length >= room) break;
+          const ext = items[i]!.externalId;
+          if (ext && claimedIds.has(ext)) continue;
+          if (ext) claimedIds.add(ext);
+          trying.push(i);
+        }
         const claims = new Map<string, number>();
         for (const i of trying) {
           const code = items[i]!.shortCode ?? generate();
@@ -197,7 +224,14 @@ export function linksStore(db: Database, { maxPerUser = 0 }: { maxPerUser?: numb
         pending = pending.filter((i) => !rows[i] && (!tried.has(i) || items[i]!.shortCode === null));
       }
       if (room <= 0) for (const i of pending) rows[i] = OVER_QUOTA;
-      await appendEvents(q, rows.flatMap((r) => (r && r !== OVER_QUOTA ? [linkEvent("link.created", r)] : [])));
+      // A given code refused because another connection wrote the item's externalId meanwhile
+      // (PostgreSQL): that link is the answer, as it would have been a moment later.
+      for (const [i, item] of items.entries()) {
+        if (rows[i] || !item.externalId) continue;
+        const hit = await q.get<LinkRow>(`SELECT ${COLS} FROM short_links WHERE user_id = ? AND external_id = ?`, userId, item.externalId);
+        if (hit) rows[i] = { existing: hit };
+      }
+      await appendEvents(q, rows.flatMap((r) => (r && r !== OVER_QUOTA && !("existing" in r) ? [linkEvent("link.created", r)] : [])));
       return rows;
     });
 
@@ -280,9 +314,12 @@ export function linksStore(db: Database, { maxPerUser = 0 }: { maxPerUser?: numb
       return getSystem(id, tracker);
     },
     byCode: (code: string) => db.get<LinkRow>(`SELECT ${COLS} FROM short_links WHERE short_code = ?`, code),
+    /** The user's link (either tracker) that the client named `externalId`. */
+    byExternalId: (userId: number, externalId: string) =>
+      db.get<LinkRow>(`SELECT ${COLS} FROM short_links WHERE user_id = ? AND external_id = ?`, userId, externalId),
     codeTaken: async (code: string, exceptId = 0) => (await db.get("SELECT 1 AS x FROM short_links WHERE short_code = ? AND id != ?", code, exceptId)) !== null,
     /** One link; QUOTA_EXCEEDED when the owner already holds MAX_LINKS_PER_USER. */
-    create: (userId: number, tracker: Tracker, f: Fields & { shortCode: string }) =>
+    create: (userId: number, tracker: Tracker, f: Fields & { shortCode: string; externalId?: string | null }) =>
       uniqueOr(
         () =>
           db.tx(async (q) => {
