@@ -16,6 +16,7 @@ import { accountRoutes } from "./accounts/routes";
 import { healthRoutes } from "./health/routes";
 import { createLinks } from "./links/service";
 import { linkRoutes } from "./links/routes";
+import { tagRoutes } from "./tags/routes";
 import { IMPORT_PATH, bulkLinkRoutes } from "./links/bulkRoutes";
 import { redirectRoutes, redirectServeRoutes, rootRoute } from "./redirects/routes";
 import { topicRoutes } from "./topics/routes";
@@ -87,6 +88,7 @@ export async function createApp({ db, config, maxClickBacklog }: { db: Database;
     .use(bulkLinkRoutes(ctx, auth, links))
     .use(linkRoutes(ctx, auth, links, "main"))
     .use(linkRoutes(ctx, auth, links, "brand"))
+    .use(tagRoutes(auth, links.tags, () => links.recorder.flush()))
     // /{code}, /l/{code}, /r/{code}, /api/links/redirect/{code}; app pages pass through to the SPA.
     .use(redirectRoutes(ctx, links, webPage))
     // /api/openapi.json and the reference page /api/docs (a screen of the web app).

@@ -109,11 +109,11 @@ export const bulkLinkOperations = defineOperations({ tag: "Links", auth: "user" 
     path: "/api/links/export.csv",
     summary: "Export your links as CSV",
     description:
-      "Every link of the Link Tracker with its click count, as a download: UTF-8 with a BOM, CRLF lines, the header row code,url,title,description,expiresAt,clicks,shortUrl,active,createdAt,updatedAt, newest link first. Streamed as it is read; one export (CSV or JSON) runs at a time per user: another while it streams is a 429 `EXPORT_IN_PROGRESS`. A cell starting with = + - @, a tab or a carriage return gets a leading ' so a spreadsheet never runs it as a formula (the import removes it again). The file imports back through POST /api/links/import.",
+      "Every link of the Link Tracker with its click count, as a download: UTF-8 with a BOM, CRLF lines, the header row code,url,title,description,expiresAt,clicks,shortUrl,active,createdAt,updatedAt,tags (tag names comma-separated in one cell), newest link first. Streamed as it is read; one export (CSV or JSON) runs at a time per user: another while it streams is a 429 `EXPORT_IN_PROGRESS`. A cell starting with = + - @, a tab or a carriage return gets a leading ' so a spreadsheet never runs it as a formula (the import removes it again). The file imports back through POST /api/links/import.",
     responses: {
       200: {
         description: "The links as CSV",
-        media: { type: "text/csv", example: "code,url,title,description,expiresAt,clicks,shortUrl,active,createdAt,updatedAt\r\nspring-sale,https://example.com/sale,Spring sale,,,12,https://go.example/spring-sale,true,2026-03-01T09:00:00.000Z,2026-03-01T09:00:00.000Z\r\n" },
+        media: { type: "text/csv", example: "code,url,title,description,expiresAt,clicks,shortUrl,active,createdAt,updatedAt,tags\r\nspring-sale,https://example.com/sale,Spring sale,,,12,https://go.example/spring-sale,true,2026-03-01T09:00:00.000Z,2026-03-01T09:00:00.000Z,\"campaign,spring\"\r\n" },
         headers: { "Content-Disposition": 'attachment; filename="links-<username>-<date>.csv"' },
       },
     },
@@ -134,7 +134,7 @@ export const bulkLinkOperations = defineOperations({ tag: "Links", auth: "user" 
     path: IMPORT_PATH,
     summary: "Import links from a CSV file",
     description:
-      "The body is the file itself (Content-Type: text/csv, at most 10 MB and 100,000 rows). The header row names the format: `url,code,title` (optional description, expiresAt; this API's own export too), Shlink's export (createdAt,domain,shortCode,shortUrl,longUrl,title,tags,visits) or YOURLS's (keyword,url,title,timestamp,ip,clicks). Rows are checked as POST /api/links checks a link (an empty title becomes the address); good rows are imported and every bad one is reported with its row number (the header is row 1) and reason. `rowOffset` shifts the row numbers when a file is sent in parts.",
+      "The body is the file itself (Content-Type: text/csv, at most 10 MB and 100,000 rows). The header row names the format: `url,code,title` (optional description, expiresAt, tags; this API's own export too), Shlink's export (createdAt,domain,shortCode,shortUrl,longUrl,title,tags,visits; its tags are kept) or YOURLS's (keyword,url,title,timestamp,ip,clicks). Rows are checked as POST /api/links checks a link (an empty title becomes the address); good rows are imported and every bad one is reported with its row number (the header is row 1) and reason. `rowOffset` shifts the row numbers when a file is sent in parts.",
     query: ImportQuery,
     bodyMedia: "text/csv",
     example: CSV_EXAMPLE,

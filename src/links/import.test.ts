@@ -242,7 +242,7 @@ describe("GET /api/links/export", () => {
     // UTF-8 with a BOM (Response.text() drops it, so the bytes are read).
     const raw = await t.app.handle(new Request(`${ORIGIN}/api/links/export.csv`, { headers: { host: "localhost:3000", cookie: c.cookie } }));
     expect([...new Uint8Array(await raw.arrayBuffer()).slice(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
-    expect(r.text.startsWith("code,url,title,description,expiresAt,clicks,shortUrl,active,createdAt,updatedAt\r\n")).toBe(true);
+    expect(r.text.startsWith("code,url,title,description,expiresAt,clicks,shortUrl,active,createdAt,updatedAt,tags\r\n")).toBe(true);
     const lines = r.text.trim().split("\r\n");
     expect(lines).toHaveLength(2);
     expect(lines[1]).toMatch(/^carol-one,https:\/\/example\.com\/c1,'=1\+2,'-minus first,,1,http:\/\/go\.example\/carol-one,true,/);
@@ -262,14 +262,18 @@ describe("GET /api/links/export", () => {
   });
 
   test("round trip: an export imported into an account on another instance gives the same links", async () => {
+    // Tags travel too: two of alice's links carry some.
+    const tagged = (await t.call("GET", "/api/links?limit=2", { cookie: alice.cookie })).json as { id: number }[];
+    await t.call("PATCH", `/api/links/${tagged[0]!.id}`, { body: { tags: ["Round", "trip"] }, cookie: alice.cookie });
+    await t.call("PATCH", `/api/links/${tagged[1]!.id}`, { body: { tags: ["trip"] }, cookie: alice.cookie });
     const exported = await t.call("GET", "/api/links/export.csv", { cookie: alice.cookie });
     const other = await setup({ SHORT_DOMAIN: "go.example" });
     const dave = await other.signUp("dave");
     const r = await send(other, exported.text, dave.cookie);
     expect(r.status).toBe(200);
     expect(r.json.skipped).toBe(0);
-    const shape = (rows: { shortCode: string; originalUrl: string; title: string; description: string | null; expiresAt: string | null }[]) =>
-      rows.map(({ shortCode, originalUrl, title, description, expiresAt }) => ({ shortCode, originalUrl, title, description, expiresAt })).sort((a, b) => a.shortCode.localeCompare(b.shortCode));
+    const shape = (rows: { shortCode: string; originalUrl: string; title: string; description: string | null; expiresAt: string | null; tags: string[] }[]) =>
+      rows.map(({ shortCode, originalUrl, title, description, expiresAt, tags }) => ({ shortCode, originalUrl, title, description, expiresAt, tags })).sort((a, b) => a.shortCode.localeCompare(b.shortCode));
     // Every page of each list (x-next-cursor until the last).
     const all = async (app: typeof t, cookie: string) => {
       const rows = [];
@@ -285,6 +289,7 @@ describe("GET /api/links/export", () => {
     expect(mine.length).toBeGreaterThan(5);
     expect(shape(theirs)).toEqual(shape(mine));
     expect(mine.some((l: { title: string }) => l.title.startsWith("="))).toBe(true);
+    expect(theirs.some((l: { tags: string[] }) => l.tags.join() === "Round,trip")).toBe(true);
     // A second instance (a second database on PostgreSQL) and thousands of links: seconds under load.
   }, 30_000);
 });

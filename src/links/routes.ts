@@ -6,7 +6,7 @@ import type { AppContext } from "../context";
 import { ownerId, type AuthPlugin } from "../http/auth";
 import { notFound } from "../shared/errors";
 import { analyticsReports } from "../analytics/report";
-import { CreateLinkBody, EditLinkBody, EditMainLinkBody, LINK_PAGE_DEFAULT, LINK_PAGE_MAX, LinkView, ListQuery, LookupQuery, PatchLinkBody, PatchMainLinkBody, ResetQuery, type Tracker } from "./schema";
+import { CreateLinkBody, EditLinkBody, EditMainLinkBody, LINK_PAGE_DEFAULT, LINK_PAGE_MAX, LinkView, ListQuery, LookupQuery, listTags, PatchLinkBody, PatchMainLinkBody, ResetQuery, type Tracker } from "./schema";
 import { AnalyticsQuery, AnalyticsReport } from "../analytics/schema";
 import * as v from "valibot";
 import { Ok, defineOperations } from "../shared/apiOperations";
@@ -77,6 +77,7 @@ export function linkRoutes(ctx: AppContext, auth: AuthPlugin, links: Links, trac
           status: query.status ?? "all",
           limit: query.limit ?? LINK_PAGE_DEFAULT,
           after,
+          tags: listTags(query.tags),
         });
         pageHeaders(set, page, sort, (r) => linkCursorKeys(sort, r));
         set.headers["cache-control"] = "no-store";

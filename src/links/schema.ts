@@ -3,7 +3,8 @@
 import * as v from "valibot";
 import { isReserved } from "../shared/reserved";
 import { noControlChars, noControlCharsInText } from "../shared/text";
-import { Cursor, Limit, Search } from "../shared/paging";
+import { Cursor, Limit, QueryText, Search } from "../shared/paging";
+import { LinkTags, TAG_NAME_MAX } from "../tags/schema";
 
 export const MAX_URL_LENGTH = 2048;
 export const TITLE_MAX = 100;
@@ -158,7 +159,11 @@ export const CreateLinkBody = v.object({
   expiresAt: ExpiresAt,
   shortCode: OptionalShortCode,
   externalId: ExternalId,
+  tags: v.optional(LinkTags),
 });
+
+/** On PUT too an absent `tags` keeps the link's tags (clients older than tags send none); a list replaces them. */
+const EditTags = v.optional(LinkTags);
 
 export const EditLinkBody = v.object({
   id: v.optional(v.unknown()),
@@ -166,6 +171,7 @@ export const EditLinkBody = v.object({
   originalUrl: OriginalUrl,
   title: Title,
   description: Description,
+  tags: EditTags,
 });
 
 /**
@@ -181,6 +187,7 @@ export const EditMainLinkBody = v.object({
   title: Title,
   description: Description,
   expiresAt: ExpiresAt,
+  tags: EditTags,
 });
 
 /**
@@ -228,6 +235,8 @@ export const LinkView = v.object({
   hostWarning: v.nullable(HostWarning),
   /** The client's own id given at create (idempotent create), or null. */
   externalId: v.nullable(v.string()),
+  /** The link's tag names, A→Z. */
+  tags: v.array(v.string()),
 });
 export type LinkView = v.InferOutput<typeof LinkView>;
 
@@ -266,7 +275,17 @@ export const ListQuery = v.object({
   limit: Limit(LINK_PAGE_DEFAULT, LINK_PAGE_MAX),
   cursor: Cursor,
   includeRoot: flag("Brand tracker: with true, the instance owner's root link comes first on the first page."),
+  tags: v.optional(
+    v.pipe(
+      QueryText("tags must be comma-separated tag names"),
+      v.maxLength(20 * (TAG_NAME_MAX + 1), "tags is too long"),
+      v.description("Comma-separated tag names (any case): only links carrying every one of them."),
+    ),
+  ),
 });
+
+/** The tag names of a list's `tags` parameter. */
+export const listTags = (raw: string | undefined) => [...new Set((raw ?? "").split(",").map((t) => t.trim()).filter(Boolean))];
 
 /** POST …/reset-clicks: the root link is addressed with isRoot=true. */
 export const ResetQuery = v.object({ isRoot: flag("true when the link is the root link.") });
@@ -335,6 +354,8 @@ export const ExportRow = v.object({
   createdAt: v.string(),
   updatedAt: v.string(),
   expiresAt: v.nullable(v.string()),
+  /** Tag names, A→Z (the CSV's tags cell: comma-separated). */
+  tags: v.array(v.string()),
 });
 export type ExportRow = v.InferOutput<typeof ExportRow>;
 

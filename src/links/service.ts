@@ -5,7 +5,7 @@
 // next redirect) and every instance has it before the answer.
 import type { AppContext } from "../context";
 import { ClickRecorder } from "../analytics/recorder";
-import { OVER_QUOTA, codeConflict, linksStore, type Existing, type LinkRow, type NewLink, type RedirectRow } from "./store";
+import { OVER_QUOTA, codeConflict, linksStore, tagNames, type Existing, type LinkRow, type NewLink, type RedirectRow } from "./store";
 import { BULK_MSG, MSG, type ItemError, type LinkView, type Tracker } from "./schema";
 import { hostWarning } from "./hostWarning";
 import { followLinks } from "./follow";
@@ -15,6 +15,7 @@ import { AppError, badRequest, conflict, forbidden, notFound } from "../shared/e
 import { isReserved } from "../shared/reserved";
 import { QUOTA_MSG } from "../plans/quotas";
 import { destinationRefused, expiryProblem, freshCode, generateCode, newLinkProblem, refusal, type Problem } from "./rules";
+import { tagKey, tagsStore } from "../tags/store";
 
 /**
  * Items checked and written per transaction. Each costs ~20–100 µs (the create's checks, the
@@ -31,13 +32,13 @@ export const WRITE_BATCH = 100;
 export const nextTurn = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
 
 /** A create's values after its schema: `shortCode` empty or absent means "generate one". */
-export type CreateInput = { originalUrl: string; title: string; description: string; expiresAt: string | null; shortCode?: string | null; externalId?: string | null };
+export type CreateInput = { originalUrl: string; title: string; description: string; expiresAt: string | null; shortCode?: string | null; externalId?: string | null; tags?: readonly string[] | undefined };
 
 /**
  * An edit's values, whole (PUT sends them all; PATCH fills the ones it leaves out from the
  * link). `shortCode` null keeps the link's code; `expiresAt` is the Link Tracker's alone.
  */
-export type EditInput = { originalUrl: string; title: string; description: string; shortCode: string | null; expiresAt?: string | null };
+export type EditInput = { originalUrl: string; title: string; description: string; shortCode: string | null; expiresAt?: string | null; tags?: readonly string[] | undefined };
 
 const refuse = (p: Problem | null) => {
   if (p) throw badRequest(p.message, { [p.field]: p.message });
@@ -70,6 +71,9 @@ function toCached(r: RedirectRow): CachedLink | null {
  */
 export async function createLinks(ctx: AppContext, opts: { maxClickBacklog?: number | undefined } = {}) {
   const store = linksStore(ctx.db, { maxPerUser: ctx.config.quotas.linksPerUser });
+  const tags = tagsStore(ctx.db, { maxPerUser: ctx.config.quotas.tagsPerUser });
+  /** Tag names → the user's tag ids, made where missing (undefined: the link's tags are left as they are). */
+  const tagIdsFor = async (userId: number, names: readonly string[] | undefined) => (names ? (await tags.ensure(userId, names)).map((t) => t.id) : undefined);
   // Every instance runs this at start, with no lock: one UPDATE that writes only when the URL
   // differs, so N instances with the same ROOT_REDIRECT_URL set it once and the rest find it
   // done (instances configured apart would each set theirs: configure them alike, README).
@@ -130,6 +134,8 @@ export async function createLinks(ctx: AppContext, opts: { maxClickBacklog?: num
 
   return {
     store,
+    /** The user's tags (src/tags): a link names them; the tag routes manage them. */
+    tags,
     /** The event log, for a change that is not one link's write (an import's end). */
     events: eventsStore(ctx.db),
     recorder,
@@ -177,6 +183,7 @@ export async function createLinks(ctx: AppContext, opts: { maxClickBacklog?: num
       const first = await prior();
       if (first) return { row: first, existing: true };
       refuse(newLinkProblem(body, ownHosts));
+      const tagIds = await tagIdsFor(userId, body.tags);
       let code = body.shortCode || null;
       if (code && (await store.codeTaken(code))) throw codeConflict();
       for (let i = 0; !code && i < 10; i++) {
@@ -188,7 +195,7 @@ export async function createLinks(ctx: AppContext, opts: { maxClickBacklog?: num
       // the store; the loser of an externalId race answers with the winner's link.
       let row: LinkRow;
       try {
-        row = await store.create(userId, tracker, { ...body, shortCode: code, externalId });
+        row = await store.create(userId, tracker, { ...body, shortCode: code, externalId, tagIds });
       } catch (e) {
         const won = e instanceof AppError && e.code === "CONFLICT" ? await prior() : null;
         if (won) return { row: won, existing: true };
@@ -206,8 +213,35 @@ export async function createLinks(ctx: AppContext, opts: { maxClickBacklog?: num
      */
     async createMany(userId: number, tracker: Tracker, items: readonly NewLink[]): Promise<(LinkRow | Existing | ItemError)[]> {
       if (items.length === 0) return [];
-      const rows = await store.createMany(userId, tracker, items, freshCode);
+      // The batch's tags are made in one go; over the tag quota, the items naming tags are
+      // refused and the others written.
+      const tagIds = new Map<string, number>();
+      const refused = new Set<number>();
+      const isQuota = (e: unknown) => e instanceof AppError && e.code === "QUOTA_EXCEEDED";
+      const keep = (made: { id: number; name: string }[]) => {
+        for (const t of made) tagIds.set(tagKey(t.name), t.id);
+      };
+      try {
+        keep(await tags.ensure(userId, items.flatMap((i) => i.tags ?? [])));
+      } catch (e) {
+        if (!isQuota(e)) throw e;
+        // Past the cap: item by item, in order, so the items naming tags that exist (or fit) go in.
+        for (const [i, item] of items.entries()) {
+          if (!item.tags?.length) continue;
+          try {
+            keep(await tags.ensure(userId, item.tags));
+          } catch (e2) {
+            if (!isQuota(e2)) throw e2;
+            refused.add(i);
+          }
+        }
+      }
+      const writing = items.filter((_, i) => !refused.has(i)).map((i) => ({ ...i, tagIds: (i.tags ?? []).flatMap((n) => tagIds.get(tagKey(n)) ?? []) }));
+      const written = await store.createMany(userId, tracker, writing, freshCode);
+      let w = 0;
+      const rows = items.map((_, i) => (refused.has(i) ? null : written[w++]!));
       const out = rows.map((row, i) => {
+        if (refused.has(i)) return refusal("QUOTA_EXCEEDED", QUOTA_MSG.tags(tags.maxPerUser), "tags");
         if (row === OVER_QUOTA) return refusal("QUOTA_EXCEEDED", QUOTA_MSG.links(store.maxPerUser));
         if (row && "existing" in row) return row.existing.tracker === tracker ? row : refusal("CONFLICT", MSG.externalIdOther, "externalId");
         if (!row) return items[i]!.shortCode === null ? refusal("CONFLICT", BULK_MSG.noCode) : refusal("CONFLICT", MSG.codeTaken, "shortCode");
@@ -228,10 +262,11 @@ export async function createLinks(ctx: AppContext, opts: { maxClickBacklog?: num
       if (row.tracker === "main") refuse(expiryProblem(change.expiresAt, row.expires_at));
       const shortCode = change.shortCode;
       if (shortCode !== null && shortCode !== row.short_code && (await store.codeTaken(shortCode, row.id))) throw codeConflict();
+      const tagIds = await tagIdsFor(userId, change.tags);
       const updated =
         row.tracker === "main"
-          ? await store.edit(row.id, userId, row.tracker, { ...change, shortCode, expiresAt: change.expiresAt ?? null })
-          : await store.update(row.id, userId, row.tracker, { ...change, shortCode: shortCode ?? row.short_code });
+          ? await store.edit(row.id, userId, row.tracker, { ...change, shortCode, expiresAt: change.expiresAt ?? null, tagIds })
+          : await store.update(row.id, userId, row.tracker, { ...change, shortCode: shortCode ?? row.short_code, tagIds });
       if (!updated) throw notFound("Link not found");
       remember(updated, row.short_code);
       await published();
@@ -248,6 +283,7 @@ export async function createLinks(ctx: AppContext, opts: { maxClickBacklog?: num
         description: change.description === undefined ? (row.description ?? "") : change.description,
         shortCode: change.shortCode ?? null,
         expiresAt: change.expiresAt === undefined ? row.expires_at : change.expiresAt,
+        tags: change.tags,
       });
     },
     /** Deletes a link; buffered clicks for it are written first, so none is left pointing at nothing. */
@@ -286,6 +322,7 @@ export async function createLinks(ctx: AppContext, opts: { maxClickBacklog?: num
         expiresAt: row.expires_at,
         hostWarning: hostWarning(row.original_url),
         externalId: row.external_id,
+        tags: tagNames(row),
       };
     },
   };

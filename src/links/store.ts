@@ -9,6 +9,7 @@ import { QUOTA_MSG, assertRoom, roomLeft } from "../plans/quotas";
 import { CLICK_SORT_MAX, CLICK_SORT_MSG, MSG, type LinkSort, type LinkStatus, type Tracker } from "./schema";
 import type { CursorKeys, Page } from "../http/paging";
 import { appendEvents } from "../events/store";
+import { tagKey, writeLinkTags } from "../tags/store";
 
 export type LinkRow = {
   id: number;
@@ -26,7 +27,13 @@ export type LinkRow = {
   expires_at: string | null;
   /** The client's own id for the link (idempotent create), unique per user; null when none was given. */
   external_id: string | null;
+  /** The link's tag names joined by U+001F (see TAG_SEP), or null when it has none. */
+  tags: string | null;
 };
+
+/** Separates tag names in LinkRow.tags: a control character, which no tag name may hold. */
+export const TAG_SEP = "\u001f";
+export const tagNames = (r: Pick<LinkRow, "tags">) => (r.tags ? r.tags.split(TAG_SEP).sort((a, b) => a.localeCompare(b)) : []);
 
 /** An item of createMany the owner's link quota had no room for. */
 export const OVER_QUOTA = "over-quota" as const;
@@ -35,7 +42,7 @@ export const OVER_QUOTA = "over-quota" as const;
 export type Existing = { existing: LinkRow };
 
 /** A link to write in a bulk create: `shortCode` null means "generate one". */
-export type NewLink = { shortCode: string | null; originalUrl: string; title: string; description: string; expiresAt: string | null; externalId?: string | null };
+export type NewLink = { shortCode: string | null; originalUrl: string; title: string; description: string; expiresAt: string | null; externalId?: string | null; tags?: readonly string[] | undefined; tagIds?: readonly number[] | undefined };
 
 /** Generated codes tried per link before it is reported as refused (64^7 codes: never in practice). */
 const GENERATE_TRIES = 10;
@@ -47,7 +54,7 @@ export type RedirectRow = Pick<LinkRow, "id" | "short_code" | "original_url" | "
 const REDIRECT_PAGE = 5000;
 
 // click_count comes from link_click_counts (migrations/0003): the click writer never rewrites a link row.
-const COLS =
+const BASE_COLS =
   "id, user_id, tracker, short_code, original_url, title, description, active, is_system, " +
   "COALESCE((SELECT clicks FROM link_click_counts WHERE link_id = short_links.id), 0) AS click_count, created_at, updated_at, expires_at, external_id";
 
@@ -65,7 +72,7 @@ const rowValues = (userId: number, tracker: Tracker, code: string, f: Fields & {
 // would abort the batch (the externalIds taken before are sorted out first, see createMany).
 const insertIfFree = (rows: number) =>
   `${INSERT} ${Array(rows).fill(ROW).join(", ")} ON CONFLICT DO NOTHING
-   RETURNING id, user_id, tracker, short_code, original_url, title, description, active, is_system, 0 AS click_count, created_at, updated_at, expires_at, external_id`;
+   RETURNING id, user_id, tracker, short_code, original_url, title, description, active, is_system, 0 AS click_count, created_at, updated_at, expires_at, external_id, NULL AS tags`;
 
 /**
  * short_code is the only unique column a link write can clash on: a code taken between the
@@ -77,10 +84,32 @@ export const codeConflict = () => conflict(MSG.codeTaken, { shortCode: MSG.codeT
 const linkEvent = (type: "link.created" | "link.updated", r: LinkRow) =>
   ({ type, userId: r.user_id, linkId: r.id, data: { id: r.id, shortCode: r.short_code, tracker: r.tracker, originalUrl: r.original_url, title: r.title } }) as const;
 
-/** One statement's row, and its event in the same transaction; no event when no row. */
-const withEvent = (db: Database, type: "link.created" | "link.updated", text: string, ...params: (string | number | null)[]) =>
+/**
+ * A link's tag names as LinkRow.tags has them: one subquery a row (the link_tags primary key,
+ * then the tag's), aggregated in each dialect's own words.
+ */
+const tagsCol = (pg: boolean) =>
+  pg
+    ? "(SELECT string_agg(t.name, chr(31)) FROM link_tags lt JOIN tags t ON t.id = lt.tag_id WHERE lt.link_id = short_links.id) AS tags"
+    : "(SELECT group_concat(t.name, char(31)) FROM link_tags lt JOIN tags t ON t.id = lt.tag_id WHERE lt.link_id = short_links.id) AS tags";
+
+/** A link's tags as LinkRow.tags has them, read inside a transaction that just wrote them. */
+async function tagsOfLink(q: Queries, linkId: number) {
+  const rows = await q.all<{ name: string }>("SELECT t.name FROM link_tags lt JOIN tags t ON t.id = lt.tag_id WHERE lt.link_id = ?", linkId);
+  return rows.length ? rows.map((r) => r.name).join(TAG_SEP) : null;
+}
+
+/**
+ * One statement's row, its tags when given (`tagIds`: exactly these; undefined keeps them) and
+ * its event, in one transaction; no event when no row.
+ */
+const withEvent = (db: Database, type: "link.created" | "link.updated", text: string, params: (string | number | null)[], tagIds?: readonly number[]) =>
   db.tx(async (q) => {
-    const row = await q.get<LinkRow>(text, ...params);
+    let row = await q.get<LinkRow>(text, ...params);
+    if (row && tagIds) {
+      await writeLinkTags(q, row.user_id!, row.id, tagIds);
+      row = { ...row, tags: await tagsOfLink(q, row.id) };
+    }
     if (row) await appendEvents(q, [linkEvent(type, row)]);
     return row;
   });
@@ -101,12 +130,12 @@ async function ownedLinks(q: Queries, userId: number, cap: number) {
 }
 
 /** What a list page asks for: every part is bound or picked from a whitelist, never spliced from input. */
-export type LinkListQuery = { words: string[]; sort: LinkSort; status: LinkStatus; limit: number; after: CursorKeys | null };
+export type LinkListQuery = { words: string[]; sort: LinkSort; status: LinkStatus; limit: number; after: CursorKeys | null; tags: readonly string[] };
 
 const L = "short_links";
 const CLICKS = `COALESCE((SELECT clicks FROM link_click_counts WHERE link_id = ${L}.id), 0)`;
-/** COLS with every column named by its table: a search joins the index, whose columns share the names. */
-const QCOLS =
+/** BASE_COLS with every column named by its table: a search joins the index, whose columns share the names. */
+const BASE_QCOLS =
   ["id", "user_id", "tracker", "short_code", "original_url", "title", "description", "active", "is_system"].map((c) => `${L}.${c}`).join(", ") +
   `, ${CLICKS} AS click_count, ${L}.created_at, ${L}.updated_at, ${L}.expires_at, ${L}.external_id`;
 
@@ -158,6 +187,8 @@ const tsQuery = (words: string[]) => words.join(" & ");
 
 /** `maxPerUser`: MAX_LINKS_PER_USER (0: no cap). */
 export function linksStore(db: Database, { maxPerUser = 0 }: { maxPerUser?: number } = {}) {
+  const COLS = `${BASE_COLS}, ${tagsCol(db.dialect === "postgres")}`;
+  const QCOLS = `${BASE_QCOLS}, ${tagsCol(db.dialect === "postgres")}`;
   const getOwn = (id: number, userId: number, tracker: Tracker) =>
     db.get<LinkRow>(`SELECT ${COLS} FROM short_links WHERE id = ? AND user_id = ? AND tracker = ?`, id, userId, tracker);
   const getSystem = (id: number, tracker: Tracker) =>
@@ -214,7 +245,13 @@ export function linksStore(db: Database, { maxPerUser = 0 }: { maxPerUser?: numb
         if (claims.size > 0) {
           const values = [...claims].flatMap(([code, i]) => rowValues(userId, tracker, code, items[i]!, now));
           for (const row of await q.all<LinkRow>(insertIfFree(claims.size), ...values)) {
-            rows[claims.get(row.short_code)!] = row;
+            const i = claims.get(row.short_code)!;
+            const tagIds = items[i]!.tagIds;
+            if (tagIds?.length) {
+              await writeLinkTags(q, userId, row.id, tagIds);
+              row.tags = await tagsOfLink(q, row.id);
+            }
+            rows[i] = row;
             room--;
           }
         }
@@ -257,8 +294,13 @@ export function linksStore(db: Database, { maxPerUser = 0 }: { maxPerUser?: numb
     if (query.status === "expired") where.push(`${L}.active = 1 AND ${L}.expires_at <= ?`);
     if (query.status === "inactive") where.push(`${L}.active = 0`);
     if (query.status === "active" || query.status === "expired") params.push(nowIso());
+    // Each tag named narrows the list: links carrying every one of them.
+    for (const tag of query.tags) {
+      where.push(`EXISTS (SELECT 1 FROM link_tags lt JOIN tags t ON t.id = lt.tag_id WHERE lt.link_id = ${L}.id AND t.user_id = ? AND t.name_key = ?)`);
+      params.push(userId, tagKey(tag));
+    }
 
-    const narrowed = searching || query.status !== "all";
+    const narrowed = searching || query.status !== "all" || query.tags.length > 0;
     const countNarrowed = async () => {
       const counted = await db.get<{ n: number }>(`SELECT COUNT(*) AS n FROM (SELECT 1 FROM ${from} WHERE ${where.join(" AND ")} LIMIT ?) AS hits`, ...params, TOTAL_CAP + 1);
       const n = Number(counted!.n);
@@ -295,7 +337,7 @@ export function linksStore(db: Database, { maxPerUser = 0 }: { maxPerUser?: numb
    */
   async function* batches(userId: number, tracker: Tracker, size: number): AsyncGenerator<LinkRow[]> {
     for (let after: CursorKeys | null = null; ; ) {
-      const { rows, more } = await page(userId, tracker, { words: [], sort: "newest", status: "all", limit: size, after });
+      const { rows, more } = await page(userId, tracker, { words: [], sort: "newest", status: "all", limit: size, after, tags: [] });
       if (rows.length > 0) yield rows;
       if (!more) return;
       after = SORTS.newest.of(rows[rows.length - 1]!);
@@ -319,18 +361,22 @@ export function linksStore(db: Database, { maxPerUser = 0 }: { maxPerUser?: numb
       db.get<LinkRow>(`SELECT ${COLS} FROM short_links WHERE user_id = ? AND external_id = ?`, userId, externalId),
     codeTaken: async (code: string, exceptId = 0) => (await db.get("SELECT 1 AS x FROM short_links WHERE short_code = ? AND id != ?", code, exceptId)) !== null,
     /** One link; QUOTA_EXCEEDED when the owner already holds MAX_LINKS_PER_USER. */
-    create: (userId: number, tracker: Tracker, f: Fields & { shortCode: string; externalId?: string | null }) =>
+    create: (userId: number, tracker: Tracker, f: Fields & { shortCode: string; externalId?: string | null; tagIds?: readonly number[] | undefined }) =>
       uniqueOr(
         () =>
           db.tx(async (q) => {
             assertRoom(await ownedLinks(q, userId, maxPerUser), maxPerUser, QUOTA_MSG.links);
-            const row = (await q.get<LinkRow>(`${INSERT} ${ROW} RETURNING ${COLS}`, ...rowValues(userId, tracker, f.shortCode, f, nowIso())))!;
+            let row = (await q.get<LinkRow>(`${INSERT} ${ROW} RETURNING ${COLS}`, ...rowValues(userId, tracker, f.shortCode, f, nowIso())))!;
+            if (f.tagIds?.length) {
+              await writeLinkTags(q, userId, row.id, f.tagIds);
+              row = { ...row, tags: await tagsOfLink(q, row.id) };
+            }
             await appendEvents(q, [linkEvent("link.created", row)]);
             return row;
           }),
         codeConflict,
       ),
-    update: (id: number, userId: number, tracker: Tracker, f: { shortCode: string; originalUrl: string; title: string; description: string }) =>
+    update: (id: number, userId: number, tracker: Tracker, f: { shortCode: string; originalUrl: string; title: string; description: string; tagIds?: readonly number[] | undefined }) =>
       uniqueOr(
         () =>
           withEvent(
@@ -338,12 +384,13 @@ export function linksStore(db: Database, { maxPerUser = 0 }: { maxPerUser?: numb
             "link.updated",
             `UPDATE short_links SET short_code = ?, original_url = ?, title = ?, description = ?, updated_at = ?
              WHERE id = ? AND user_id = ? AND tracker = ? AND is_system = 0 RETURNING ${COLS}`,
-            f.shortCode, f.originalUrl, f.title, f.description || null, nowIso(), id, userId, tracker,
+            [f.shortCode, f.originalUrl, f.title, f.description || null, nowIso(), id, userId, tracker],
+            f.tagIds,
           ),
         codeConflict,
       ),
     // The Link Tracker's edit: a null code keeps the link's own.
-    edit: (id: number, userId: number, tracker: Tracker, f: Fields & { shortCode: string | null }) =>
+    edit: (id: number, userId: number, tracker: Tracker, f: Fields & { shortCode: string | null; tagIds?: readonly number[] | undefined }) =>
       uniqueOr(
         () =>
           withEvent(
@@ -351,7 +398,8 @@ export function linksStore(db: Database, { maxPerUser = 0 }: { maxPerUser?: numb
             "link.updated",
             `UPDATE short_links SET short_code = COALESCE(?, short_code), original_url = ?, title = ?, description = ?, expires_at = ?, updated_at = ?
              WHERE id = ? AND user_id = ? AND tracker = ? AND is_system = 0 RETURNING ${COLS}`,
-            f.shortCode, f.originalUrl, f.title, f.description || null, f.expiresAt, nowIso(), id, userId, tracker,
+            [f.shortCode, f.originalUrl, f.title, f.description || null, f.expiresAt, nowIso(), id, userId, tracker],
+            f.tagIds,
           ),
         codeConflict,
       ),

@@ -9,6 +9,7 @@ import { healthOperations } from "../health/routes";
 import { inviteOperations } from "../invites/routes";
 import { linkOperations } from "../links/routes";
 import { bulkLinkOperations } from "../links/bulkRoutes";
+import { tagOperations } from "../tags/routes";
 import { notificationOperations } from "../notifications/routes";
 import { LinkView } from "../links/schema";
 import { Notification } from "../notifications/schema";
@@ -55,6 +56,7 @@ export const OPERATIONS: Operation[] = [
   ...linkOperations("main"),
   ...bulkLinkOperations,
   ...linkOperations("brand"),
+  ...tagOperations,
   ...redirectOperations,
   ...topicOperations,
   ...titleOperations,

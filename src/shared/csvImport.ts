@@ -2,8 +2,8 @@
 // header row. In shared/ because it is isomorphic: the Import page previews and cuts a file with
 // these same functions, so what the page shows is what the server reads.
 //
-//   plain    url,code,title — also this app's own export (description and expiresAt are read
-//            too; its other columns are ignored), so an export imports back unchanged.
+//   plain    url,code,title — also this app's own export (description, expiresAt and tags are
+//            read too; its other columns are ignored), so an export imports back unchanged.
 //   shlink   Shlink's web-client export: createdAt,domain,shortCode,shortUrl,longUrl,title,tags,
 //            visits (and the "Long URL","Short code",… of Shlink's own CSV importer).
 //   yourls   YOURLS's yourls_url table as export plugins and phpMyAdmin write it:
@@ -24,7 +24,7 @@ export const IMPORT_MSG = {
 } as const;
 
 /** Where a format keeps each field: column indexes in the header (-1: absent). */
-export type Layout = { format: ImportFormat; columns: number; url: number; code: number; title: number; description: number; expiresAt: number };
+export type Layout = { format: ImportFormat; columns: number; url: number; code: number; title: number; description: number; expiresAt: number; tags: number };
 
 /** "Short code", "short_code" and "shortCode" name one column. */
 const norm = (name: string) => name.replace(/^\ufeff/, "").trim().toLowerCase().replace(/[\s_-]+/g, "");
@@ -39,7 +39,7 @@ export function detectLayout(header: readonly string[]): Layout | null {
     }
     return -1;
   };
-  const base = { columns: header.length, description: -1, expiresAt: -1 };
+  const base = { columns: header.length, description: -1, expiresAt: -1, tags: at("tags") };
   if (at("keyword") >= 0 && at("url") >= 0) return { ...base, format: "yourls", url: at("url"), code: at("keyword"), title: at("title") };
   if (at("longurl") >= 0) return { ...base, format: "shlink", url: at("longurl"), code: at("shortcode"), title: at("title") };
   const url = at("url", "originalurl", "destination");
@@ -181,6 +181,9 @@ export function recordToLink(record: CsvRecord, layout: Layout) {
     title = `${title.slice(0, TITLE_MAX - 1)}…`;
     note = IMPORT_MSG.titleShortened;
   }
-  const link = { originalUrl, shortCode: cell(layout.code), title, description: cell(layout.description), expiresAt: cell(layout.expiresAt) };
+  // Tags: comma-separated names (this app's export and Shlink's); a name no tag may have is
+  // refused with the row, as a create would refuse it.
+  const tags = cell(layout.tags).split(",").map((t) => t.trim()).filter(Boolean);
+  const link = { originalUrl, shortCode: cell(layout.code), title, description: cell(layout.description), expiresAt: cell(layout.expiresAt), ...(tags.length ? { tags } : {}) };
   return { link, note };
 }
