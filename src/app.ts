@@ -17,7 +17,8 @@ import { healthRoutes } from "./health/routes";
 import { createLinks } from "./links/service";
 import { linkRoutes } from "./links/routes";
 import { tagRoutes } from "./tags/routes";
-import { IMPORT_PATH, bulkLinkRoutes } from "./links/bulkRoutes";
+import { BULK_PATH, IMPORT_PATH, bulkLinkRoutes } from "./links/bulkRoutes";
+import { BULK_MAX_VALUES } from "./links/schema";
 import { redirectRoutes, redirectServeRoutes, rootRoute } from "./redirects/routes";
 import { topicRoutes } from "./topics/routes";
 import { inviteRoutes } from "./invites/routes";
@@ -73,7 +74,7 @@ export async function createApp({ db, config, maxClickBacklog }: { db: Database;
     .use(heavy.plugin)
     .use(malformedPaths(ctx, () => pages.notFound.respond()))
     // JSON bodies everywhere; the link import alone takes a CSV file (its own 10 MB cap).
-    .use(bodyLimit(ctx, [IMPORT_PATH], heavy.gate))
+    .use(bodyLimit(ctx, [IMPORT_PATH], heavy.gate, { [BULK_PATH]: BULK_MAX_VALUES }))
     .use(healthRoutes(ctx, links))
     .use(accountRoutes(ctx, auth))
     // Only 4-segment paths ending in /titles reach it (titles.test.ts checks the neighbours).

@@ -36,6 +36,10 @@ describe("CSV cells", () => {
     ["+cmd", "'+cmd"],
     ["-2", "'-2"],
     ["@SUM(A1)", "'@SUM(A1)"],
+    // Reversible: a cell already starting with apostrophes before a formula character gets one more.
+    ["'=already quoted", "''=already quoted"],
+    ["''+x", "'''+x"],
+    ["'hello", "'hello"],
   ];
   for (const [input, out] of cases) test(`${JSON.stringify(input)} → ${out}`, () => expect(csvCell(input)).toBe(out));
 });

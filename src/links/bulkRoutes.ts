@@ -5,16 +5,17 @@ import * as v from "valibot";
 import type { AppContext } from "../context";
 import type { AuthPlugin } from "../http/auth";
 import { AppError, validationFailure } from "../shared/errors";
-import { CsvBody, NOT_CSV_TYPE_MESSAGE, jsonBody } from "../http/bodyLimit";
+import { CsvBody, JsonFileBody, NOT_CSV_TYPE_MESSAGE, jsonBody } from "../http/bodyLimit";
 import { defineOperations } from "../shared/apiOperations";
 import { checkItem } from "./rules";
 import { EXPORT_BUSY, EXPORT_RETRY_AFTER_S, exportFilename, exportStream } from "./export";
 import { linkImporter } from "./import";
-import { BulkCreateBody, BulkCreateResult, ExportJson, ImportQuery, ImportReport, type BulkItemResult } from "./schema";
+import { BULK_MAX, BULK_MAX_VALUES, BulkCreateBody, BulkCreateResult, ExportJson, ImportQuery, ImportReport, type BulkItemResult } from "./schema";
 import { WRITE_BATCH, type Links } from "./service";
 
-/** The one route that takes a CSV body (src/http/bodyLimit.ts reads it with its 10 MB cap). */
+/** The one route that takes a file body, CSV or JSON (src/http/bodyLimit.ts reads it with its 10 MB cap). */
 export const IMPORT_PATH = "/api/links/import";
+export const BULK_PATH = "/api/links/bulk";
 
 function query<S extends v.GenericSchema>(schema: S, value: unknown): v.InferOutput<S> {
   const r = v.safeParse(schema, value, { abortEarly: true });
@@ -84,8 +85,10 @@ export function bulkLinkRoutes(ctx: AppContext, auth: AuthPlugin, links: Links) 
       "/import",
       ({ body, user, query: raw, request }) => {
         const { rowOffset } = query(ImportQuery, raw);
+        const opts = { rowOffset: Number(rowOffset ?? 0), signal: request.signal };
+        if (body instanceof JsonFileBody) return importer.runJson(user.id, body.value, opts);
         if (!(body instanceof CsvBody)) throw new AppError("UNSUPPORTED_MEDIA_TYPE", NOT_CSV_TYPE_MESSAGE);
-        return importer.run(user.id, body.bytes, { rowOffset: Number(rowOffset ?? 0), signal: request.signal });
+        return importer.run(user.id, body.bytes, opts);
       },
       { auth: true },
     );
@@ -99,6 +102,7 @@ export const bulkLinkOperations = defineOperations({ tag: "Links", auth: "user" 
     path: "/api/links/bulk",
     summary: "Create up to 1,000 links",
     description:
+      `Limits: at most ${BULK_MAX.toLocaleString("en")} items, a body of at most 1 MB, and at most ${BULK_MAX_VALUES.toLocaleString("en")} JSON values in it (room for ${BULK_MAX.toLocaleString("en")} items shaped like the JSON export's links, read-only fields and 20 tags each included: they are ignored, so an export's links can be sent back as they are). ` +
       "Each item is checked as POST /api/links checks one link and is created whole or not at all. The answer lists every item in the order sent: `created` with its link, `existing` with the link an item's `externalId` already names (nothing made: a retried bulk request is safe), or `refused` with the error (a stable `code`, the message and the field). More than 1,000 items is a 400.",
     body: BulkCreateBody,
     example: { links: [{ originalUrl: "https://example.com/a", title: "A" }, { originalUrl: "https://example.com/b", title: "B", shortCode: "bee-link" }] },
@@ -134,7 +138,7 @@ export const bulkLinkOperations = defineOperations({ tag: "Links", auth: "user" 
     path: IMPORT_PATH,
     summary: "Import links from a CSV file",
     description:
-      "The body is the file itself (Content-Type: text/csv, at most 10 MB and 100,000 rows). The header row names the format: `url,code,title` (optional description, expiresAt, tags; this API's own export too), Shlink's export (createdAt,domain,shortCode,shortUrl,longUrl,title,tags,visits; its tags are kept) or YOURLS's (keyword,url,title,timestamp,ip,clicks). Rows are checked as POST /api/links checks a link (an empty title becomes the address); good rows are imported and every bad one is reported with its row number (the header is row 1) and reason. `rowOffset` shifts the row numbers when a file is sent in parts.",
+      "The body is the file itself, at most 10 MB and 100,000 rows or links: a CSV file (Content-Type: text/csv) or this API's JSON export as it is (Content-Type: application/json; `{\"links\": [...]}` or the list alone, each link checked as a create body, its read-only fields ignored, rows numbered from 1). A CSV file's header row names the format: `url,code,title` (optional description, expiresAt, tags; this API's own export too), Shlink's export (createdAt,domain,shortCode,shortUrl,longUrl,title,tags,visits; its tags are kept) or YOURLS's (keyword,url,title,timestamp,ip,clicks). Rows are checked as POST /api/links checks a link (an empty title becomes the address); good rows are imported and every bad one is reported with its row number (the header is row 1) and reason. `rowOffset` shifts the row numbers when a file is sent in parts.",
     query: ImportQuery,
     bodyMedia: "text/csv",
     example: CSV_EXAMPLE,

@@ -3,9 +3,9 @@
 import { describe, expect, test } from "bun:test";
 import * as v from "valibot";
 import { ORIGIN, setup } from "../test/helpers";
-import { CSV_BODY_BYTES } from "../http/bodyLimit";
+import { CSV_BODY_BYTES, NOT_CSV_TYPE_MESSAGE } from "../http/bodyLimit";
 import { IMPORT_MSG } from "../shared/csvImport";
-import { IMPORT_BUSY_MESSAGE, TOO_MANY_ROWS_MESSAGE } from "./import";
+import { IMPORT_BUSY_MESSAGE, JSON_SHAPE_MESSAGE, TOO_MANY_ROWS_MESSAGE } from "./import";
 import { ExportJson, IMPORT_MAX_ROWS, ImportReport, MSG } from "./schema";
 
 const t = await setup({ SHORT_DOMAIN: "go.example" });
@@ -183,7 +183,8 @@ describe("hostile files", () => {
   const refused: [string, () => Promise<Awaited<ReturnType<typeof importCsv>>>, number, string][] = [
     ["not signed in", () => importCsv("url\nhttps://example.com/anon", ""), 401, "Please sign in to continue"],
     ["a wrong session", () => importCsv("url\nhttps://example.com/anon", "tl_session=not-a-session-token-at-all"), 401, "Please sign in to continue"],
-    ["JSON instead of a file", () => importCsv('{"url":"https://example.com"}', alice.cookie, { type: "application/json" }), 415, "Send the file as the request body, with the header Content-Type: text/csv."],
+    ["JSON that is not the JSON export", () => importCsv('{"url":"https://example.com"}', alice.cookie, { type: "application/json" }), 400, JSON_SHAPE_MESSAGE],
+    ["a file of another type", () => importCsv("<xml/>", alice.cookie, { type: "application/xml" }), 415, NOT_CSV_TYPE_MESSAGE],
     ["an empty file", () => importCsv(""), 400, IMPORT_MSG.empty],
     ["a file of blank lines", () => importCsv("\r\n\r\n  \n"), 400, IMPORT_MSG.empty],
     ["a header that names no known format", () => importCsv("name,link\nx,https://example.com"), 400, IMPORT_MSG.header],

@@ -294,6 +294,11 @@ export const ResetQuery = v.object({ isRoot: flag("true when the link is the roo
 
 /** Most links one bulk-create request may hold. */
 export const BULK_MAX = 1000;
+/**
+ * JSON values one bulk-create body may hold (the body reader's count bound, src/http/bodyLimit.ts):
+ * 1,000 items shaped like the JSON export's links (13 fields, 20 tags) fit.
+ */
+export const BULK_MAX_VALUES = BULK_MAX * 40;
 /** Most data rows one import may hold (a 10 MB file of ~100-byte rows). */
 export const IMPORT_MAX_ROWS = 100_000;
 
@@ -369,7 +374,7 @@ export const ImportQuery = v.object({
   rowOffset: v.optional(v.pipe(v.string(), v.regex(/^\d{1,7}$/, "rowOffset must be a whole number"))),
 });
 
-export const IMPORT_FORMATS = ["plain", "shlink", "yourls"] as const;
+export const IMPORT_FORMATS = ["plain", "shlink", "yourls", "json"] as const;
 export type ImportFormat = (typeof IMPORT_FORMATS)[number];
 
 /** One data row of an import. `row` counts the header as row 1, as a spreadsheet shows the file. */

@@ -9,6 +9,7 @@
 //   yourls   YOURLS's yourls_url table as export plugins and phpMyAdmin write it:
 //            keyword,url,title,timestamp,ip,clicks.
 import Papa from "papaparse";
+import { unguardCell } from "./csv";
 import { TITLE_MAX, type ImportFormat } from "../links/schema";
 
 export const IMPORT_MSG = {
@@ -153,8 +154,6 @@ export function parseInBatches(text: string, batch: number, onBatch: (records: C
   });
 }
 
-/** Undoes the export's formula guard: "'=x" was written for "=x" (src/links/export.ts). */
-const unguard = (cell: string) => (/^'[=+\-@\t\r]/.test(cell) ? cell.slice(1) : cell);
 
 /** Why a data record cannot be read at all (before its values are checked), or null. */
 export function recordProblem(record: CsvRecord, layout: Layout): string | null {
@@ -169,7 +168,8 @@ const TITLE_CUT_MAX = 1000;
 
 /** A link to create from a record, as the create schema takes it, and what was changed to fit. */
 export function recordToLink(record: CsvRecord, layout: Layout) {
-  const cell = (i: number) => (i < 0 ? "" : unguard(record.cells[i] ?? "").trim());
+  // The export's formula guard undone: "'=x" was written for "=x", "''=x" for "'=x" (src/shared/csv.ts).
+  const cell = (i: number) => (i < 0 ? "" : unguardCell(record.cells[i] ?? "").trim());
   const originalUrl = cell(layout.url);
   // Titles come from web pages' <title>s: line breaks and tabs become single spaces.
   let title = cell(layout.title).replace(/\s+/g, " ");
