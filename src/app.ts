@@ -19,7 +19,7 @@ import { linkRoutes } from "./links/routes";
 import { tagRoutes } from "./tags/routes";
 import { BULK_PATH, IMPORT_PATH, bulkLinkRoutes } from "./links/bulkRoutes";
 import { BULK_MAX_VALUES } from "./links/schema";
-import { redirectRoutes, redirectServeRoutes, rootRoute } from "./redirects/routes";
+import { multiSegmentRedirects, redirectRoutes, redirectServeRoutes, rootRoute } from "./redirects/routes";
 import { topicRoutes } from "./topics/routes";
 import { inviteRoutes } from "./invites/routes";
 import { planRoutes } from "./plans/routes";
@@ -45,7 +45,8 @@ export async function createApp({ db, config, maxClickBacklog }: { db: Database;
   const links = await createLinks(ctx, { maxClickBacklog });
   // The event log's consumers that run on their own: retention, and the webhook outbox's sender.
   const events = { retention: startEventRetention(ctx), webhooks: startWebhookWorker(ctx) };
-  const spa = await spaPlugin();
+  // Paths no route serves go to the web app, after a look for an imported multi-segment code.
+  const spa = await spaPlugin(multiSegmentRedirects(ctx, links));
   // Static pages for visitors (no app bundle): a path that cannot be decoded gets the 404 one.
   const pages = visitorPages(config.appName);
   // Redirect routes hand app pages and unknown codes to the web app through this.

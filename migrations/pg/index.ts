@@ -15,6 +15,7 @@ import p0015 from "./0015_events.sql" with { type: "text" };
 import p0016 from "./0016_notification_count.sql" with { type: "text" };
 import p0017 from "./0017_link_external_id.sql" with { type: "text" };
 import p0018 from "./0018_tags.sql" with { type: "text" };
+import p0019 from "./0019_imported_clicks.sql" with { type: "text" };
 
 export const pgMigrations: { version: number; name: string; sql: string }[] = [
   { version: 7, name: "0007_baseline", sql: p0007 },
@@ -29,6 +30,7 @@ export const pgMigrations: { version: number; name: string; sql: string }[] = [
   { version: 16, name: "0016_notification_count", sql: p0016 },
   { version: 17, name: "0017_link_external_id", sql: p0017 },
   { version: 18, name: "0018_tags", sql: p0018 },
+  { version: 19, name: "0019_imported_clicks", sql: p0019 },
 ];
 
 /** sha256 (hex) of each landed file, as migrations/index.ts keeps for SQLite (same rules). */
@@ -45,4 +47,5 @@ export const pgFrozenChecksums: Record<string, string> = {
   "0016_notification_count": "66e988133426a212940ef655c14d3b8773d50bb8b9a506e5ea6865d675f521ef",
   "0017_link_external_id": "3ff77fb304c17ee033846dea62d9dbbfbb20d0ccd13ca639d54b29d63bf9d7d9",
   "0018_tags": "fae5bfe412620cb7d1afa5bb0b1d5d9b204803c4c7dab076b5d9f3b138bbf458",
+  "0019_imported_clicks": "c915ee46b71bf6f79b6c3684fa80c8d4f767468e078264acd1e5e27c3b1bd3ff",
 };

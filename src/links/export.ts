@@ -19,6 +19,7 @@ const COLUMNS = [
   ["createdAt", "createdAt"],
   ["updatedAt", "updatedAt"],
   ["tags", "tags"],
+  ["importedClicks", "importedClicks"],
 ] as const satisfies readonly (readonly [string, keyof ExportRow])[];
 
 export const EXPORT_HEADER = COLUMNS.map(([name]) => name);
@@ -36,6 +37,7 @@ export function exportRow(links: Links, r: LinkRow): ExportRow {
     updatedAt: r.updated_at,
     expiresAt: r.expires_at,
     tags: tagNames(r),
+    importedClicks: r.imported_clicks === null ? null : Number(r.imported_clicks),
   };
 }
 

@@ -36,7 +36,7 @@ describe("import formats, from fixture files", () => {
     const r = await importCsv(await fixture("plain.csv"));
     expect(r.status).toBe(200);
     expect(v.is(ImportReport, r.json)).toBe(true);
-    expect(r.json).toMatchObject({ format: "plain", rows: 7, imported: 4, skipped: 3 });
+    expect(r.json).toMatchObject({ format: "plain", rows: 7, imported: 5, skipped: 2 });
     const generated = r.json.results[1].shortCode;
     expect(generated).toMatch(/^[A-Za-z0-9_-]{7}$/);
     expect(r.json.results).toEqual([
@@ -45,10 +45,11 @@ describe("import formats, from fixture files", () => {
       imported(4, "shoe-1234"),
       skipped(5, "VALIDATION", MSG.urlSpaces, "originalUrl"),
       skipped(6, "VALIDATION", MSG.codeReserved, "shortCode"),
-      skipped(7, "VALIDATION", MSG.codeShort, "shortCode"),
+      // An import keeps a code of 1–2 characters (codes other tools issued: issue 23).
+      imported(7, "ab"),
       imported(8, "no-title", IMPORT_MSG.titleFilled),
     ]);
-    expect(await links()).toBe(before + 4);
+    expect(await links()).toBe(before + 5);
     expect(await link("shoe-1234")).toMatchObject({ user_id: alice.user.id, title: 'The "Runner" shoe' });
     expect(await link(generated)).toMatchObject({ title: "Getting started, step by step", original_url: "https://docs.example.org/guide/getting-started" });
     expect(await link("no-title")).toMatchObject({ title: "example.com/no-title" });
@@ -56,28 +57,28 @@ describe("import formats, from fixture files", () => {
     expect(await location("spring-sale")).toBe("https://example.com/spring-sale?utm_source=newsletter&utm_medium=email");
   });
 
-  test("Shlink's web-client export (CRLF, tags and visits columns ignored)", async () => {
+  test("Shlink's web-client export (CRLF; a two-character code kept, as Shlink issued it)", async () => {
     const r = await importCsv(await fixture("shlink.csv"), bob.cookie);
     expect(r.status).toBe(200);
-    expect(r.json).toMatchObject({ format: "shlink", rows: 4, imported: 3, skipped: 1 });
+    expect(r.json).toMatchObject({ format: "shlink", rows: 4, imported: 4, skipped: 0 });
     expect(r.json.results).toEqual([
       imported(2, "q4Xf2"),
       imported(3, "meetup-feb"),
       imported(4, "xmas", IMPORT_MSG.titleFilled),
-      skipped(5, "VALIDATION", MSG.codeShort, "shortCode"),
+      imported(5, "b8"),
     ]);
     expect(await link("q4Xf2")).toMatchObject({ user_id: bob.user.id, original_url: "https://blog.example.com/2024/03/release-notes", title: "Release notes, March" });
     expect(await location("meetup-feb")).toBe("https://www.meetup.com/example-group/events/298765432/");
   });
 
-  test("YOURLS's export (keyword,url,title,timestamp,ip,clicks): one-character keywords and javascript: URLs are refused", async () => {
+  test("YOURLS's export (keyword,url,title,timestamp,ip,clicks): one-character keywords kept, javascript: URLs refused", async () => {
     const r = await importCsv(await fixture("yourls.csv"), bob.cookie);
     expect(r.status).toBe(200);
-    expect(r.json).toMatchObject({ format: "yourls", rows: 5, imported: 3, skipped: 2 });
+    expect(r.json).toMatchObject({ format: "yourls", rows: 5, imported: 4, skipped: 1 });
     expect(r.json.results).toEqual([
       imported(2, "ozh"),
       imported(3, "yourls"),
-      skipped(4, "VALIDATION", MSG.codeShort, "shortCode"),
+      imported(4, "1"),
       imported(5, "gh-repo"),
       skipped(6, "VALIDATION", MSG.urlScheme, "originalUrl"),
     ]);
@@ -243,7 +244,7 @@ describe("GET /api/links/export", () => {
     // UTF-8 with a BOM (Response.text() drops it, so the bytes are read).
     const raw = await t.app.handle(new Request(`${ORIGIN}/api/links/export.csv`, { headers: { host: "localhost:3000", cookie: c.cookie } }));
     expect([...new Uint8Array(await raw.arrayBuffer()).slice(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
-    expect(r.text.startsWith("code,url,title,description,expiresAt,clicks,shortUrl,active,createdAt,updatedAt,tags\r\n")).toBe(true);
+    expect(r.text.startsWith("code,url,title,description,expiresAt,clicks,shortUrl,active,createdAt,updatedAt,tags,importedClicks\r\n")).toBe(true);
     const lines = r.text.trim().split("\r\n");
     expect(lines).toHaveLength(2);
     expect(lines[1]).toMatch(/^carol-one,https:\/\/example\.com\/c1,'=1\+2,'-minus first,,1,http:\/\/go\.example\/carol-one,true,/);

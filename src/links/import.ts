@@ -5,12 +5,15 @@
 import { AppError, badRequest } from "../shared/errors";
 import { checkItem } from "./rules";
 import { IMPORT_MSG, detectLayout, decodeCsv, parseInBatches, recordProblem, recordToLink, type CsvRecord, type Layout } from "../shared/csvImport";
-import { BULK_MSG, IMPORT_MAX_ROWS, type ImportReport, type ImportRowResult } from "./schema";
+import { BULK_MSG, IMPORT_MAX_ROWS, ImportLinkBody, type ImportReport, type ImportRowResult, type Tracker } from "./schema";
 import { WRITE_BATCH, nextTurn, type Links } from "./service";
 import type { NewLink } from "./store";
 
 /** One row of a file: a link to check (and what was changed to fit it), or why the row cannot be read. */
-type Item = { link: unknown; note: string | undefined } | { problem: string };
+type Item = { link: unknown; note: string | undefined; domain?: string } | { problem: string };
+
+/** Where an import writes: the Link Tracker, unless the row's Shlink domain is one of `brandDomains`. */
+export type ImportOpts = { rowOffset: number; signal?: AbortSignal; brandDomains?: ReadonlySet<string> };
 
 /** Records parsed between two turns of the event loop (parsing is ~5 µs a record). */
 const PARSE_BATCH = 1000;
@@ -30,9 +33,9 @@ export function linkImporter(links: Links) {
   };
 
   /** Checks and writes one batch of items; `first` is the row number of items[0]. */
-  async function importBatch(userId: number, items: readonly Item[], first: number) {
+  async function importBatch(userId: number, items: readonly Item[], first: number, brandDomains: ReadonlySet<string>) {
     const results: ImportRowResult[] = [];
-    const toWrite: { row: number; link: NewLink; note: string | undefined }[] = [];
+    const toWrite: { row: number; link: NewLink; note: string | undefined; tracker: Tracker }[] = [];
     items.forEach((item, i) => {
       const row = first + i;
       if ("problem" in item) {
@@ -40,17 +43,24 @@ export function linkImporter(links: Links) {
         return;
       }
       const { link, note } = item;
-      const checked = checkItem(link, links.ownHosts);
-      if (checked.ok) toWrite.push({ row, link: checked.link, note });
+      const checked = checkItem(link, links.ownHosts, Date.now(), ImportLinkBody);
+      const tracker: Tracker = item.domain !== undefined && brandDomains.has(item.domain) ? "brand" : "main";
+      if (checked.ok) toWrite.push({ row, link: checked.link, note, tracker });
       else results.push({ row, status: "skipped", error: checked.error });
     });
-    const written = await links.createMany(
-      userId,
-      "main",
-      toWrite.map((w) => w.link),
-    );
-    written.forEach((r, i) => {
-      const { row, note } = toWrite[i]!;
+    // One write a tracker (a Shlink file may send some domains to the brand tracker).
+    const written: { w: (typeof toWrite)[number]; r: Awaited<ReturnType<typeof links.createMany>>[number] }[] = [];
+    for (const tracker of ["main", "brand"] as const) {
+      const mine = toWrite.filter((w) => w.tracker === tracker);
+      const rows = await links.createMany(
+        userId,
+        tracker,
+        mine.map((w) => w.link),
+      );
+      rows.forEach((r, i) => written.push({ w: mine[i]!, r }));
+    }
+    written.forEach(({ w, r }) => {
+      const { row, note } = w;
       if ("existing" in r) results.push({ row, status: "skipped", error: { code: "CONFLICT", message: BULK_MSG.externalIdTaken, fields: { externalId: BULK_MSG.externalIdTaken } } });
       else if ("code" in r && "message" in r) results.push({ row, status: "skipped", error: r });
       else results.push({ row, status: "imported", shortCode: r.short_code, shortUrl: links.shortUrl(r), ...(note ? { note } : {}) });
@@ -58,7 +68,7 @@ export function linkImporter(links: Links) {
     return results.sort((a, b) => a.row - b.row);
   }
 
-  async function run(userId: number, bytes: Uint8Array, opts: { rowOffset: number; signal?: AbortSignal }): Promise<ImportReport> {
+  async function run(userId: number, bytes: Uint8Array, opts: ImportOpts): Promise<ImportReport> {
     const text = decodeCsv(bytes);
     if (!text.trim()) throw badRequest(IMPORT_MSG.empty);
 
@@ -79,7 +89,7 @@ export function linkImporter(links: Links) {
     // Row 1 is the header, as a spreadsheet numbers the file.
     const firstRow = opts.rowOffset + 2;
     const toItem = fromRecord(layout);
-    return write(userId, layout.format, records.length - 1, (at, n) => records.slice(at + 1, at + 1 + n).map(toItem), firstRow, opts.signal);
+    return write(userId, layout.format, records.length - 1, (at, n) => records.slice(at + 1, at + 1 + n).map(toItem), firstRow, opts);
   }
 
   /**
@@ -87,21 +97,22 @@ export function linkImporter(links: Links) {
    * is checked as a create body (its read-only fields, such as clickCount, are ignored). Row
    * numbers count the links from 1.
    */
-  async function runJson(userId: number, value: unknown, opts: { rowOffset: number; signal?: AbortSignal }): Promise<ImportReport> {
+  async function runJson(userId: number, value: unknown, opts: ImportOpts): Promise<ImportReport> {
     const list = Array.isArray(value) ? value : typeof value === "object" && value !== null && Array.isArray((value as { links?: unknown }).links) ? (value as { links: unknown[] }).links : null;
     if (!list) throw badRequest(JSON_SHAPE_MESSAGE);
     if (list.length > IMPORT_MAX_ROWS) throw new AppError("PAYLOAD_TOO_LARGE", TOO_MANY_ROWS_MESSAGE);
     const toItem = (link: unknown): Item => ({ link, note: undefined });
-    return write(userId, "json", list.length, (at, n) => list.slice(at, at + n).map(toItem), opts.rowOffset + 1, opts.signal);
+    return write(userId, "json", list.length, (at, n) => list.slice(at, at + n).map(toItem), opts.rowOffset + 1, opts);
   }
 
   /** Writes `count` items, a batch at a time (`slice(at, n)`), numbering them from `firstRow`. */
-  async function write(userId: number, format: ImportReport["format"], count: number, slice: (at: number, n: number) => Item[], firstRow: number, signal?: AbortSignal): Promise<ImportReport> {
+  async function write(userId: number, format: ImportReport["format"], count: number, slice: (at: number, n: number) => Item[], firstRow: number, opts: ImportOpts): Promise<ImportReport> {
     const results: ImportRowResult[] = [];
+    const brandDomains = opts.brandDomains ?? new Set<string>();
     for (let at = 0; at < count; at += WRITE_BATCH) {
       // A client that went away (a cancelled import) stops the writing at the next batch.
-      if (signal?.aborted) break;
-      results.push(...(await importBatch(userId, slice(at, WRITE_BATCH), firstRow + at)));
+      if (opts.signal?.aborted) break;
+      results.push(...(await importBatch(userId, slice(at, WRITE_BATCH), firstRow + at, brandDomains)));
       await links.writeGap();
     }
     const imported = results.filter((r) => r.status === "imported").length;
@@ -123,7 +134,7 @@ export function linkImporter(links: Links) {
   }
 
   return {
-    run: (userId: number, bytes: Uint8Array, opts: { rowOffset: number; signal?: AbortSignal }) => alone(userId, () => run(userId, bytes, opts)),
-    runJson: (userId: number, value: unknown, opts: { rowOffset: number; signal?: AbortSignal }) => alone(userId, () => runJson(userId, value, opts)),
+    run: (userId: number, bytes: Uint8Array, opts: ImportOpts) => alone(userId, () => run(userId, bytes, opts)),
+    runJson: (userId: number, value: unknown, opts: ImportOpts) => alone(userId, () => runJson(userId, value, opts)),
   };
 }

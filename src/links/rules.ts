@@ -4,7 +4,7 @@
 import * as v from "valibot";
 import { validationFailure } from "../shared/errors";
 import { isReserved } from "../shared/reserved";
-import { BULK_MSG, CreateLinkBody, MSG, destinationProblem, type ItemError } from "./schema";
+import { BULK_MSG, CreateLinkBody, ImportLinkBody, MSG, destinationProblem, type ItemError } from "./schema";
 import type { NewLink } from "./store";
 
 // URL-safe and unambiguous enough; 64^7 ≈ 4.4e12 codes, so collisions are checked, not feared.
@@ -54,10 +54,13 @@ export const refusal = (code: ItemError["code"], message: string, field?: string
   ...(field ? { fields: { [field]: message } } : {}),
 });
 
-/** One item of a bulk create or import checked as a single create checks its body, or the reason it is refused. */
-export function checkItem(item: unknown, ownHosts: readonly string[], now = Date.now()): Checked {
+/**
+ * One item of a bulk create or import checked as a single create checks its body, or the reason
+ * it is refused. An import checks with ImportLinkBody (the source's codes and dates kept).
+ */
+export function checkItem(item: unknown, ownHosts: readonly string[], now = Date.now(), schema: typeof CreateLinkBody | typeof ImportLinkBody = CreateLinkBody): Checked {
   if (typeof item !== "object" || item === null || Array.isArray(item)) return { ok: false, error: refusal("VALIDATION", BULK_MSG.notObject) };
-  const parsed = v.safeParse(CreateLinkBody, item, { abortEarly: true });
+  const parsed = v.safeParse(schema, item, { abortEarly: true });
   if (!parsed.success) {
     const failure = validationFailure(parsed.issues[0]);
     return { ok: false, error: { code: "VALIDATION", message: failure.message, ...(failure.fields ? { fields: failure.fields } : {}) } };

@@ -27,6 +27,7 @@ export const MSG = {
   codeShort: "Short code must be at least 3 characters",
   codeLong: "Short code must be at most 50 characters",
   codeChars: "Short code may only contain letters, numbers, '-' and '_'",
+  codeCharsImported: "Short code may only contain letters, numbers, '-' and '_', with '/' between its parts",
   codeReserved: "That short code is reserved. Please choose another.",
   codeTaken: "That short code is already taken",
   expires: "Please enter a valid date",
@@ -165,6 +166,30 @@ export const CreateLinkBody = v.object({
 /** On PUT too an absent `tags` keeps the link's tags (clients older than tags send none); a list replaces them. */
 const EditTags = v.optional(LinkTags);
 
+/**
+ * A code an import keeps as the source tool issued it: besides the create's codes, 1–2
+ * characters (YOURLS's first 1,295 keywords) and Shlink's multi-segment slugs ("promo/spring"),
+ * each part letters, digits, '-' and '_'. Safe means no part is empty and the first is no word
+ * of the app's own (a reserved first part would be shadowed by, or shadow, a page or a route).
+ */
+export const IMPORTED_CODE_PATTERN = /^[A-Za-z0-9_-]+(?:\/[A-Za-z0-9_-]+)*$/;
+const ImportedShortCode = v.pipe(
+  v.optional(v.nullable(v.string("Short code must be text")), ""),
+  v.transform((s) => (s ?? "").trim()),
+  v.check((s) => s.length <= CODE_MAX, MSG.codeLong),
+  v.check((s) => s === "" || IMPORTED_CODE_PATTERN.test(s), MSG.codeCharsImported),
+  v.check((s) => s === "" || !isReserved(s.split("/")[0]!), MSG.codeReserved),
+);
+const ImportedCount = v.optional(v.nullable(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(2_147_483_647))));
+
+/** One link of an import: a create's body, with the source's code, creation time and visit count kept. */
+export const ImportLinkBody = v.object({
+  ...CreateLinkBody.entries,
+  shortCode: ImportedShortCode,
+  createdAt: v.optional(v.nullable(v.pipe(v.string(), v.check((s) => s === "" || !Number.isNaN(Date.parse(s)), MSG.expires), v.transform((s) => (s === "" ? null : new Date(Date.parse(s)).toISOString()))))),
+  importedClicks: ImportedCount,
+});
+
 export const EditLinkBody = v.object({
   id: v.optional(v.unknown()),
   shortCode: ShortCode,
@@ -237,6 +262,8 @@ export const LinkView = v.object({
   externalId: v.nullable(v.string()),
   /** The link's tag names, A→Z. */
   tags: v.array(v.string()),
+  /** Visits counted by the tool the link was imported from (Shlink, YOURLS), apart from clickCount; null when none. */
+  importedClicks: v.nullable(v.number()),
 });
 export type LinkView = v.InferOutput<typeof LinkView>;
 
@@ -361,6 +388,8 @@ export const ExportRow = v.object({
   expiresAt: v.nullable(v.string()),
   /** Tag names, A→Z (the CSV's tags cell: comma-separated). */
   tags: v.array(v.string()),
+  /** Visits counted by the tool the link was imported from, or null. */
+  importedClicks: v.nullable(v.number()),
 });
 export type ExportRow = v.InferOutput<typeof ExportRow>;
 
@@ -372,7 +401,19 @@ export const ExportJson = v.object({ exportedAt: v.string(), links: v.array(Expo
  */
 export const ImportQuery = v.object({
   rowOffset: v.optional(v.pipe(v.string(), v.regex(/^\d{1,7}$/, "rowOffset must be a whole number"))),
+  brandDomains: v.optional(
+    v.pipe(
+      QueryText("brandDomains must be comma-separated domain names"),
+      v.maxLength(2000, "brandDomains is too long"),
+      v.regex(/^[A-Za-z0-9.:,\s-]*$/, "brandDomains must be comma-separated domain names"),
+      v.description("A Shlink export's domains (comma-separated) whose links go to the brand tracker; `default` names Shlink's default domain (the empty domain column). Every other link goes to the Link Tracker."),
+    ),
+  ),
 });
+
+/** The domains of an import's `brandDomains`, lower-cased; "default" stands for Shlink's empty domain column. */
+export const brandDomainSet = (raw: string | undefined) =>
+  new Set((raw ?? "").split(",").map((d) => d.trim().toLowerCase()).filter(Boolean).map((d) => (d === "default" ? "" : d)));
 
 export const IMPORT_FORMATS = ["plain", "shlink", "yourls", "json"] as const;
 export type ImportFormat = (typeof IMPORT_FORMATS)[number];

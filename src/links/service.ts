@@ -323,6 +323,7 @@ export async function createLinks(ctx: AppContext, opts: { maxClickBacklog?: num
         hostWarning: hostWarning(row.original_url),
         externalId: row.external_id,
         tags: tagNames(row),
+        importedClicks: row.imported_clicks === null ? null : Number(row.imported_clicks),
       };
     },
   };

@@ -29,6 +29,8 @@ export type LinkRow = {
   external_id: string | null;
   /** The link's tag names joined by U+001F (see TAG_SEP), or null when it has none. */
   tags: string | null;
+  /** The visits the tool it was imported from had counted (kept apart from our clicks), or null. */
+  imported_clicks: number | null;
 };
 
 /** Separates tag names in LinkRow.tags: a control character, which no tag name may hold. */
@@ -42,7 +44,11 @@ export const OVER_QUOTA = "over-quota" as const;
 export type Existing = { existing: LinkRow };
 
 /** A link to write in a bulk create: `shortCode` null means "generate one". */
-export type NewLink = { shortCode: string | null; originalUrl: string; title: string; description: string; expiresAt: string | null; externalId?: string | null; tags?: readonly string[] | undefined; tagIds?: readonly number[] | undefined };
+export type NewLink = { shortCode: string | null; originalUrl: string; title: string; description: string; expiresAt: string | null; externalId?: string | null; tags?: readonly string[] | undefined; tagIds?: readonly number[] | undefined;
+  /** An import's: the source's creation time (ISO) and visit count. */
+  createdAt?: string | null | undefined;
+  importedClicks?: number | null | undefined;
+};
 
 /** Generated codes tried per link before it is reported as refused (64^7 codes: never in practice). */
 const GENERATE_TRIES = 10;
@@ -56,13 +62,13 @@ const REDIRECT_PAGE = 5000;
 // click_count comes from link_click_counts (migrations/0003): the click writer never rewrites a link row.
 const BASE_COLS =
   "id, user_id, tracker, short_code, original_url, title, description, active, is_system, " +
-  "COALESCE((SELECT clicks FROM link_click_counts WHERE link_id = short_links.id), 0) AS click_count, created_at, updated_at, expires_at, external_id";
+  "COALESCE((SELECT clicks FROM link_click_counts WHERE link_id = short_links.id), 0) AS click_count, created_at, updated_at, expires_at, external_id, imported_clicks";
 
-const INSERT = "INSERT INTO short_links (user_id, tracker, short_code, original_url, title, description, expires_at, created_at, updated_at, external_id) VALUES";
-/** One row's values for INSERT, in its column order. */
-const ROW = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
-const rowValues = (userId: number, tracker: Tracker, code: string, f: Fields & { externalId?: string | null }, now: string) =>
-  [userId, tracker, code, f.originalUrl, f.title, f.description || null, f.expiresAt, now, now, f.externalId ?? null] as const;
+const INSERT = "INSERT INTO short_links (user_id, tracker, short_code, original_url, title, description, expires_at, created_at, updated_at, external_id, imported_clicks) VALUES";
+/** One row's values for INSERT, in its column order. An import keeps the source's creation time. */
+const ROW = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+const rowValues = (userId: number, tracker: Tracker, code: string, f: Fields & Pick<NewLink, "externalId" | "createdAt" | "importedClicks">, now: string) =>
+  [userId, tracker, code, f.originalUrl, f.title, f.description || null, f.expiresAt, f.createdAt ?? now, now, f.externalId ?? null, f.importedClicks ?? null] as const;
 
 // Bulk create and import: many rows per INSERT, and a taken code returns no row instead of
 // failing the statement, so one clash neither aborts its batch's transaction (PostgreSQL aborts
@@ -72,7 +78,7 @@ const rowValues = (userId: number, tracker: Tracker, code: string, f: Fields & {
 // would abort the batch (the externalIds taken before are sorted out first, see createMany).
 const insertIfFree = (rows: number) =>
   `${INSERT} ${Array(rows).fill(ROW).join(", ")} ON CONFLICT DO NOTHING
-   RETURNING id, user_id, tracker, short_code, original_url, title, description, active, is_system, 0 AS click_count, created_at, updated_at, expires_at, external_id, NULL AS tags`;
+   RETURNING id, user_id, tracker, short_code, original_url, title, description, active, is_system, 0 AS click_count, created_at, updated_at, expires_at, external_id, imported_clicks, NULL AS tags`;
 
 /**
  * short_code is the only unique column a link write can clash on: a code taken between the
@@ -137,7 +143,7 @@ const CLICKS = `COALESCE((SELECT clicks FROM link_click_counts WHERE link_id = $
 /** BASE_COLS with every column named by its table: a search joins the index, whose columns share the names. */
 const BASE_QCOLS =
   ["id", "user_id", "tracker", "short_code", "original_url", "title", "description", "active", "is_system"].map((c) => `${L}.${c}`).join(", ") +
-  `, ${CLICKS} AS click_count, ${L}.created_at, ${L}.updated_at, ${L}.expires_at, ${L}.external_id`;
+  `, ${CLICKS} AS click_count, ${L}.created_at, ${L}.updated_at, ${L}.expires_at, ${L}.external_id, ${L}.imported_clicks`;
 
 /**
  * Each sort: its ORDER BY keys (one direction for all, so a row-value comparison is the

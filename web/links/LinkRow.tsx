@@ -87,6 +87,8 @@ export function LinkRow({ link: l, tagColors, brand, onAnalytics, onEdit, onQr, 
       </div>
       <div className="link-row-stats">
         <span className="link-clicks">{clicksLabel(l.clickCount)}</span>
+        {/* Visits the tool it was imported from had counted: shown apart, never added to ours. */}
+        {l.importedClicks !== null && <span className="muted link-imported">{`+ ${l.importedClicks.toLocaleString("en")} before import`}</span>}
         <span className="muted">{l.expiresAt ? `Expires: ${formatDate(l.expiresAt)}` : `Created ${formatDate(l.createdAt)}`}</span>
       </div>
       <div className="link-row-actions">
