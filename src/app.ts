@@ -28,6 +28,9 @@ import { openApiRoutes } from "./openapi/routes";
 import { webhookRoutes } from "./webhooks/routes";
 import { startWebhookWorker } from "./webhooks/worker";
 import { startEventRetention } from "./events/service";
+import { eventFeed } from "./events/feed";
+import { startLiveHub } from "./events/live";
+import { eventRoutes } from "./events/routes";
 
 
 /**
@@ -40,8 +43,11 @@ export async function createApp({ db, config, maxClickBacklog }: { db: Database;
   const auth = authPlugin(ctx, bearer);
   const heavy = heavyCallLimit(ctx, bearer);
   const links = await createLinks(ctx, { maxClickBacklog });
-  // The event log's consumers that run on their own: retention, and the webhook outbox's sender.
-  const events = { retention: startEventRetention(ctx), webhooks: startWebhookWorker(ctx) };
+  // The event log's consumers that run on their own: retention, the webhook outbox's sender and
+  // the live updates, the last two woken by the feed when events are committed (src/events/feed.ts).
+  const feed = eventFeed(config);
+  const events = { retention: startEventRetention(ctx), webhooks: startWebhookWorker(ctx, feed), live: startLiveHub(ctx, feed), feed };
+  ctx.shutdownHooks.push(() => feed.stop());
   const spa = await spaPlugin();
   // Static pages for visitors (no app bundle): a path that cannot be decoded gets the 404 one.
   const pages = visitorPages(config.appName);
@@ -81,7 +87,8 @@ export async function createApp({ db, config, maxClickBacklog }: { db: Database;
     .use(planRoutes(ctx, auth))
     .use(notificationRoutes(ctx, auth))
     .use(apiKeyRoutes(ctx, auth))
-    .use(webhookRoutes(ctx, auth))
+    .use(webhookRoutes(ctx, auth, events.webhooks))
+    .use(eventRoutes(ctx, auth, events.live))
     .use(vendorRoutes())
     .use(bulkLinkRoutes(ctx, auth, links))
     .use(linkRoutes(ctx, auth, links, "main"))

@@ -6,6 +6,7 @@
 import type { Database } from "../db/database";
 import { log } from "../http/log";
 import type { FromWorker, ToWorker } from "./clickWorker";
+import { eventsWritten } from "../events/feed";
 
 /** What the redirect captures: cheap to take, nothing parsed yet. */
 export type RawClick = {
@@ -316,6 +317,8 @@ export class ClickRecorder {
       const m = e.data;
       if (m.type === "written") {
         this.written += m.n;
+        // Its clicks.recorded events are committed: the live updates and webhooks look (SQLite).
+        eventsWritten();
         this.postUncounted();
       }
       else if (m.type === "flushed" || m.type === "maintained") {

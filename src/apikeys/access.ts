@@ -28,8 +28,9 @@ export const isKeyShaped = (s: string) => KEY_SHAPE.test(s);
 
 // Account routes: who you are, signing out, the plan, and the keys themselves. A leaked key
 // must not be able to mint more keys or outlive its revocation through a session.
-// Webhooks too: an endpoint receives every event of the account, signed with a secret shown here.
-const ACCOUNT = /^\/api\/(user|logout|login|register|api-keys|subscription|webhooks)(\/|$)/;
+// Webhooks too: an endpoint receives every event of the account, signed with a secret shown here;
+// and the live updates stream, which carries them all as well.
+const ACCOUNT = /^\/api\/(user|logout|login|register|api-keys|subscription|webhooks|events)(\/|$)/;
 const LINKS = /^\/api\/(links|pic-drift-links)(\/|$)/;
 const TOPICS = /^\/api\/(topics|topic|share|shared-topics|sharing-users|sharing-members|invites)(\/|$)|^\/api\/[^/]+\/[^/]+\/titles(\/|$)/;
 

@@ -18,6 +18,7 @@ import { titleOperations } from "../titles/routes";
 import { Title } from "../titles/schema";
 import { topicOperations } from "../topics/routes";
 import { webhookOperations } from "../webhooks/routes";
+import { eventOperations } from "../events/routes";
 import { Topic } from "../topics/schema";
 import type { Definitions } from "./document";
 import * as v from "valibot";
@@ -60,6 +61,7 @@ export const OPERATIONS: Operation[] = [
   ...titleOperations,
   ...inviteOperations,
   ...webhookOperations,
+  ...eventOperations,
   ...notificationOperations,
   ...apiKeyOperations,
   ...openApiOperations,

@@ -149,6 +149,20 @@ export function webhooksStore(db: Database) {
       });
     },
     /**
+     * When the worker next has something to do without being woken: the earliest time a queue's
+     * head (the oldest pending delivery of an enabled endpoint) becomes claimable, its retry
+     * time or the end of another instance's lease, whichever is later; null when nothing is
+     * pending. Only heads count: a delivery waiting behind its endpoint's head is due when the
+     * head is done, and the worker goes round again after every attempt.
+     */
+    nextDue: async (): Promise<string | null> =>
+      (await db.get<{ at: string | null }>(
+        `SELECT MIN(CASE WHEN d.claimed_until IS NOT NULL AND d.claimed_until > d.next_at THEN d.claimed_until ELSE d.next_at END) AS at
+         FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
+         WHERE d.state = 'pending' AND w.enabled = 1
+           AND NOT EXISTS (SELECT 1 FROM webhook_deliveries p WHERE p.webhook_id = d.webhook_id AND p.state = 'pending' AND p.id < d.id)`,
+      ))?.at ?? null,
+    /**
      * Records an attempt of a delivery this worker holds (its lease): delivered, retried at
      * `nextAt`, or given up (nextAt null). A failure counts against the endpoint; the one that
      * reaches DISABLE_AFTER disables it and notifies its owner, in the same transaction.
