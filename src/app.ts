@@ -31,6 +31,7 @@ import { startEventRetention } from "./events/service";
 import { eventFeed } from "./events/feed";
 import { startLiveHub } from "./events/live";
 import { eventRoutes } from "./events/routes";
+import { publicStatsRoutes } from "./publicstats/routes";
 
 
 /**
@@ -89,6 +90,7 @@ export async function createApp({ db, config, maxClickBacklog }: { db: Database;
     .use(apiKeyRoutes(ctx, auth))
     .use(webhookRoutes(ctx, auth, events.webhooks))
     .use(eventRoutes(ctx, auth, events.live))
+    .use(publicStatsRoutes(ctx, auth, () => pages.notFound.respond()))
     .use(vendorRoutes())
     .use(bulkLinkRoutes(ctx, auth, links))
     .use(linkRoutes(ctx, auth, links, "main"))

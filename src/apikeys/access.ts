@@ -31,7 +31,8 @@ export const isKeyShaped = (s: string) => KEY_SHAPE.test(s);
 // Webhooks too: an endpoint receives every event of the account, signed with a secret shown here;
 // and the live updates stream, which carries them all as well.
 const ACCOUNT = /^\/api\/(user|logout|login|register|api-keys|subscription|webhooks|events)(\/|$)/;
-const LINKS = /^\/api\/(links|pic-drift-links)(\/|$)/;
+// A link's public stats page (/api/stats/:linkId/public) is part of the links a key may reach.
+const LINKS = /^\/api\/(links|pic-drift-links|stats)(\/|$)/;
 const TOPICS = /^\/api\/(topics|topic|share|shared-topics|sharing-users|sharing-members|invites)(\/|$)|^\/api\/[^/]+\/[^/]+\/titles(\/|$)/;
 
 function area(path: string): Area | "other" {
