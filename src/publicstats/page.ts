@@ -28,7 +28,8 @@ const CSS =
   ".totals b{display:block;font-size:1.5rem}" +
   "section{background:var(--surface);border:1px solid var(--border);border-radius:10px;padding:1rem}" +
   ".grid{display:grid;gap:.75rem;grid-template-columns:repeat(auto-fit,minmax(13rem,1fr))}" +
-  "svg{display:block;width:100%;height:auto;color:var(--primary)}.bar{fill:currentColor}.axis{fill:var(--muted);font-size:11px}.base{stroke:var(--border)}" +
+  "svg{display:block;width:100%;height:140px;color:var(--primary)}.bar{fill:currentColor}.base{stroke:var(--border)}" +
+  ".axis{display:flex;justify-content:space-between;gap:.5rem;margin:.25rem 0 0;color:var(--muted);font-size:.8rem}" +
   "table{width:100%;border-collapse:collapse;font-size:.95rem}th,td{padding:.3rem .25rem;border-bottom:1px solid var(--border);text-align:left;overflow-wrap:anywhere}" +
   "th:last-child,td:last-child{text-align:right;white-space:nowrap}thead th{color:var(--muted);font-weight:600}" +
   "details{margin-top:.5rem}summary{cursor:pointer;color:var(--muted)}" +
@@ -39,28 +40,30 @@ const esc = (s: string) => s.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
 const num = (n: number) => n.toLocaleString("en-US");
 const dayLabel = (day: string) => new Date(`${day}T00:00:00Z`).toLocaleDateString("en-US", { month: "short", day: "numeric", timeZone: "UTC" });
 
-/** Clicks per day as bars; `role="img"` with the range and total as its name. */
+/**
+ * Clicks per day as bars, stretched to the card's width at a fixed height (the day labels are
+ * HTML below it, so they keep their size on a phone and on a wide screen); `role="img"` with the
+ * range, total and busiest day as its name.
+ */
 function chart(days: PageData["days"]) {
   const W = 600;
-  const H = 160;
-  const top = 14;
-  const bottom = 20;
+  const H = 140;
   const max = Math.max(1, ...days.map((d) => d.count));
   const step = W / Math.max(1, days.length);
   const total = days.reduce((n, d) => n + d.count, 0);
-  const label = `Clicks per day, ${dayLabel(days[0]!.day)} to ${dayLabel(days.at(-1)!.day)}: ${num(total)} in all, at most ${num(max)} in a day`;
+  const first = dayLabel(days[0]!.day);
+  const last = dayLabel(days.at(-1)!.day);
+  const label = `Clicks per day, ${first} to ${last}: ${num(total)} in all, at most ${num(max)} in a day`;
   const bars = days
     .map((d, i) => {
-      const h = Math.round(((H - top - bottom) * d.count) / max);
-      return d.count ? `<rect class="bar" x="${(i * step + step * 0.15).toFixed(1)}" y="${H - bottom - h}" width="${(step * 0.7).toFixed(1)}" height="${h}" rx="2"></rect>` : "";
+      const h = Math.max(d.count ? 2 : 0, Math.round(((H - 2) * d.count) / max));
+      return d.count ? `<rect class="bar" x="${(i * step + step * 0.15).toFixed(1)}" y="${H - h}" width="${(step * 0.7).toFixed(1)}" height="${h}"></rect>` : "";
     })
     .join("");
   return (
-    `<svg viewBox="0 0 ${W} ${H}" role="img" aria-label="${esc(label)}">` +
-    `<line class="base" x1="0" y1="${H - bottom + 0.5}" x2="${W}" y2="${H - bottom + 0.5}"></line>${bars}` +
-    `<text class="axis" x="0" y="${H - 5}">${esc(dayLabel(days[0]!.day))}</text>` +
-    `<text class="axis" x="${W}" y="${H - 5}" text-anchor="end">${esc(dayLabel(days.at(-1)!.day))}</text>` +
-    `<text class="axis" x="0" y="10">${num(max)}</text></svg>`
+    `<svg viewBox="0 0 ${W} ${H}" preserveAspectRatio="none" role="img" aria-label="${esc(label)}">` +
+    `<line class="base" x1="0" y1="${H - 0.5}" x2="${W}" y2="${H - 0.5}"></line>${bars}</svg>` +
+    `<p class="axis" aria-hidden="true"><span>${esc(first)}</span><span>busiest day: ${num(max)}</span><span>${esc(last)}</span></p>`
   );
 }
 
