@@ -112,7 +112,7 @@ try {
     const out = await $`wrk -t2 -c${C} -d${SECONDS}s --timeout 5s -s ${script} ${BASE}/`.quiet().text();
     const j = parseWrk(out);
     const r = { rps: j.requests / (j.duration / 1e6), p50: j.p50 / 1000, p99: j.p99 / 1000, errors: j.connect + j.read + j.write + j.timeout + j.status };
-    console.log(`${label.padEnd(18)} c=${C}  ${r.rps.toFixed(0).padStart(7)} req/s  p50 ${r.p50.toFixed(2)} ms  p99 ${r.p99.toFixed(2)} ms  errors ${r.errors}`);
+    console.log(`${label.padEnd(26)} c=${C}  ${r.rps.toFixed(0).padStart(7)} req/s  p50 ${r.p50.toFixed(2)} ms  p99 ${r.p99.toFixed(2)} ms  errors ${r.errors}`);
     return r;
   };
 
