@@ -103,28 +103,30 @@ export function startLiveHub(ctx: AppContext, feed: EventFeed) {
     for (const set of byUser.values()) for (const s of set) s.write("event: reset\ndata: {}\n\n");
   };
 
-  /** SQLite: reads every event after the watermark. PostgreSQL: a range, or after `newest` on a gap. */
+  /**
+   * Hands out the streams' events with ids in (from, upTo], a page at a time. Only the users
+   * with an open stream are read (and titles, for shared topics' members).
+   */
+  async function readRange(from: number, upTo: number) {
+    for (let pages = 0; from < upTo; pages++) {
+      // A gap too large to replay (PostgreSQL, after a long loss): everyone reads afresh.
+      if (pages * PAGE >= CATCH_UP_SCAN) return broadcastReset();
+      const batch = await events.forStreams(from, upTo, [...byUser.keys()], PAGE);
+      await dispatch(batch);
+      if (batch.length < PAGE) return;
+      from = batch.at(-1)!.id;
+    }
+  }
+
+  /** SQLite: everything after the watermark. PostgreSQL: a notified range, or after `newest` on a gap. */
   async function read(w: Wake) {
     if (open === 0) return;
-    if (postgres && w.range) {
-      const [lo, hi] = w.range;
-      for (let at = lo; at <= hi; at += PAGE) await dispatch(await events.between(at, Math.min(hi, at + PAGE - 1)));
-      return;
-    }
-    let from = postgres ? newest : (watermark ?? (watermark = await events.lastId()));
-    for (let pages = 0; ; pages++) {
-      // A gap too large to replay (PostgreSQL, after a long loss): everyone reads afresh.
-      if (postgres && pages * PAGE >= CATCH_UP_SCAN) {
-        newest = await events.lastId();
-        return broadcastReset();
-      }
-      const batch = await events.after(from, PAGE);
-      if (batch.length === 0) break;
-      await dispatch(batch);
-      from = batch.at(-1)!.id;
-      if (!postgres) watermark = from;
-      if (batch.length < PAGE) break;
-    }
+    if (postgres && w.range) return readRange(w.range[0] - 1, w.range[1]);
+    const upTo = await events.lastId();
+    const from = postgres ? newest : (watermark ?? upTo);
+    await readRange(from, upTo);
+    if (postgres) newest = Math.max(newest, upTo);
+    else watermark = Math.max(watermark ?? 0, upTo);
   }
 
   /** Reads run one after another, so events go out in the order they were read. */

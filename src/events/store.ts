@@ -105,15 +105,24 @@ export function sqliteClickEvents(handle: SqliteHandle) {
   };
 }
 
-/** The log read by the live updates and the retention job. */
+/** The log as the live updates (./live.ts) and the retention job read it. */
 export function eventsStore(db: Database) {
   return {
-    /** Events after `afterId`, oldest first (a stream's catch-up; one page). */
-    after: async (afterId: number, limit: number) =>
-      (await db.all<EventRow>(`SELECT ${COLS} FROM events WHERE id > ? ORDER BY id LIMIT ?`, afterId, limit)).map(toEvent),
-    /** Events with ids in [lo, hi] (a PostgreSQL notification's range). */
-    between: async (lo: number, hi: number) =>
-      (await db.all<EventRow>(`SELECT ${COLS} FROM events WHERE id BETWEEN ? AND ? ORDER BY id`, lo, hi)).map(toEvent),
+    /**
+     * The live updates' read: events with ids in (afterId, upTo] that belong to one of `userIds`
+     * or are titles added (which members of a shared topic may see), oldest first, at most
+     * `limit`. The owners' index and the id range keep it to the streams' own events, so other
+     * users' click batches are neither read nor parsed.
+     */
+    forStreams: async (afterId: number, upTo: number, userIds: readonly number[], limit: number) =>
+      (
+        await db.all<EventRow>(
+          `SELECT ${COLS} FROM events WHERE id > ? AND id <= ? AND (type = 'title.added' OR user_id IN (${
+            db.dialect === "postgres" ? "SELECT value::int FROM json_array_elements_text(?::text::json)" : "SELECT value FROM json_each(?)"
+          })) ORDER BY id LIMIT ?`,
+          afterId, upTo, JSON.stringify(userIds), limit,
+        )
+      ).map(toEvent),
     lastId: async () => Number((await db.get<{ id: number | null }>("SELECT MAX(id) AS id FROM events"))?.id ?? 0),
     firstId: async () => Number((await db.get<{ id: number | null }>("SELECT MIN(id) AS id FROM events"))?.id ?? 0),
     /**
