@@ -135,8 +135,13 @@ try {
       reading.push(
         (async () => {
           const dec = new TextDecoder();
+          const reader = res.body!.getReader();
           try {
-            for await (const chunk of res.body!) events += dec.decode(chunk).split("event: clicks.recorded").length - 1;
+            for (;;) {
+              const { done, value } = await reader.read();
+              if (done) break;
+              events += dec.decode(value).split("event: clicks.recorded").length - 1;
+            }
           } catch {
             /* aborted */
           }

@@ -23,7 +23,7 @@ const CACHE_MAX = 1_000;
 
 const newToken = () => Buffer.from(crypto.getRandomValues(new Uint8Array(24))).toString("base64url");
 
-type Cached = { body: Uint8Array; headers: Record<string, string>; until: number };
+type Cached = { body: Uint8Array<ArrayBuffer>; headers: Record<string, string>; until: number };
 
 export function publicStatsRoutes(ctx: AppContext, auth: AuthPlugin, notFoundPage: () => Response) {
   const store = publicStatsStore(ctx.db);

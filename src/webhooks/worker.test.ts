@@ -16,9 +16,9 @@ function counted(db: Database) {
   let statements = 0;
   const wrapped: Database = {
     ...db,
-    all: (...a) => (statements++, db.all(...a)),
-    get: (...a) => (statements++, db.get(...a)),
-    run: (...a) => (statements++, db.run(...a)),
+    all: (text, ...params) => (statements++, db.all(text, ...params)),
+    get: (text, ...params) => (statements++, db.get(text, ...params)),
+    run: (text, ...params) => (statements++, db.run(text, ...params)),
     tx: (fn) => (statements++, db.tx(fn)),
   } as Database;
   return { db: wrapped, count: () => statements };
