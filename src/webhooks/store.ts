@@ -1,5 +1,5 @@
 // The only SQL for webhooks (issue 26): endpoints, the outbox of deliveries, and claiming.
-import type { Database, Dialect } from "../db/database";
+import type { Database, Dialect, Queries } from "../db/database";
 import { nowIso } from "../shared/time";
 import { addNotices } from "../notifications/store";
 import { webhookDisabledNotice } from "../notifications/events";
@@ -65,6 +65,14 @@ export const DISABLE_AFTER = 20;
 /** ',a,b,' from [a, b]: one LIKE then matches an item (see migrations/0015_events.sql). */
 export const commaList = (items: readonly (string | number)[]) => `,${items.join(",")},`;
 
+/**
+ * The head of endpoint `w`'s queue: its oldest pending delivery, one seek on the queue index
+ * (webhook_id, state, id). Claiming walks the endpoints, never the backlog: a flood of click
+ * events queues thousands of deliveries, and a query that looked at each of them on every
+ * claim ran for tens of milliseconds on the request thread (the events benchmark).
+ */
+const HEAD = "SELECT MIN(p.id) FROM webhook_deliveries p WHERE p.webhook_id = w.id AND p.state = 'pending'";
+
 const COLS = "id, user_id, url, secret, events, link_ids, enabled, failures, disabled_reason, created_at, updated_at";
 const DCOLS =
   "id, webhook_id, event_id, event_type, body, state, attempts, next_at, claimed_until, last_status, last_latency_ms, last_response, last_error, last_at, created_at";
@@ -129,10 +137,9 @@ export function webhooksStore(db: Database) {
       const rows = await db.all<DeliveryRow>(
         `UPDATE webhook_deliveries SET claimed_until = ?1
          WHERE id IN (
-           SELECT d.id FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
-           WHERE d.state = 'pending' AND d.next_at <= ?2 AND w.enabled = 1
+           SELECT d.id FROM webhooks w JOIN webhook_deliveries d ON d.id = (${HEAD})
+           WHERE w.enabled = 1 AND d.state = 'pending' AND d.next_at <= ?2
              AND (d.claimed_until IS NULL OR d.claimed_until < ?2)
-             AND NOT EXISTS (SELECT 1 FROM webhook_deliveries p WHERE p.webhook_id = d.webhook_id AND p.state = 'pending' AND p.id < d.id)
            ORDER BY d.id LIMIT ?3 ${lock}
          ) RETURNING ${DCOLS}`,
         leaseUntil, now, limit,
@@ -158,44 +165,52 @@ export function webhooksStore(db: Database) {
     nextDue: async (): Promise<string | null> =>
       (await db.get<{ at: string | null }>(
         `SELECT MIN(CASE WHEN d.claimed_until IS NOT NULL AND d.claimed_until > d.next_at THEN d.claimed_until ELSE d.next_at END) AS at
-         FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
-         WHERE d.state = 'pending' AND w.enabled = 1
-           AND NOT EXISTS (SELECT 1 FROM webhook_deliveries p WHERE p.webhook_id = d.webhook_id AND p.state = 'pending' AND p.id < d.id)`,
+         FROM webhooks w JOIN webhook_deliveries d ON d.id = (${HEAD})
+         WHERE w.enabled = 1`,
       ))?.at ?? null,
     /**
-     * Records an attempt of a delivery this worker holds (its lease): delivered, retried at
-     * `nextAt`, or given up (nextAt null). A failure counts against the endpoint; the one that
-     * reaches DISABLE_AFTER disables it and notifies its owner, in the same transaction.
-     * Returns whether this attempt disabled the endpoint; null when the lease was lost.
+     * Records the attempts of deliveries this worker holds (its lease), a round's in one
+     * transaction: on SQLite every write transaction of the request thread may wait for the click
+     * writer's, so a busy outbox takes one such wait per round, not one per delivery. Each is
+     * delivered, retried at `nextAt`, or given up (nextAt null); a failure counts against the
+     * endpoint, and the one that reaches DISABLE_AFTER disables it and notifies its owner. Per
+     * attempt: whether it disabled the endpoint; null when the lease was lost.
      */
-    finish: (d: Claimed, ok: boolean, r: AttemptResult, nextAt: string | null) =>
+    finishAll: (attempts: readonly { d: Claimed; ok: boolean; r: AttemptResult; nextAt: string | null }[]) =>
       db.tx(async (q) => {
-        const now = nowIso();
-        const state = ok ? "delivered" : nextAt === null ? "failed" : "pending";
-        const changed = await q.run(
-          `UPDATE webhook_deliveries SET state = ?, attempts = attempts + 1, next_at = ?, claimed_until = NULL,
-             last_status = ?, last_latency_ms = ?, last_response = ?, last_error = ?, last_at = ?
-           WHERE id = ? AND claimed_until = ?`,
-          state, nextAt ?? d.next_at, r.status, r.latencyMs, r.response, r.error, now, d.id, d.claimed_until,
-        );
-        if (changed === 0) return null;
-        if (ok) {
-          await q.run("UPDATE webhooks SET failures = 0 WHERE id = ? AND failures > 0", d.webhook_id);
-          return false;
-        }
-        const w = await q.get<{ failures: number; enabled: number; url: string; user_id: number }>(
-          `UPDATE webhooks SET failures = failures + 1,
-             enabled = CASE WHEN failures + 1 >= ${DISABLE_AFTER} THEN 0 ELSE enabled END,
-             disabled_reason = CASE WHEN failures + 1 >= ${DISABLE_AFTER} AND enabled = 1 THEN ? ELSE disabled_reason END,
-             updated_at = ?
-           WHERE id = ? RETURNING failures, enabled, url, user_id`,
-          `Disabled after ${DISABLE_AFTER} failed deliveries in a row`, now, d.webhook_id,
-        );
-        if (!w || w.failures !== DISABLE_AFTER || w.enabled !== 0) return false;
-        await addNotices(q, [{ ...webhookDisabledNotice(w.url, DISABLE_AFTER), userId: w.user_id }]);
-        return true;
+        const out: (boolean | null)[] = [];
+        for (const x of attempts) out.push(await finishIn(q, x.d, x.ok, x.r, x.nextAt));
+        return out;
       }),
     /** Retention: delivered and given-up deliveries older than `before` (pending ones stay). */
     pruneFinished: (before: string) => db.run("DELETE FROM webhook_deliveries WHERE state != 'pending' AND created_at < ?", before),
   };
+}
+
+/** One attempt's record, in the caller's transaction (webhooksStore.finishAll). */
+async function finishIn(q: Queries, d: Claimed, ok: boolean, r: AttemptResult, nextAt: string | null): Promise<boolean | null> {
+  const now = nowIso();
+  const state = ok ? "delivered" : nextAt === null ? "failed" : "pending";
+  const changed = await q.run(
+    `UPDATE webhook_deliveries SET state = ?, attempts = attempts + 1, next_at = ?, claimed_until = NULL,
+       last_status = ?, last_latency_ms = ?, last_response = ?, last_error = ?, last_at = ?
+     WHERE id = ? AND claimed_until = ?`,
+    state, nextAt ?? d.next_at, r.status, r.latencyMs, r.response, r.error, now, d.id, d.claimed_until,
+  );
+  if (changed === 0) return null;
+  if (ok) {
+    await q.run("UPDATE webhooks SET failures = 0 WHERE id = ? AND failures > 0", d.webhook_id);
+    return false;
+  }
+  const w = await q.get<{ failures: number; enabled: number; url: string; user_id: number }>(
+    `UPDATE webhooks SET failures = failures + 1,
+       enabled = CASE WHEN failures + 1 >= ${DISABLE_AFTER} THEN 0 ELSE enabled END,
+       disabled_reason = CASE WHEN failures + 1 >= ${DISABLE_AFTER} AND enabled = 1 THEN ? ELSE disabled_reason END,
+       updated_at = ?
+     WHERE id = ? RETURNING failures, enabled, url, user_id`,
+    `Disabled after ${DISABLE_AFTER} failed deliveries in a row`, now, d.webhook_id,
+  );
+  if (!w || w.failures !== DISABLE_AFTER || w.enabled !== 0) return false;
+  await addNotices(q, [{ ...webhookDisabledNotice(w.url, DISABLE_AFTER), userId: w.user_id }]);
+  return true;
 }

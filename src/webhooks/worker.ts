@@ -19,6 +19,12 @@ const MAX_BACKOFF_FACTOR = 360;
 const BATCH = 8;
 /** A round that could not reach the database tries again after this long (or at the next wake). */
 const RETRY_ON_ERROR_MS = 5_000;
+/**
+ * The pause between rounds while deliveries keep coming: each round's claim and record are write
+ * transactions on the request thread, which on SQLite may wait for the click writer's; spaced
+ * out, a flood of click events costs the redirects a bounded share (docs/decisions.md).
+ */
+const ROUND_GAP_MS = 20;
 
 /**
  * The wait before attempt `attempts + 1`: doubling from `baseMs` (10 s by default) up to 360×
@@ -54,15 +60,27 @@ export function startWebhookWorker(ctx: AppContext, feed: EventFeed) {
   // A database that is down fails every wake: a few lines a minute say so.
   const claimFailed = rateLimitedLog(3, 60_000);
 
-  async function deliver(d: Claimed) {
+  /** Sends one claimed delivery; what to record of it. */
+  async function attempt(d: Claimed) {
     const { ok, result } = await send(
       { url: d.url, secret: d.secret, id: `evt_${d.event_id}`, body: d.body },
       { allowPrivate: ctx.config.webhookAllowPrivate, timeoutMs: ctx.config.webhookTimeoutMs, userAgent: `Threadlink-Webhooks/${VERSION}` },
     );
     const giveUp = !ok && Date.now() + backoffMs(d.attempts + 1, baseMs) - Date.parse(d.created_at) > RETRY_PERIOD_MS;
     const nextAt = ok || giveUp ? null : isoIn(backoffMs(d.attempts + 1, baseMs));
-    const disabled = await store.finish(d, ok, result, nextAt);
-    if (disabled) log.warn("webhook disabled", { webhookId: d.webhook_id });
+    return { d, ok, r: result, nextAt };
+  }
+
+  /** Sends a round's deliveries in parallel and records them together (one transaction). */
+  async function deliver(claimed: Claimed[]) {
+    const attempts = await Promise.all(claimed.map(attempt));
+    try {
+      const outcomes = await store.finishAll(attempts);
+      outcomes.forEach((disabled, i) => disabled && log.warn("webhook disabled", { webhookId: attempts[i]!.d.webhook_id }));
+    } catch (e) {
+      // Not recorded: the leases run out and these are sent again (at least once).
+      log.error("webhook deliveries failed to record", { error: String(e) });
+    }
   }
 
   /** Claims and sends until nothing is due; then sets the timer for the next due time, if any. */
@@ -72,12 +90,13 @@ export function startWebhookWorker(ctx: AppContext, feed: EventFeed) {
       let claimed: Claimed[] = [];
       try {
         claimed = await store.claim(new Date().toISOString(), isoIn(leaseMs), BATCH);
-        // Different endpoints, so in parallel: one slow receiver does not hold up the others' turn.
-        const sends = claimed.map((d) => deliver(d).catch((e) => log.error("webhook delivery failed to record", { error: String(e) })));
-        const all = Promise.all(sends).then(() => {});
-        inFlight.add(all);
-        await all;
-        inFlight.delete(all);
+        if (claimed.length > 0) {
+          // Different endpoints, so in parallel: one slow receiver does not hold up the others' turn.
+          const all = deliver(claimed);
+          inFlight.add(all);
+          await all;
+          inFlight.delete(all);
+        }
       } catch (e) {
         claimFailed("webhook claim failed", { error: String(e) });
         // The database did not answer: look again in a while (every wake also tries).
@@ -85,8 +104,12 @@ export function startWebhookWorker(ctx: AppContext, feed: EventFeed) {
         return;
       }
       if (stopped) return;
-      // An attempt made (its endpoint's next delivery may be due now) or a wake meanwhile: again.
-      if (claimed.length > 0 || again) continue;
+      // An attempt made (its endpoint's next delivery may be due now) or a wake meanwhile: again,
+      // after a short turn for the redirects (a busy outbox's statements run on their thread).
+      if (claimed.length > 0 || again) {
+        if (claimed.length > 0) await Bun.sleep(ROUND_GAP_MS);
+        continue;
+      }
       try {
         const due = await store.nextDue();
         if (due !== null && !stopped) schedule(Math.max(0, Date.parse(due) - Date.now()) + 5);
