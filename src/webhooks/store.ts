@@ -77,6 +77,40 @@ const COLS = "id, user_id, url, secret, events, link_ids, enabled, failures, dis
 const DCOLS =
   "id, webhook_id, event_id, event_type, body, state, attempts, next_at, claimed_until, last_status, last_latency_ms, last_response, last_error, last_at, created_at";
 
+/** The store's answer when SQLite's write lock is held by another connection right now. */
+export const BUSY = Symbol("busy");
+
+/**
+ * Runs a write of the webhook loop without waiting for SQLite's write lock. The loop runs on the
+ * request thread, and SQLite waits for a lock synchronously (busy_timeout): behind the click
+ * writer's transaction that stalled every redirect for its length, twice per round. So the
+ * write is tried with busy_timeout 0 and, when the click writer holds the lock, answers BUSY
+ * for the loop to try again shortly. Safe because `run` starts synchronously: the autocommit
+ * statement, or the transaction's BEGIN IMMEDIATE, runs before it first awaits (nothing else
+ * runs meanwhile), and once BEGIN IMMEDIATE holds the lock its statements need no waiting.
+ * PostgreSQL waits without blocking the thread: `run` as it is.
+ */
+async function withoutWaiting<T>(db: Database, run: () => Promise<T>): Promise<T | typeof BUSY> {
+  const h = db.sqlite;
+  if (!h) return run();
+  // A transaction of the app is open on this connection: its turn first.
+  if (h.inTransaction) return BUSY;
+  const { timeout } = h.query("PRAGMA busy_timeout").get() as { timeout: number };
+  h.exec("PRAGMA busy_timeout = 0");
+  let started: Promise<T>;
+  try {
+    started = run();
+  } finally {
+    h.exec(`PRAGMA busy_timeout = ${timeout}`);
+  }
+  try {
+    return await started;
+  } catch (e) {
+    if ((e as { code?: string }).code === "SQLITE_BUSY" || /database is locked/i.test(String(e))) return BUSY;
+    throw e;
+  }
+}
+
 export function webhooksStore(db: Database) {
   return {
     list: (userId: number) => db.all<WebhookRow>(`SELECT ${COLS} FROM webhooks WHERE user_id = ? ORDER BY id`, userId),
@@ -129,12 +163,12 @@ export function webhooksStore(db: Database) {
      * PostgreSQL, several instances claim at once: SKIP LOCKED passes over rows another is
      * claiming, and the lease (re-checked on the locked row) keeps a claimed one theirs.
      */
-    async claim(now: string, leaseUntil: string, limit: number): Promise<Claimed[]> {
+    async claim(now: string, leaseUntil: string, limit: number): Promise<Claimed[] | typeof BUSY> {
       // A read first: with nothing due (the usual case) no write is attempted, so on SQLite an
       // idle worker never waits out busy_timeout on the request thread behind another writer.
       if (!(await db.get("SELECT 1 AS x FROM webhook_deliveries WHERE state = 'pending' AND next_at <= ? LIMIT 1", now))) return [];
       const lock = db.dialect === "postgres" ? "FOR UPDATE OF d SKIP LOCKED" : "";
-      const rows = await db.all<DeliveryRow>(
+      const rows = await withoutWaiting(db, () => db.all<DeliveryRow>(
         `UPDATE webhook_deliveries SET claimed_until = ?1
          WHERE id IN (
            SELECT d.id FROM webhooks w JOIN webhook_deliveries d ON d.id = (${HEAD})
@@ -143,7 +177,8 @@ export function webhooksStore(db: Database) {
            ORDER BY d.id LIMIT ?3 ${lock}
          ) RETURNING ${DCOLS}`,
         leaseUntil, now, limit,
-      );
+      ));
+      if (rows === BUSY) return BUSY;
       if (rows.length === 0) return [];
       const hooks = await db.all<{ id: number; url: string; secret: string; user_id: number }>(
         `SELECT id, url, secret, user_id FROM webhooks WHERE id IN (${rows.map(() => "?").join(", ")})`,
@@ -174,14 +209,17 @@ export function webhooksStore(db: Database) {
      * writer's, so a busy outbox takes one such wait per round, not one per delivery. Each is
      * delivered, retried at `nextAt`, or given up (nextAt null); a failure counts against the
      * endpoint, and the one that reaches DISABLE_AFTER disables it and notifies its owner. Per
-     * attempt: whether it disabled the endpoint; null when the lease was lost.
+     * attempt: whether it disabled the endpoint; null when the lease was lost. BUSY: SQLite's
+     * write lock was taken; nothing recorded, try again.
      */
     finishAll: (attempts: readonly { d: Claimed; ok: boolean; r: AttemptResult; nextAt: string | null }[]) =>
-      db.tx(async (q) => {
-        const out: (boolean | null)[] = [];
-        for (const x of attempts) out.push(await finishIn(q, x.d, x.ok, x.r, x.nextAt));
-        return out;
-      }),
+      withoutWaiting(db, () =>
+        db.tx(async (q) => {
+          const out: (boolean | null)[] = [];
+          for (const x of attempts) out.push(await finishIn(q, x.d, x.ok, x.r, x.nextAt));
+          return out;
+        }),
+      ),
     /** Retention: delivered and given-up deliveries older than `before` (pending ones stay). */
     pruneFinished: (before: string) => db.run("DELETE FROM webhook_deliveries WHERE state != 'pending' AND created_at < ?", before),
   };

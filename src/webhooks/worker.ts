@@ -9,7 +9,7 @@ import { isoIn } from "../shared/time";
 import { log, rateLimitedLog } from "../http/log";
 import { VERSION } from "../version";
 import { send } from "./send";
-import { type Claimed, webhooksStore } from "./store";
+import { BUSY, type Claimed, webhooksStore } from "./store";
 import type { EventFeed } from "../events/feed";
 
 /** A delivery is retried for this long after it was queued, then given up (README "Webhooks"). */
@@ -25,6 +25,9 @@ const RETRY_ON_ERROR_MS = 5_000;
  * out, a flood of click events costs the redirects a bounded share (docs/decisions.md).
  */
 const ROUND_GAP_MS = 20;
+/** While SQLite's write lock is the click writer's: the wait before trying again, and how often (a few seconds). */
+const BUSY_WAIT_MS = 10;
+const BUSY_TRIES = 500;
 
 /**
  * The wait before attempt `attempts + 1`: doubling from `baseMs` (10 s by default) up to 360×
@@ -75,7 +78,13 @@ export function startWebhookWorker(ctx: AppContext, feed: EventFeed) {
   async function deliver(claimed: Claimed[]) {
     const attempts = await Promise.all(claimed.map(attempt));
     try {
-      const outcomes = await store.finishAll(attempts);
+      let outcomes = await store.finishAll(attempts);
+      // The click writer holds SQLite's lock: again shortly (the leases last far longer).
+      for (let tries = 0; outcomes === BUSY && tries < BUSY_TRIES; tries++) {
+        await Bun.sleep(BUSY_WAIT_MS);
+        outcomes = await store.finishAll(attempts);
+      }
+      if (outcomes === BUSY) throw new Error("the database stayed locked");
       outcomes.forEach((disabled, i) => disabled && log.warn("webhook disabled", { webhookId: attempts[i]!.d.webhook_id }));
     } catch (e) {
       // Not recorded: the leases run out and these are sent again (at least once).
@@ -89,7 +98,13 @@ export function startWebhookWorker(ctx: AppContext, feed: EventFeed) {
       again = false;
       let claimed: Claimed[] = [];
       try {
-        claimed = await store.claim(new Date().toISOString(), isoIn(leaseMs), BATCH);
+        const got = await store.claim(new Date().toISOString(), isoIn(leaseMs), BATCH);
+        if (got === BUSY) {
+          // SQLite's lock is the click writer's now: look again shortly rather than wait on it.
+          if (!stopped) schedule(BUSY_WAIT_MS);
+          return;
+        }
+        claimed = got;
         if (claimed.length > 0) {
           // Different endpoints, so in parallel: one slow receiver does not hold up the others' turn.
           const all = deliver(claimed);
