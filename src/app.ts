@@ -31,6 +31,10 @@ import { openApiRoutes } from "./openapi/routes";
 import { webhookRoutes } from "./webhooks/routes";
 import { startWebhookWorker } from "./webhooks/worker";
 import { startEventRetention } from "./events/service";
+import { eventFeed } from "./events/feed";
+import { startLiveHub } from "./events/live";
+import { eventRoutes } from "./events/routes";
+import { publicStatsRoutes } from "./publicstats/routes";
 
 
 /**
@@ -50,8 +54,11 @@ export async function createApp({ db, config, maxClickBacklog }: { db: Database;
   const auth = authPlugin(ctx, bearer);
   const heavy = heavyCallLimit(ctx, bearer);
   const links = await createLinks(ctx, { maxClickBacklog });
-  // The event log's consumers that run on their own: retention, and the webhook outbox's sender.
-  const events = { retention: startEventRetention(ctx), webhooks: startWebhookWorker(ctx) };
+  // The event log's consumers that run on their own: retention, the webhook outbox's sender and
+  // the live updates, the last two woken by the feed when events are committed (src/events/feed.ts).
+  const feed = eventFeed(config);
+  const events = { retention: startEventRetention(ctx), webhooks: startWebhookWorker(ctx, feed), live: startLiveHub(ctx, feed), feed };
+  ctx.shutdownHooks.push(() => feed.stop());
   // Paths no route serves go to the web app, after a look for an imported multi-segment code.
   const spa = await spaPlugin(multiSegmentRedirects(ctx, links));
   // Static pages for visitors (no app bundle): a path that cannot be decoded gets the 404 one.
@@ -92,7 +99,9 @@ export async function createApp({ db, config, maxClickBacklog }: { db: Database;
     .use(planRoutes(ctx, auth))
     .use(notificationRoutes(ctx, auth))
     .use(apiKeyRoutes(ctx, auth))
-    .use(webhookRoutes(ctx, auth))
+    .use(webhookRoutes(ctx, auth, events.webhooks))
+    .use(eventRoutes(ctx, auth, events.live))
+    .use(publicStatsRoutes(ctx, auth, () => pages.notFound.respond()))
     .use(vendorRoutes())
     .use(untyped(bulkLinkRoutes(ctx, auth, links)))
     .use(untyped(linkRoutes(ctx, auth, links, "main")))

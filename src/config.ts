@@ -112,6 +112,14 @@ const Env = v.object({
   WEBHOOK_TIMEOUT_SECONDS: v.optional(int("WEBHOOK_TIMEOUT_SECONDS", 1, 60), "10"),
   // The wait before a failed delivery's first retry; each later one doubles, up to 360 times it.
   WEBHOOK_RETRY_BASE_MS: v.optional(int("WEBHOOK_RETRY_BASE_MS", 10, 600_000), "10000"),
+  // Live updates (GET /api/events/stream): open streams per user, and seconds between the
+  // keep-alive lines a stream sends while nothing happens (proxies end silent connections).
+  LIVE_STREAMS_PER_USER: v.optional(int("LIVE_STREAMS_PER_USER", 1, 1000), "8"),
+  LIVE_HEARTBEAT_SECONDS: v.optional(int("LIVE_HEARTBEAT_SECONDS", 1, 300), "15"),
+  // Public stats pages (/public/stats/TOKEN): views a minute from one address (0: no limit),
+  // and seconds a page is cached (in this process and by browsers and proxies).
+  PUBLIC_STATS_RATE_LIMIT: v.optional(int("PUBLIC_STATS_RATE_LIMIT", 0, 1_000_000), "60"),
+  PUBLIC_STATS_CACHE_SECONDS: v.optional(int("PUBLIC_STATS_CACHE_SECONDS", 0, 3600), "60"),
   // Seconds `serve` waits at start for a PostgreSQL that does not answer yet (0: exit at once).
   DATABASE_START_WAIT: v.optional(int("DATABASE_START_WAIT", 0, 86_400), "120"),
 });
@@ -206,5 +214,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     webhookTimeoutMs: e.WEBHOOK_TIMEOUT_SECONDS * 1000,
     webhookRetryBaseMs: e.WEBHOOK_RETRY_BASE_MS,
     databaseStartWaitMs: e.DATABASE_START_WAIT * 1000,
+    liveStreamsPerUser: e.LIVE_STREAMS_PER_USER,
+    liveHeartbeatMs: e.LIVE_HEARTBEAT_SECONDS * 1000,
+    publicStatsRateLimit: e.PUBLIC_STATS_RATE_LIMIT,
+    publicStatsCacheMs: e.PUBLIC_STATS_CACHE_SECONDS * 1000,
   };
 }

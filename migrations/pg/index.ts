@@ -16,6 +16,7 @@ import p0016 from "./0016_notification_count.sql" with { type: "text" };
 import p0017 from "./0017_link_external_id.sql" with { type: "text" };
 import p0018 from "./0018_tags.sql" with { type: "text" };
 import p0019 from "./0019_imported_clicks.sql" with { type: "text" };
+import p0020 from "./0020_public_stats.sql" with { type: "text" };
 
 export const pgMigrations: { version: number; name: string; sql: string }[] = [
   { version: 7, name: "0007_baseline", sql: p0007 },
@@ -31,6 +32,7 @@ export const pgMigrations: { version: number; name: string; sql: string }[] = [
   { version: 17, name: "0017_link_external_id", sql: p0017 },
   { version: 18, name: "0018_tags", sql: p0018 },
   { version: 19, name: "0019_imported_clicks", sql: p0019 },
+  { version: 20, name: "0020_public_stats", sql: p0020 },
 ];
 
 /** sha256 (hex) of each landed file, as migrations/index.ts keeps for SQLite (same rules). */
@@ -48,4 +50,5 @@ export const pgFrozenChecksums: Record<string, string> = {
   "0017_link_external_id": "3ff77fb304c17ee033846dea62d9dbbfbb20d0ccd13ca639d54b29d63bf9d7d9",
   "0018_tags": "fae5bfe412620cb7d1afa5bb0b1d5d9b204803c4c7dab076b5d9f3b138bbf458",
   "0019_imported_clicks": "c915ee46b71bf6f79b6c3684fa80c8d4f767468e078264acd1e5e27c3b1bd3ff",
+  "0020_public_stats": "667da73b453f036bec0a0056b215d2dc9c54c52c85936f936ebf77c39421ed03",
 };

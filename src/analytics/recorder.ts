@@ -6,6 +6,7 @@
 import type { Database } from "../db/database";
 import { log } from "../http/log";
 import { ClickLines, type FromWorker, type RawClick, type ToWorker } from "./clickMessages";
+import { eventsWritten } from "../events/feed";
 
 export const FLUSH_INTERVAL_MS = 100;
 /** How long the worker gathers batches into one transaction when few clicks arrive. */
@@ -236,6 +237,8 @@ export class ClickRecorder {
       const m = e.data;
       if (m.type === "written") {
         this.written += m.n;
+        // Its clicks.recorded events are committed: the live updates and webhooks look (SQLite).
+        eventsWritten();
         this.postUncounted();
       }
       else if (m.type === "flushed" || m.type === "maintained") {

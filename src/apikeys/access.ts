@@ -28,10 +28,12 @@ export const isKeyShaped = (s: string) => KEY_SHAPE.test(s);
 
 // Account routes: who you are, signing out, the plan, and the keys themselves. A leaked key
 // must not be able to mint more keys or outlive its revocation through a session.
-// Webhooks too: an endpoint receives every event of the account, signed with a secret shown here.
-const ACCOUNT = /^\/api\/(user|logout|login|register|api-keys|subscription|webhooks)(\/|$)/;
-// Tags label links (both trackers), so they are the links area's too.
-const LINKS = /^\/api\/(links|pic-drift-links|tags)(\/|$)/;
+// Webhooks too: an endpoint receives every event of the account, signed with a secret shown here;
+// and the live updates stream, which carries them all as well.
+const ACCOUNT = /^\/api\/(user|logout|login|register|api-keys|subscription|webhooks|events)(\/|$)/;
+// Tags label links (both trackers), and a link's public stats page (/api/stats/:linkId/public)
+// is the link's too: both are the links area's.
+const LINKS = /^\/api\/(links|pic-drift-links|tags|stats)(\/|$)/;
 const TOPICS = /^\/api\/(topics|topic|share|shared-topics|sharing-users|sharing-members|invites)(\/|$)|^\/api\/[^/]+\/[^/]+\/titles(\/|$)/;
 
 function area(path: string): Area | "other" {

@@ -22,6 +22,7 @@ const NOT_API: { pattern: RegExp; why: string }[] = [
   { pattern: /^GET \/[\w.-]+\.(ico|png|svg|webmanifest|txt)$/, why: "the web app's static files" },
   { pattern: /^GET \/vendor\//, why: "the video engine's files (vendor assets)" },
   { pattern: /^GET \/(l\/|r\/)?\{code\}$/, why: "short-link redirects for visitors, not API calls" },
+  { pattern: /^GET \/public\/stats\/\{token\}$/, why: "a published link's stats page for visitors (HTML), not an API call" },
   { pattern: /^(GET|ALL|OPTIONS) \/api\/\*$/, why: "the catch-all that answers unknown /api paths with 404 (a known path with another method: 405) in the error shape" },
 ];
 
@@ -175,8 +176,11 @@ const otherKey = await created("POST", "/api/api-keys", { name: "to revoke", sco
 const hook = await created("POST", "/api/webhooks", { url: "https://hooks.example.invalid/in", events: ["link.created"] });
 await created("POST", "/api/links", { originalUrl: "https://example.com/hooked", title: "Hooked" });
 const delivery = (await created("GET", `/api/webhooks/${hook.id}/deliveries`, undefined))[0];
+// A link of its own for the public stats calls (the links above are edited and deleted by theirs).
+const statsLink = await created("POST", "/api/links", { originalUrl: "https://example.com/stats", title: "Stats" });
 
-type Call = { method: string; path: string; opts?: Parameters<typeof t.call>[2]; status: number };
+/** `stream`: an endless answer (Server-Sent Events): its status and headers are checked, then it is closed. */
+type Call = { method: string; path: string; opts?: Parameters<typeof t.call>[2]; status: number; stream?: true };
 const T = `/api/${owner.user.username}/${topic.linkSlug}/titles`;
 
 /** One real request per documented operation: its documented path, the request, the status expected. */
@@ -301,9 +305,22 @@ const CALLS: Record<string, Call> = {
   "GET /api/sharing-members": { method: "GET", path: "/api/sharing-members", opts: asOwner, status: 200 },
   "DELETE /api/sharing-members/{id}": { method: "DELETE", path: `/api/sharing-members/${third.user.id}`, opts: asOwner, status: 204 },
   "DELETE /api/sharing-users/{id}": { method: "DELETE", path: `/api/sharing-users/${owner.user.id}`, opts: asMember, status: 204 },
+  "GET /api/events/stream": { method: "GET", path: "/api/events/stream", opts: asOwner, status: 200, stream: true },
+  "GET /api/stats/{linkId}/public": { method: "GET", path: `/api/stats/${statsLink.id}/public`, opts: asKey, status: 200 },
+  "POST /api/stats/{linkId}/public": { method: "POST", path: `/api/stats/${statsLink.id}/public`, opts: asKey, status: 200 },
+  "DELETE /api/stats/{linkId}/public": { method: "DELETE", path: `/api/stats/${statsLink.id}/public`, opts: asKey, status: 200 },
   "DELETE /api/webhooks/{id}": { method: "DELETE", path: `/api/webhooks/${hook.id}`, opts: asOwner, status: 200 },
   "POST /api/logout": { method: "POST", path: "/api/logout", opts: asMember, status: 200 },
 };
+
+/** A streaming answer's status and headers; the stream itself is closed unread. */
+async function openStream(call: Call) {
+  const abort = new AbortController();
+  const res = await t.app.handle(new Request(`http://localhost:3000${call.path}`, { method: call.method, headers: { host: "localhost:3000", ...call.opts?.headers, ...(call.opts?.cookie ? { cookie: call.opts.cookie } : {}) }, signal: abort.signal }));
+  abort.abort();
+  await res.body?.cancel().catch(() => {});
+  return { status: res.status, headers: res.headers, text: "", json: null };
+}
 
 describe("every documented operation answers as documented", () => {
   test("each documented operation has a call here", () => {
@@ -314,7 +331,7 @@ describe("every documented operation answers as documented", () => {
   for (const [op, call] of Object.entries(CALLS)) {
     test(op, async () => {
       const [method, path] = op.split(" ") as [string, string];
-      const res = await t.call(call.method, call.path, call.opts);
+      const res = call.stream ? await openStream(call) : await t.call(call.method, call.path, call.opts);
       expect(res.status, res.text.slice(0, 300)).toBe(call.status);
       conforms(method, path, res);
     });

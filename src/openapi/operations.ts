@@ -19,6 +19,8 @@ import { titleOperations } from "../titles/routes";
 import { Title } from "../titles/schema";
 import { topicOperations } from "../topics/routes";
 import { webhookOperations } from "../webhooks/routes";
+import { eventOperations } from "../events/routes";
+import { publicStatsOperations } from "../publicstats/routes";
 import { Topic } from "../topics/schema";
 import type { Definitions } from "./document";
 import * as v from "valibot";
@@ -62,6 +64,8 @@ export const OPERATIONS: Operation[] = [
   ...titleOperations,
   ...inviteOperations,
   ...webhookOperations,
+  ...eventOperations,
+  ...publicStatsOperations,
   ...notificationOperations,
   ...apiKeyOperations,
   ...openApiOperations,

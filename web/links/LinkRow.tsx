@@ -40,6 +40,7 @@ type Props = {
   onAnalytics: () => void;
   onEdit: () => void;
   onQr: () => void;
+  onPublicStats: () => void;
   onReset: () => void;
   onDelete: () => void;
 };
@@ -50,12 +51,13 @@ type Props = {
  * a menu, so a list of 100 links is not 100 red buttons. Two lines high on a wide screen;
  * on a phone the parts stack.
  */
-export function LinkRow({ link: l, tagColors, brand, onAnalytics, onEdit, onQr, onReset, onDelete }: Props) {
+export function LinkRow({ link: l, tagColors, brand, onAnalytics, onEdit, onQr, onPublicStats, onReset, onDelete }: Props) {
   const state = linkState(l);
   const items = [
     { label: "Open destination", onSelect: () => window.open(l.originalUrl, "_blank", "noopener,noreferrer") },
     { label: "Edit", onSelect: onEdit },
     { label: "QR code", onSelect: onQr },
+    { label: "Public stats page", onSelect: onPublicStats },
     ...(brand ? [{ label: "Reset click count", onSelect: onReset }] : []),
     { label: "Delete", onSelect: onDelete, danger: true },
   ];

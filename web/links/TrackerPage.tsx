@@ -18,6 +18,10 @@ import { QrCodeDialog } from "../brand/QrCodeDialog";
 import { RootLinkCard } from "../brand/RootLinkCard";
 import { TagsDialog, useTags } from "./tags";
 import "./links.css";
+import { useLiveEvent } from "../notifications/live";
+import { PublicStatsDialog } from "../publicstats/PublicStatsDialog";
+
+const LIVE_KINDS = ["clicks.recorded", "link.created", "link.updated", "link.deleted", "resync"] as const;
 
 // The analytics dialog and its chart library are fetched when a link's analytics are first opened.
 const AnalyticsDialog = lazy(async () => ({ default: (await import("./AnalyticsDialog")).AnalyticsDialog }));
@@ -88,6 +92,15 @@ export function TrackerPage({ tracker }: { tracker: Tracker }) {
     // A new search or sort keeps the cards on screen until its first page arrives.
     keepPreviousData: true,
   });
+  // Live updates (issue 26): a batch of clicks moves its card's count in place; a link made,
+  // changed or deleted elsewhere (another tab, the API, an import) reads the list again.
+  useLiveEvent(LIVE_KINDS, (e) => {
+    if (!e) return void mutate();
+    if (e.data.tracker !== tracker) return;
+    if (e.type !== "clicks.recorded") return void mutate();
+    const { linkId, total } = e.data as { linkId: number; total: number };
+    void mutate((pages) => pages?.map((p) => ({ ...p, body: p.body.map((l) => (l.id === linkId ? { ...l, clickCount: total } : l)) })), { revalidate: false });
+  });
   // A new search, sort or filter starts again from its first page.
   useEffect(() => {
     void setSize(1);
@@ -96,6 +109,7 @@ export function TrackerPage({ tracker }: { tracker: Tracker }) {
   const [analytics, setAnalytics] = useState<LinkView | null>(null);
   const [editing, setEditing] = useState<LinkView | null>(null);
   const [qr, setQr] = useState<LinkView | null>(null);
+  const [publicStats, setPublicStats] = useState<LinkView | null>(null);
   const [pending, setPending] = useState<Pending>(null);
   const [busy, setBusy] = useState(false);
   const createButton = useRef<HTMLButtonElement>(null);
@@ -261,6 +275,7 @@ export function TrackerPage({ tracker }: { tracker: Tracker }) {
                   onAnalytics={() => setAnalytics(l)}
                   onEdit={() => setEditing(l)}
                   onQr={() => setQr(l)}
+                  onPublicStats={() => setPublicStats(l)}
                   onReset={() => setPending({ kind: "reset", link: l })}
                   onDelete={() => setPending({ kind: "delete", link: l })}
                 />
@@ -323,6 +338,7 @@ export function TrackerPage({ tracker }: { tracker: Tracker }) {
         }}
       />
       <QrCodeDialog link={qr} onClose={() => setQr(null)} />
+      <PublicStatsDialog link={publicStats} onClose={() => setPublicStats(null)} />
       <ConfirmDialog
         open={pending !== null}
         title={pending?.kind === "reset" ? "Reset click count" : "Delete link"}
