@@ -2,6 +2,8 @@
 // operations in its routes.ts (see ./registry.ts) and is listed here once.
 import { ApiKeyView, CreatedApiKey } from "../apikeys/schema";
 import { apiKeyOperations } from "../apikeys/routes";
+import { qrStyleOperations } from "../qrstyles/routes";
+import { SavedQrStyle } from "../qrstyles/schema";
 import { accountOperations } from "../accounts/routes";
 import { PublicUser } from "../accounts/schema";
 import { AnalyticsReport, ClickView } from "../analytics/schema";
@@ -62,6 +64,7 @@ export const OPERATIONS: Operation[] = [
   ...webhookOperations,
   ...notificationOperations,
   ...apiKeyOperations,
+  ...qrStyleOperations,
   ...openApiOperations,
 ];
 
@@ -76,4 +79,5 @@ export const NAMED_SCHEMAS: Definitions = {
   Notification,
   ApiKeyView,
   CreatedApiKey,
+  SavedQrStyle,
 };
