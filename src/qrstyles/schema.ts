@@ -84,25 +84,29 @@ const styleEntries = {
   ),
 };
 
+type Colours = { foreground: string; background: string };
 /** The colour rule, reported on the foreground field (the one a user changes to fix it). */
-const readableColours = v.forward<{ foreground: string; background: string }, v.CheckIssue<{ foreground: string; background: string }>>(
-  v.check((s) => colourProblem(s.foreground, s.background) === null, (issue) => colourProblem(issue.input.foreground, issue.input.background) ?? ""),
-  ["foreground"],
-);
+const readableColours = <T extends Colours>() =>
+  v.forward<T, v.CheckIssue<T>, ["foreground"]>(
+    v.check<T, (issue: v.CheckIssue<T>) => string>(
+      (s) => colourProblem(s.foreground, s.background) === null,
+      (issue) => colourProblem((issue.input as T).foreground, (issue.input as T).background) ?? "",
+    ),
+    ["foreground"] as never,
+  );
 
 /** How a QR code is drawn. */
-export const QrStyle = v.pipe(v.object(styleEntries), readableColours);
+const QrStyleObject = v.object(styleEntries);
+export const QrStyle = v.pipe(QrStyleObject, readableColours<v.InferOutput<typeof QrStyleObject>>());
 export type QrStyle = v.InferOutput<typeof QrStyle>;
 export type QrStyleInput = { foreground: string; background: string; dots: QrDots; corners: QrCorners; frameText: string };
 
 /** Create and replace take a name and the whole style. */
-export const SaveQrStyleBody = v.pipe(
-  v.object({
-    name: v.pipe(v.optional(v.string("Name must be text"), ""), v.trim(), v.nonEmpty(STYLE_MSG.name), noControlChars("Name"), v.maxLength(STYLE_NAME_MAX, STYLE_MSG.nameLength)),
-    ...styleEntries,
-  }),
-  readableColours,
-);
+const SaveObject = v.object({
+  name: v.pipe(v.optional(v.string("Name must be text"), ""), v.trim(), v.nonEmpty(STYLE_MSG.name), noControlChars("Name"), v.maxLength(STYLE_NAME_MAX, STYLE_MSG.nameLength)),
+  ...styleEntries,
+});
+export const SaveQrStyleBody = v.pipe(SaveObject, readableColours<v.InferOutput<typeof SaveObject>>());
 export type SaveQrStyleBody = v.InferOutput<typeof SaveQrStyleBody>;
 
 export const SavedQrStyle = v.object({

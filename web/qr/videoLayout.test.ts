@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { ffmpegArgs, frameName, frameParams, frameQrRect, FRAME_PATTERN, VIDEO } from "./videoLayout";
+import { ffmpegArgs, frameName, frameParams, frameImageRect, FRAME_PATTERN, VIDEO } from "./videoLayout";
 
 describe("video constants (spec §9)", () => {
   test("30 frames at 30 fps, 1080x1350, JPEG 0.95, CRF 23, yuv420p, 100% → 60%, logo after 30%", () => {
@@ -56,35 +56,22 @@ describe("frameParams", () => {
   });
 });
 
-describe("frameQrRect", () => {
-  test("100%: the code spans the frame width, centred vertically", () => {
-    expect(frameQrRect(1)).toEqual({ x: 0, y: 135, size: 1080 });
+describe("frameImageRect", () => {
+  test("100%: a square code spans the frame width, centred vertically", () => {
+    expect(frameImageRect(1, 1500, 1500)).toEqual({ x: 0, y: 135, width: 1080, height: 1080 });
   });
   test("60%: 648 px, centred both ways", () => {
-    const r = frameQrRect(0.6);
-    expect(r.size).toBeCloseTo(648, 10);
+    const r = frameImageRect(0.6, 1500, 1500);
+    expect(r.width).toBeCloseTo(648, 10);
+    expect(r.height).toBeCloseTo(648, 10);
     expect(r.x).toBeCloseTo(216, 10);
     expect(r.y).toBeCloseTo(351, 10);
   });
-});
-
-describe("ffmpeg invocation", () => {
-  test("frame names follow the input pattern", () => {
-    expect(frameName(0)).toBe("frame000.jpg");
-    expect(frameName(29)).toBe("frame029.jpg");
-    expect(FRAME_PATTERN).toBe("frame%03d.jpg");
-  });
-  test("H.264 CRF 23 yuv420p at 30 fps, exactly 30 frames", () => {
-    const a = ffmpegArgs("out.mp4");
-    const opt = (name: string) => a[a.indexOf(name) + 1];
-    expect(opt("-framerate")).toBe("30");
-    expect(opt("-i")).toBe("frame%03d.jpg");
-    expect(opt("-frames:v")).toBe("30");
-    expect(opt("-c:v")).toBe("libx264");
-    // Output flows while frames are read, so the progress bar has reports to follow.
-    expect(opt("-rc-lookahead")).toBe("10");
-    expect(opt("-crf")).toBe("23");
-    expect(opt("-pix_fmt")).toBe("yuv420p");
-    expect(a.at(-1)).toBe("out.mp4");
+  test("a framed code (1680 x 1860) keeps its aspect and fits the 1080 x 1350 frame", () => {
+    const r = frameImageRect(1, 1680, 1860);
+    expect(r.width).toBe(1080);
+    expect(r.height).toBeCloseTo((1080 * 1860) / 1680, 10);
+    expect(r.height).toBeLessThanOrEqual(1350);
+    expect(r.y).toBeCloseTo((1350 - r.height) / 2, 10);
   });
 });
