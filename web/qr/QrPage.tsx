@@ -88,6 +88,12 @@ async function readLogo(file: File): Promise<ImageBitmap> {
   }
 }
 
+/** Why the style cannot be drawn, in the words shown beside its field. */
+function styleRefusal(style: QrStyle) {
+  const problems = styleProblems(style);
+  return problems.foreground ?? problems.background ?? problems.dots ?? problems.corners ?? problems.frameText ?? "This style cannot be drawn";
+}
+
 /** The engine's load state, kept in step with the module-level engine. */
 function useEngineState() {
   const [s, setS] = useState<EngineState>(engineState());
@@ -194,9 +200,8 @@ export function QrPage() {
     // Colours that cannot scan are refused with the reason (also shown beside the field).
     const drawn = parsedStyle(style);
     if (!drawn) {
-      const problems = styleProblems(style);
-      setGenerated(null);
-      errorToast(problems.foreground ?? problems.background ?? problems.frameText ?? "This style cannot be drawn");
+      // The last good preview stays; Download refuses until the style is fixed.
+      errorToast(styleRefusal(style));
       return null;
     }
     const canvas = canvasRef.current;
@@ -246,6 +251,7 @@ export function QrPage() {
 
   const onDownload = async () => {
     if (!generated) return errorToast("No QR code to download");
+    if (!parsedStyle(style)) return errorToast(styleRefusal(style));
     const canvas = canvasRef.current;
     if (!canvas) return errorToast("Canvas not initialized");
     setProcessing(true);
@@ -277,6 +283,7 @@ export function QrPage() {
 
   const onDownloadSvg = async () => {
     if (!generated) return errorToast("No QR code to download");
+    if (!parsedStyle(style)) return errorToast(styleRefusal(style));
     setProcessing(true);
     await new Promise((r) => setTimeout(r, 0));
     try {

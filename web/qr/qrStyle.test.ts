@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import jsQR from "jsqr";
 import { qrLayout, qrMatrix, rasterize } from "./qrImage";
-import { cornersPath, DEFAULT_QR_STYLE, inFinder, isDefaultStyle, modulesPath, qrSvg, styledLayout, type QrStyle } from "./qrStyle";
+import { alignmentCentres, cornersPath, DEFAULT_QR_STYLE, inFinder, isDefaultStyle, modulesPath, qrSvg, styledLayout, type QrStyle } from "./qrStyle";
 
 const URL_ = "https://example.com/spring-sale?qr=1";
 const style = (over: Partial<QrStyle> = {}): QrStyle => ({ ...DEFAULT_QR_STYLE, ...over });
@@ -78,5 +78,16 @@ describe("qrSvg", () => {
     expect(svg).toContain(`href="data:image/png;base64,AAAA&#34;x"`);
     // 200x100 fitted into the 485 px area: 485 x 242.5, centred.
     expect(svg).toContain(`width="485" height="242.5"`);
+  });
+});
+
+describe("alignment patterns", () => {
+  test("centres as ISO 18004 lists them, without the finders' corners", () => {
+    expect(alignmentCentres(21)).toEqual([]);
+    expect(alignmentCentres(25)).toEqual([[18, 18]]);
+    // Version 7: rows/columns 6, 22, 38 → 9 places minus 3 under the finders.
+    expect(alignmentCentres(45)).toEqual([[6, 22], [22, 6], [22, 22], [22, 38], [38, 22], [38, 38]]);
+    // Version 32 (145 modules) is the table's one irregular step (26).
+    expect(alignmentCentres(145).map(([r]) => r).filter((v, i, a) => a.indexOf(v) === i)).toEqual([6, 34, 60, 86, 112, 138]);
   });
 });

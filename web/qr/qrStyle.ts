@@ -59,6 +59,26 @@ export function inFinder(n: number, r: number, c: number) {
   return (r < FINDER && c < FINDER) || (r < FINDER && c >= n - FINDER) || (r >= n - FINDER && c < FINDER);
 }
 
+/**
+ * Centres of the alignment patterns (rows = columns, ISO/IEC 18004 table E.1 as the qrcode
+ * package computes it), minus the three that would overlap the finders.
+ */
+export function alignmentCentres(moduleCount: number): [number, number][] {
+  const version = (moduleCount - 17) / 4;
+  if (version < 2) return [];
+  const count = Math.floor(version / 7) + 2;
+  const step = moduleCount === 145 ? 26 : Math.ceil((moduleCount - 13) / (2 * count - 2)) * 2;
+  const coords = [moduleCount - 7];
+  for (let i = 1; i < count - 1; i++) coords[i] = coords[i - 1]! - step;
+  coords.push(6);
+  coords.reverse();
+  const last = coords.length - 1;
+  const out: [number, number][] = [];
+  for (let i = 0; i <= last; i++)
+    for (let j = 0; j <= last; j++) if (!((i === 0 && j === 0) || (i === 0 && j === last) || (i === last && j === 0))) out.push([coords[i]!, coords[j]!]);
+  return out;
+}
+
 const f = (x: number) => String(Math.round(x * 100) / 100);
 
 /** A clockwise rectangle with its own radius per corner (tl, tr, br, bl). */
@@ -80,13 +100,17 @@ export function modulesPath(m: QrMatrix, layout: QrLayout, dots: QrStyle["dots"]
   const n = m.size;
   const s = layout.moduleSize;
   const on = (r: number, c: number) => r >= 0 && c >= 0 && r < n && c < n && m.data[r * n + c] === 1;
+  // Decoders find the alignment patterns by their solid ring, as they find the finders: drawn
+  // as separate dots the ring is a row of gaps and jsQR misreads the code. They stay square.
+  const solid = new Uint8Array(n * n);
+  if (dots === "dots") for (const [ar, ac] of alignmentCentres(n)) for (let r = ar - 2; r <= ar + 2; r++) for (let c = ac - 2; c <= ac + 2; c++) solid[r * n + c] = 1;
   const parts: string[] = [];
   for (let r = 0; r < n; r++) {
     for (let c = 0; c < n; c++) {
       if (!on(r, c) || inFinder(n, r, c)) continue;
       const x = layout.margin + c * s;
       const y = layout.margin + r * s;
-      if (dots === "square") parts.push(`M${f(x)} ${f(y)}H${f(x + s)}V${f(y + s)}H${f(x)}Z`);
+      if (dots === "square" || solid[r * n + c]) parts.push(`M${f(x)} ${f(y)}H${f(x + s)}V${f(y + s)}H${f(x)}Z`);
       // A dot of 90 % of the module: neighbours stay apart, and the centre a scanner samples is dark.
       else if (dots === "dots") parts.push(circle(x + s / 2, y + s / 2, s * 0.45));
       else {

@@ -7,7 +7,7 @@ import jsQR from "jsqr";
 const CHECK_SIZE = 750;
 
 /** The text a scanner reads from `source` (any aspect: a framed code is taller), or null. */
-export function decodeCanvas(source: HTMLCanvasElement | HTMLImageElement): string | null {
+function decodeCanvas(source: HTMLCanvasElement | HTMLImageElement): string | null {
   const w0 = "naturalWidth" in source ? source.naturalWidth : source.width;
   const h0 = "naturalHeight" in source ? source.naturalHeight : source.height;
   if (!(w0 > 0 && h0 > 0)) return null;
@@ -28,9 +28,25 @@ export function decodeCanvas(source: HTMLCanvasElement | HTMLImageElement): stri
   return jsQR(data, w, h, { inversionAttempts: "dontInvert" })?.data ?? null;
 }
 
-/** True when the image reads back to exactly `expected`. */
-export function scansTo(source: HTMLCanvasElement, expected: string): boolean {
-  return decodeCanvas(source) === expected;
+/**
+ * True when the image reads back to exactly `expected`, at the size a phone sees and at the
+ * file's own size (a decoder reading the downloaded file gets the full pixels: shapes that read
+ * at one size may not at the other).
+ */
+export function scansTo(source: HTMLCanvasElement | HTMLImageElement, expected: string): boolean {
+  return decodeCanvas(source) === expected && decodeFull(source) === expected;
+}
+
+function decodeFull(source: HTMLCanvasElement | HTMLImageElement): string | null {
+  const w = "naturalWidth" in source ? source.naturalWidth : source.width;
+  const h = "naturalHeight" in source ? source.naturalHeight : source.height;
+  const c = document.createElement("canvas");
+  c.width = w;
+  c.height = h;
+  const g = c.getContext("2d", { willReadFrequently: true });
+  if (!g || !(w > 0 && h > 0)) return null;
+  g.drawImage(source, 0, 0);
+  return jsQR(g.getImageData(0, 0, w, h).data, w, h, { inversionAttempts: "dontInvert" })?.data ?? null;
 }
 
 /** True when the SVG document, drawn by this browser, reads back to exactly `expected`. */
@@ -40,7 +56,7 @@ export async function svgScansTo(svg: string, expected: string): Promise<boolean
     const img = new Image();
     img.src = src;
     await img.decode();
-    return decodeCanvas(img) === expected;
+    return scansTo(img, expected);
   } catch {
     return false;
   } finally {
