@@ -47,6 +47,11 @@ describe("geometry", () => {
   test("each finder is a ring, a hole and a centre (three sub-paths each)", () => {
     for (const corners of ["square", "rounded", "dots"] as const) expect(cornersPath(m.size, l, corners).split("M").length - 1).toBe(9);
   });
+  test("light on dark is not read by the check's decoder (no inversion), though an inverting one would", () => {
+    const px = rasterize(m, 600, "#ffffff", "#000000");
+    expect(jsQR(px, 600, 600, { inversionAttempts: "dontInvert" })).toBeNull();
+    expect(jsQR(px, 600, 600, { inversionAttempts: "attemptBoth" })?.data).toBe(URL_);
+  });
   test("coloured modules still decode (pixel raster of the square style)", () => {
     const px = rasterize(m, 600, "#0b3d91", "#fff8dc");
     expect(Array.from(px.slice(0, 3))).toEqual([0xff, 0xf8, 0xdc]);
