@@ -6,6 +6,7 @@ import { expect, test, type Download, type Page } from "@playwright/test";
 import { readFileSync } from "node:fs";
 import { PNG } from "pngjs";
 import jsQR from "jsqr";
+import JSZip from "jszip";
 import { expectNoHorizontalOverflow, registerViaApi, trackOutsideRequests } from "./helpers";
 
 type Style = { foreground: string; background: string; dots: "Square" | "Rounded" | "Dots"; corners: "Square" | "Rounded" | "Circles"; frame: string };
@@ -105,6 +106,35 @@ test("a styled, framed code with a logo: PNG and SVG (logo embedded) read back",
   const svg = (await bytes(await downloadBy(page, "Download SVG"))).toString("utf8");
   expect(svg).toContain(`<image `);
   expect((await decodeSvg(page, svg)).text).toBe(url);
+});
+
+test("Both (ZIP) in a style: the ZIP's PNG is the styled, framed code and reads back; the MP4 is beside it", async ({ page }) => {
+  test.setTimeout(180_000);
+  const logo = new PNG({ width: 100, height: 100 });
+  for (let i = 0; i < logo.data.length; i += 4) logo.data.set([30, 80, 200, 255], i);
+  const url = "https://example.com/zip";
+  await page.goto("/qr");
+  await page.getByLabel("Logo (optional)").setInputFiles({ name: "logo.png", mimeType: "image/png", buffer: PNG.sync.write(logo) });
+  await page.getByLabel("URL", { exact: true }).fill(url);
+  await setStyle(page, { foreground: "#4a148c", background: "#f3e5f5", dots: "Dots", corners: "Rounded", frame: "Scan me" });
+  await page.getByLabel("Export Type").selectOption({ label: "Both (ZIP)" });
+  await expect(page.getByText("Video engine ready.")).toBeVisible({ timeout: 60_000 });
+  await page.getByRole("button", { name: "Generate" }).click();
+  await expect(page.getByText(`Checked: scans to ${url}`)).toBeVisible();
+  const wait = page.waitForEvent("download", { timeout: 150_000 });
+  await page.getByRole("button", { name: "Download", exact: true }).click();
+  const zipFile = await wait;
+  expect(zipFile.suggestedFilename()).toBe("qr-code-package.zip");
+  const zip = await JSZip.loadAsync(await bytes(zipFile));
+  expect(Object.keys(zip.files).sort()).toEqual(["animation.mp4", "qr-code.png"]);
+  const png = decodePngBytes(await zip.file("qr-code.png")!.async("nodebuffer"));
+  expect(png).toEqual({ width: 1680, height: 1860, text: url });
+  // The style's colours are in the PNG (its background fills the corner pixel).
+  const raw = PNG.sync.read(await zip.file("qr-code.png")!.async("nodebuffer"));
+  const mid = (raw.width * 45 + 45) * 4;
+  expect([raw.data[mid], raw.data[mid + 1], raw.data[mid + 2]]).toEqual([0xf3, 0xe5, 0xf5]);
+  const mp4 = await zip.file("animation.mp4")!.async("nodebuffer");
+  expect(mp4.toString("latin1", 4, 8)).toBe("ftyp");
 });
 
 test("colours too close to scan, and light on dark, are refused with the reason; nothing is downloaded", async ({ page }) => {
