@@ -1,7 +1,7 @@
 // Styled QR codes (issue 25) against the compiled binary: every styled PNG and SVG the app
 // offers reads back with jsQR to its exact URL (the SVG rasterised by the browser itself),
 // colour pairs that cannot scan are refused with the reason, saved styles, keyboard only,
-// 360 px, and the Tools menu's screens starting at their heading.
+// 360 px, the Tools menu's screens starting at their heading, and the main tracker's referrers.
 import { expect, test, type Download, type Page } from "@playwright/test";
 import { readFileSync } from "node:fs";
 import { PNG } from "pngjs";
@@ -298,4 +298,18 @@ test("screens chosen from the Tools menu start at their heading", async ({ page 
   await page.keyboard.press("Home");
   await page.keyboard.press("Enter");
   await expect(page.getByRole("heading", { level: 1, name: "QR Code Generator" })).toBeFocused();
+});
+
+test("the Link Tracker's analytics dialog tallies referrers by host, 'Direct' for none", async ({ page }) => {
+  const link = (await (await page.request.post("/api/links", { data: { originalUrl: "https://example.com/ref", title: "Referred" } })).json()) as { id: number; shortUrl: string };
+  for (const referer of ["https://news.example.org/story/1", "https://news.example.org/story/2", null]) {
+    const res = await page.request.get(link.shortUrl, { maxRedirects: 0, headers: referer ? { referer } : {} });
+    expect(res.status()).toBe(302);
+  }
+  // The click writer records off the request: wait for the three.
+  await expect.poll(async () => ((await (await page.request.get(`/api/links/${link.id}/analytics`)).json()) as { clickCount: number }).clickCount).toBe(3);
+  await page.goto("/link-tracker");
+  await page.getByRole("button", { name: "Analytics for Referred" }).click();
+  const referrers = page.getByRole("dialog", { name: "Analytics: Referred" }).getByRole("region", { name: "Referrers" });
+  await expect(referrers.getByRole("listitem")).toHaveText([/news\.example\.org\s*2/, /Direct\s*1/]);
 });

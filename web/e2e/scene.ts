@@ -159,6 +159,8 @@ export const SCREENS: Screen[] = [
       await p.getByLabel("Frame text (optional)").fill("Scan me");
       await p.getByRole("button", { name: "Generate" }).click();
       await expect(p.getByText("Checked: scans to https://example.com/styled")).toBeVisible();
+      // The success toast would come and go during a screenshot.
+      await p.getByRole("button", { name: "Dismiss notification" }).click();
       await p.getByLabel("Background colour", { exact: true }).fill("#dddddd");
       await p.getByLabel("Foreground colour", { exact: true }).fill("#999999");
       await expect(p.getByText(/too close to scan reliably/)).toBeVisible();
