@@ -159,26 +159,6 @@ export function drawLogo(g: Canvas2D, layout: QrLayout, logo: LogoSource) {
   }
 }
 
-/**
- * Renders the QR code for `url` into `canvas` (resized to size x size): black on white,
- * level H, 1-module margin, then the optional centred logo. Returns the layout used.
- */
-export function drawQr(
-  canvas: HTMLCanvasElement | OffscreenCanvas,
-  url: string,
-  { size = QR_SIZE, logo }: { size?: number; logo?: LogoSource | null } = {},
-): QrLayout {
-  const matrix = qrMatrix(url);
-  const layout = qrLayout(matrix.size, size);
-  canvas.width = size;
-  canvas.height = size;
-  const g = canvas.getContext("2d") as Canvas2D | null;
-  if (!g) throw new Error("Canvas not initialized");
-  g.putImageData(new ImageData(rasterize(matrix, size), size, size), 0, 0);
-  if (logo) drawLogo(g, layout, logo);
-  return layout;
-}
-
 /** canvas.toBlob as a promise; rejects with the spec's message when the browser returns null. */
 export function canvasBlob(canvas: HTMLCanvasElement, type = "image/png", quality?: number): Promise<Blob> {
   return new Promise((resolve, reject) =>

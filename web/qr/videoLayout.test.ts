@@ -75,3 +75,24 @@ describe("frameImageRect", () => {
     expect(r.y).toBeCloseTo((1350 - r.height) / 2, 10);
   });
 });
+
+describe("ffmpeg invocation", () => {
+  test("frame names follow the input pattern", () => {
+    expect(frameName(0)).toBe("frame000.jpg");
+    expect(frameName(29)).toBe("frame029.jpg");
+    expect(FRAME_PATTERN).toBe("frame%03d.jpg");
+  });
+  test("H.264 CRF 23 yuv420p at 30 fps, exactly 30 frames", () => {
+    const a = ffmpegArgs("out.mp4");
+    const opt = (name: string) => a[a.indexOf(name) + 1];
+    expect(opt("-framerate")).toBe("30");
+    expect(opt("-i")).toBe("frame%03d.jpg");
+    expect(opt("-frames:v")).toBe("30");
+    expect(opt("-c:v")).toBe("libx264");
+    // Output flows while frames are read, so the progress bar has reports to follow.
+    expect(opt("-rc-lookahead")).toBe("10");
+    expect(opt("-crf")).toBe("23");
+    expect(opt("-pix_fmt")).toBe("yuv420p");
+    expect(a.at(-1)).toBe("out.mp4");
+  });
+});
