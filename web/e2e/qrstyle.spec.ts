@@ -34,6 +34,13 @@ async function decodeSvg(page: Page, svg: string) {
   return decodePngBytes(Buffer.from(dataUrl.split(",")[1]!, "base64"));
 }
 
+/** A framed code is wider than 1500 px (the code itself stays 1500) and taller than wide (the band); else the spec's square. */
+function expectSize(img: { width: number; height: number }, framed: boolean) {
+  if (!framed) return expect([img.width, img.height]).toEqual([1500, 1500]);
+  expect(img.width).toBeGreaterThan(1500);
+  expect(img.height).toBeGreaterThan(img.width);
+}
+
 const bytes = async (d: Download) => readFileSync((await d.path())!);
 
 async function downloadBy(page: Page, name: string) {
@@ -64,6 +71,8 @@ const STYLES: Style[] = [
   { foreground: "#4a148c", background: "#f3e5f5", dots: "Dots", corners: "Square", frame: "Menu 🍝 inside" },
   { foreground: "#7f1d1d", background: "#fefce8", dots: "Square", corners: "Circles", frame: "" },
   { foreground: "#222222", background: "#e0f7fa", dots: "Rounded", corners: "Circles", frame: "Tickets" },
+  // Read only at 750 px, not at full size, while the band sat one module under the code.
+  { foreground: "#0b3d91", background: "#ffffff", dots: "Rounded", corners: "Square", frame: "Scan for the menu" },
 ];
 
 test("every styled PNG and SVG reads back to its URL; framed codes are taller; the default is the spec's", async ({ page }) => {
@@ -75,13 +84,15 @@ test("every styled PNG and SVG reads back to its URL; framed codes are taller; t
     await page.getByRole("button", { name: "Generate" }).click();
     await expect(page.getByText(`Checked: scans to ${url}`)).toBeVisible();
     const png = decodePngBytes(await bytes(await downloadBy(page, "Download")));
-    expect(png, JSON.stringify(s)).toEqual({ width: s.frame ? 1680 : 1500, height: s.frame ? 1860 : 1500, text: url });
+    expect(png.text, JSON.stringify(s)).toBe(url);
+    expectSize(png, s.frame !== "");
     const svgDownload = await downloadBy(page, "Download SVG");
     expect(svgDownload.suggestedFilename()).toMatch(/^qr-code-\d+\.svg$/);
     const svg = (await bytes(svgDownload)).toString("utf8");
     expect(svg).toContain(`fill="${s.foreground}"`);
     if (s.frame) expect(svg).toContain(`>${s.frame}</text>`);
-    expect(await decodeSvg(page, svg), JSON.stringify(s)).toEqual({ width: s.frame ? 1680 : 1500, height: s.frame ? 1860 : 1500, text: url });
+    // The SVG is the PNG's size, and reads back too.
+    expect(await decodeSvg(page, svg), JSON.stringify(s)).toEqual(png);
   }
   // The default PNG is the spec's: black on white, pixel-exact modules (no grey edges).
   await setStyle(page, STYLES[0]!);
@@ -128,10 +139,11 @@ test("Both (ZIP) in a style: the ZIP's PNG is the styled, framed code and reads 
   const zip = await JSZip.loadAsync(await bytes(zipFile));
   expect(Object.keys(zip.files).sort()).toEqual(["animation.mp4", "qr-code.png"]);
   const png = decodePngBytes(await zip.file("qr-code.png")!.async("nodebuffer"));
-  expect(png).toEqual({ width: 1680, height: 1860, text: url });
-  // The style's colours are in the PNG (its background fills the corner pixel).
+  expect(png.text).toBe(url);
+  expectSize(png, true);
+  // The style's colours are in the PNG (its background between the outline and the code).
   const raw = PNG.sync.read(await zip.file("qr-code.png")!.async("nodebuffer"));
-  const mid = (raw.width * 45 + 45) * 4;
+  const mid = (raw.width * 100 + Math.round(raw.width / 2)) * 4;
   expect([raw.data[mid], raw.data[mid + 1], raw.data[mid + 2]]).toEqual([0xf3, 0xe5, 0xf5]);
   const mp4 = await zip.file("animation.mp4")!.async("nodebuffer");
   expect(mp4.toString("latin1", 4, 8)).toBe("ftyp");
@@ -211,7 +223,9 @@ test("saved styles: save, pick after a reload, update by name, use in the brand 
     return w;
   })();
   expect(pngDl.suggestedFilename()).toMatch(/\.png$/);
-  expect(decodePngBytes(await bytes(pngDl))).toEqual({ width: 1680, height: 1860, text: `${made.shortUrl}?qr=1` });
+  const brandPng = decodePngBytes(await bytes(pngDl));
+  expect(brandPng.text).toBe(`${made.shortUrl}?qr=1`);
+  expectSize(brandPng, true);
   const svgDl = await (async () => {
     const w = page.waitForEvent("download");
     await dialog.getByRole("button", { name: "Download SVG" }).click();
@@ -269,8 +283,10 @@ test("360 px: the style controls and a framed preview fit; the brand dialog too"
   await expect(page.getByText("Checked: scans to https://example.com/phone")).toBeVisible();
   const preview = page.getByRole("img", { name: "QR code for https://example.com/phone" });
   const box = (await preview.boundingBox())!;
-  // The framed canvas keeps its aspect (1680 x 1860) inside the phone's width.
-  expect(box.height / box.width).toBeCloseTo(1860 / 1680, 1);
+  // The framed canvas keeps its own aspect (taller than wide) inside the phone's width.
+  const [w, h] = await preview.evaluate((c: HTMLCanvasElement) => [c.width, c.height]);
+  expect(h).toBeGreaterThan(w!);
+  expect(box.height / box.width).toBeCloseTo(h! / w!, 1);
   await expectNoHorizontalOverflow(page);
 
   await page.request.post("/api/pic-drift-links", { data: { originalUrl: "https://example.com/b", title: "Phone brand" } });

@@ -14,13 +14,18 @@ describe("styledLayout", () => {
     expect(l.frame).toBeNull();
     expect(l.qr).toEqual(qrLayout(33, 1500));
   });
-  test("with a frame: the code keeps 1500 px; 90 px margin around, a 270 px band below", () => {
+  test("with a frame: the code keeps 1500 px; 3 modules of background, then the outline; the band below", () => {
+    // 33 modules: 1500/35 px each, 3 of them = 129 px; outline 24 px; band 270 px.
     const l = styledLayout(33, style({ frameText: "Scan me" }));
-    expect([l.width, l.height]).toEqual([1680, 1860]);
-    expect(l.qrBox).toEqual({ x: 90, y: 90, size: 1500 });
-    expect(l.frame!.band).toEqual({ x: 0, y: 1590, size: 1680, height: 270 });
+    expect([l.width, l.height]).toEqual([1500 + 2 * 153, 153 + 1500 + 129 + 270]);
+    expect(l.qrBox).toEqual({ x: 153, y: 153, size: 1500 });
+    expect(l.frame!.band).toEqual({ x: 0, y: 153 + 1500 + 129, size: 1806, height: 270 });
     // The logo box is the spec's 525 px, whatever the frame.
     expect(l.qr.logoBox.size).toBe(525);
+  });
+  test("the smallest symbol gives the tallest frame (version 1: 1940 x 2186, the video test's case)", () => {
+    const l = styledLayout(21, style({ frameText: "Scan me" }));
+    expect([l.width, l.height]).toEqual([1940, 2186]);
   });
   test("the default style is the spec's", () => {
     expect(isDefaultStyle(style())).toBe(true);
@@ -71,7 +76,8 @@ describe("qrSvg", () => {
     const svg = qrSvg(URL_, style({ frameText: `<script>alert("x")</script>&` }));
     expect(svg).toContain("&#60;script&#62;alert(&#34;x&#34;)&#60;/script&#62;&#38;</text>");
     expect(svg).not.toContain("<script");
-    expect(svg).toContain(`width="1680" height="1860"`);
+    const l = styledLayout(qrMatrix(URL_).size, style({ frameText: "x" }));
+    expect(svg).toContain(`width="${l.width}" height="${l.height}"`);
   });
   test("colours that are not #rrggbb never reach an attribute", () => {
     expect(() => qrSvg(URL_, style({ foreground: `#000" onload="alert(1)` }))).toThrow("Invalid colour");

@@ -30,24 +30,29 @@ export const isDefaultStyle = (s: QrStyle) =>
 /**
  * The image's layout. Without a frame it is the spec's size x size square. A frame keeps the
  * code itself at `size` (its modules as large as the unframed code's) and adds around it a
- * margin (6 %), a rounded outline and a band below (18 %) that holds the text.
+ * rounded outline and, below, a band (18 %) that holds the text. Between the code and the
+ * outline or band lies 3 modules of background, so with the code's own 1-module margin a
+ * scanner sees the standard 4-module quiet zone on every side: with only the code's margin
+ * between it and the band, jsQR did not read some framed codes at full size.
  */
 export function styledLayout(moduleCount: number, style: QrStyle, size: number = QR_SIZE): StyledLayout {
   const qr = qrLayout(moduleCount, size);
   if (style.frameText === "") return { width: size, height: size, qrBox: { x: 0, y: 0, size }, qr, frame: null };
-  const pad = Math.round(size * 0.06);
+  const stroke = Math.max(1, Math.round(size * 0.016));
+  const quiet = Math.round(3 * qr.moduleSize);
+  const pad = stroke + quiet;
   const bandHeight = Math.round(size * 0.18);
   const width = size + 2 * pad;
-  const height = size + pad + bandHeight;
+  const height = pad + size + quiet + bandHeight;
   return {
     width,
     height,
     qrBox: { x: pad, y: pad, size },
     qr,
     frame: {
-      stroke: Math.max(1, Math.round(size * 0.016)),
+      stroke,
       radius: Math.round(size * 0.04),
-      band: { x: 0, y: pad + size, size: width, height: bandHeight },
+      band: { x: 0, y: pad + size + quiet, size: width, height: bandHeight },
       fontSize: Math.round(bandHeight * 0.45),
     },
   };

@@ -67,10 +67,10 @@ describe("frameImageRect", () => {
     expect(r.x).toBeCloseTo(216, 10);
     expect(r.y).toBeCloseTo(351, 10);
   });
-  test("a framed code (1680 x 1860) keeps its aspect and fits the 1080 x 1350 frame", () => {
-    const r = frameImageRect(1, 1680, 1860);
+  test("the tallest framed code (version 1: 1940 x 2186) keeps its aspect and fits the 1080 x 1350 frame", () => {
+    const r = frameImageRect(1, 1940, 2186);
     expect(r.width).toBe(1080);
-    expect(r.height).toBeCloseTo((1080 * 1860) / 1680, 10);
+    expect(r.height).toBeCloseTo((1080 * 2186) / 1940, 10);
     expect(r.height).toBeLessThanOrEqual(1350);
     expect(r.y).toBeCloseTo((1350 - r.height) / 2, 10);
   });
