@@ -27,6 +27,7 @@ import { notificationRoutes } from "./notifications/routes";
 import { titleRoutes } from "./titles/routes";
 import { vendorRoutes } from "./vendor/routes";
 import { apiKeyRoutes } from "./apikeys/routes";
+import { qrStyleRoutes } from "./qrstyles/routes";
 import { openApiRoutes } from "./openapi/routes";
 import { webhookRoutes } from "./webhooks/routes";
 import { startWebhookWorker } from "./webhooks/worker";
@@ -99,6 +100,7 @@ export async function createApp({ db, config, maxClickBacklog }: { db: Database;
     .use(planRoutes(ctx, auth))
     .use(notificationRoutes(ctx, auth))
     .use(apiKeyRoutes(ctx, auth))
+    .use(qrStyleRoutes(ctx, auth))
     .use(webhookRoutes(ctx, auth, events.webhooks))
     .use(eventRoutes(ctx, auth, events.live))
     .use(publicStatsRoutes(ctx, auth, () => pages.notFound.respond()))

@@ -99,6 +99,7 @@ const Env = v.object({
   MAX_TAGS_PER_USER: v.optional(int("MAX_TAGS_PER_USER", 0, 1_000_000), "500"),
   MAX_TITLES_PER_TOPIC: v.optional(int("MAX_TITLES_PER_TOPIC", 0, 10_000_000), "1000"),
   MAX_TOPIC_TEXT_BYTES: v.optional(int("MAX_TOPIC_TEXT_BYTES", 0, 1_000_000_000_000), "10000000"),
+  MAX_QR_STYLES_PER_USER: v.optional(int("MAX_QR_STYLES_PER_USER", 0, 1_000_000), "50"),
   // Calls a minute per signed-in user to bulk, import, exports and analytics (0: off).
   HEAVY_RATE_LIMIT: v.optional(int("HEAVY_RATE_LIMIT", 0, 1_000_000), "120"),
   // SQLite: the WAL is truncated once it passes this many MB, even while writes continue.
@@ -205,6 +206,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       tagsPerUser: e.MAX_TAGS_PER_USER,
       titlesPerTopic: e.MAX_TITLES_PER_TOPIC,
       topicTextBytes: e.MAX_TOPIC_TEXT_BYTES,
+      qrStylesPerUser: e.MAX_QR_STYLES_PER_USER,
     },
     heavyRateLimit: e.HEAVY_RATE_LIMIT,
     walLimitBytes: e.WAL_LIMIT_MB * 1024 * 1024,

@@ -45,6 +45,8 @@ await ok("POST", `/api/topic/alice/${board.linkSlug}/open`, bob.cookie);
 const invite = await ok("POST", "/api/invites", alice.cookie);
 await ok("POST", `/api/invites/${encodeURIComponent(invite.code)}/accept`, bob.cookie);
 await ok("POST", "/api/api-keys", alice.cookie, { name: "ci", scope: "read" });
+// A saved QR style, with a frame text that COPY must carry as typed.
+await ok("POST", "/api/qr-styles", alice.cookie, { name: "Poster", foreground: "#0b3d91", background: "#fff", dots: "dots", corners: "rounded", frameText: "Scan \\ me 🧵" });
 // A webhook, whose queue gets the links below (the event log has rows by now too).
 await ok("POST", "/api/webhooks", alice.cookie, { url: "https://hooks.example.invalid/in", events: ["link.created"] });
 expect((await t.call("POST", "/api/login", { body: { username: "bob", password: PASSWORD } })).status).toBe(200);
@@ -122,6 +124,7 @@ describe("a copy of a real install", async () => {
     await same("SELECT * FROM link_rollups ORDER BY link_id, dim, value", ["count"]);
     await same("SELECT * FROM sessions ORDER BY id");
     await same("SELECT * FROM api_keys ORDER BY id");
+    expect((await same("SELECT * FROM qr_styles ORDER BY id"))[0]!.frame_text).toBe("Scan \\ me 🧵");
   });
 
   test("new rows continue after the copied ids", async () => {

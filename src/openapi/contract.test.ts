@@ -172,6 +172,7 @@ const notification = (await created("GET", "/api/notifications", undefined)).not
 // A third user accepts the owner's second invite.
 const third = await t.signUp("contract-third");
 const otherKey = await created("POST", "/api/api-keys", { name: "to revoke", scope: "read" });
+const qrStyle = await created("POST", "/api/qr-styles", { name: "Contract style", foreground: "#123456", background: "#ffffff", dots: "dots", corners: "rounded", frameText: "Scan me" });
 // A webhook with one delivery queued (its receiver does not exist: the delivery stays pending or fails).
 const hook = await created("POST", "/api/webhooks", { url: "https://hooks.example.invalid/in", events: ["link.created"] });
 await created("POST", "/api/links", { originalUrl: "https://example.com/hooked", title: "Hooked" });
@@ -285,6 +286,9 @@ const CALLS: Record<string, Call> = {
   "GET /api/api-keys": { method: "GET", path: "/api/api-keys", opts: asOwner, status: 200 },
   "POST /api/api-keys": { method: "POST", path: "/api/api-keys", opts: { ...asOwner, body: { name: "another", scope: "read", only: "topics" } }, status: 201 },
   "DELETE /api/api-keys/{id}": { method: "DELETE", path: `/api/api-keys/${otherKey.id}`, opts: asOwner, status: 200 },
+  "GET /api/qr-styles": { method: "GET", path: "/api/qr-styles", opts: asOwner, status: 200 },
+  "POST /api/qr-styles": { method: "POST", path: "/api/qr-styles", opts: { ...asOwner, body: { name: "Another style", foreground: "#000", background: "#fff", dots: "square", corners: "square" } }, status: 201 },
+  "PUT /api/qr-styles/{id}": { method: "PUT", path: `/api/qr-styles/${qrStyle.id}`, opts: { ...asKey, body: { ...qrStyle, name: "Renamed style" } }, status: 200 },
   "GET /api/webhooks": { method: "GET", path: "/api/webhooks", opts: asOwner, status: 200 },
   "POST /api/webhooks": { method: "POST", path: "/api/webhooks", opts: { ...asOwner, body: { url: "https://hooks.example.invalid/two", events: ["clicks.recorded"], linkIds: [link.id] } }, status: 201 },
   "PUT /api/webhooks/{id}": {
@@ -310,6 +314,7 @@ const CALLS: Record<string, Call> = {
   "POST /api/stats/{linkId}/public": { method: "POST", path: `/api/stats/${statsLink.id}/public`, opts: asKey, status: 200 },
   "DELETE /api/stats/{linkId}/public": { method: "DELETE", path: `/api/stats/${statsLink.id}/public`, opts: asKey, status: 200 },
   "DELETE /api/webhooks/{id}": { method: "DELETE", path: `/api/webhooks/${hook.id}`, opts: asOwner, status: 200 },
+  "DELETE /api/qr-styles/{id}": { method: "DELETE", path: `/api/qr-styles/${qrStyle.id}`, opts: asOwner, status: 200 },
   "POST /api/logout": { method: "POST", path: "/api/logout", opts: asMember, status: 200 },
 };
 

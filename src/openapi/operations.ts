@@ -2,6 +2,8 @@
 // operations in its routes.ts (see src/shared/apiOperations.ts) and is listed here once.
 import { ApiKeyView, CreatedApiKey } from "../apikeys/schema";
 import { apiKeyOperations } from "../apikeys/routes";
+import { qrStyleOperations } from "../qrstyles/routes";
+import { SavedQrStyle } from "../qrstyles/schema";
 import { accountOperations } from "../accounts/routes";
 import { PublicUser } from "../accounts/schema";
 import { AnalyticsReport, ClickView } from "../analytics/schema";
@@ -68,6 +70,7 @@ export const OPERATIONS: Operation[] = [
   ...publicStatsOperations,
   ...notificationOperations,
   ...apiKeyOperations,
+  ...qrStyleOperations,
   ...openApiOperations,
 ];
 
@@ -82,4 +85,5 @@ export const NAMED_SCHEMAS: Definitions = {
   Notification,
   ApiKeyView,
   CreatedApiKey,
+  SavedQrStyle,
 };

@@ -141,6 +141,9 @@ function Overview({ report, tracker, days, setDays }: { report: AnalyticsReport;
         </section>
       )}
       <DbIpCredit />
+      {/* Issue 25: the main tracker recorded referrers but never showed them. A host per row
+          (the roll-ups keep the host, 'Direct' when the visit had none). */}
+      {tracker === "main" && <Bars title="Referrers" rows={report.tallies.referrer} empty="No clicks yet" />}
       {tracker === "main" && (
         <section aria-label="Link Information" className="link-info">
           <h4>Link Information</h4>
