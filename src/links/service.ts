@@ -4,6 +4,7 @@
 // write goes through here so the map stays exact (a changed destination is used by the very
 // next redirect) and every instance has it before the answer.
 import type { AppContext } from "../context";
+import { RedirectMap, type CachedLink } from "./redirectMap";
 import { ClickRecorder } from "../analytics/recorder";
 import { OVER_QUOTA, codeConflict, linksStore, tagNames, type Existing, type LinkRow, type NewLink, type RedirectRow } from "./store";
 import { BULK_MSG, MSG, type ItemError, type LinkView, type Tracker } from "./schema";
@@ -44,13 +45,7 @@ const refuse = (p: Problem | null) => {
   if (p) throw badRequest(p.message, { [p.field]: p.message });
 };
 
-export type CachedLink = {
-  id: number;
-  /** The stored destination, parsed and re-serialised: ASCII-only, safe for a Location header. */
-  href: string;
-  active: boolean;
-  expiresMs: number | null;
-};
+export type { CachedLink };
 
 /** The longest pause between two bulk transactions while the WAL waits to be truncated. */
 const WAL_GAP_MS = 200;
@@ -92,7 +87,7 @@ export async function createLinks(ctx: AppContext, opts: { maxClickBacklog?: num
   // Every captured click is written and the worker closed before (in serve) the database closes.
   ctx.shutdownHooks.push(() => recorder.stop());
 
-  let byCode = new Map<string, CachedLink>();
+  let byCode = new RedirectMap();
   const put = (row: RedirectRow) => {
     const c = toCached(row);
     if (c) byCode.set(row.short_code, c);
@@ -100,11 +95,12 @@ export async function createLinks(ctx: AppContext, opts: { maxClickBacklog?: num
   };
   /** Reads every link into a new map, then serves from it: redirects use the old one meanwhile. */
   const loadAll = async () => {
-    const next = new Map<string, CachedLink>();
+    const next = new RedirectMap();
     for await (const r of store.allForRedirect()) {
       const c = toCached(r);
-      if (c) next.set(r.short_code, c);
+      if (c) next.add(r.short_code, c);
     }
+    next.trim();
     byCode = next;
   };
   // N instances on one PostgreSQL: every other instance's link writes reach this map through

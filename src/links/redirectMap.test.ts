@@ -1,0 +1,79 @@
+// The packed code → link map (redirectMap.ts) must answer exactly as a Map of the same writes
+// would, through growth, deletes, renames, compaction and codes or destinations it cannot pack.
+import { expect, test } from "bun:test";
+import { type CachedLink, RedirectMap } from "./redirectMap";
+
+const link = (id: number, href = `https://example.com/p/${id}?utm_source=x`, extra: Partial<CachedLink> = {}): CachedLink => ({ id, href, active: true, expiresMs: null, ...extra });
+
+test("the same answers as a Map over 50,000 random sets, deletes and re-sets (growth, tombstones, compaction)", () => {
+  const packed = new RedirectMap();
+  const plain = new Map<string, CachedLink>();
+  let seed = 42;
+  const rnd = (n: number) => {
+    seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+    return seed % n;
+  };
+  for (let i = 0; i < 50_000; i++) {
+    const code = `c${rnd(8000).toString(36)}`;
+    const op = rnd(10);
+    if (op < 6) {
+      const l = link(i, `https://h${rnd(50)}.example/${"x".repeat(rnd(300))}`, { active: rnd(5) !== 0, expiresMs: rnd(3) === 0 ? 1_700_000_000_000 + i : null });
+      packed.set(code, l);
+      plain.set(code, l);
+    } else if (op < 9) {
+      expect(packed.delete(code)).toBe(plain.delete(code));
+    } else {
+      expect(packed.get(code)).toEqual(plain.get(code));
+    }
+  }
+  expect(packed.size).toBe(plain.size);
+  for (const [code, l] of plain) expect(packed.get(code)).toEqual(l);
+  for (let i = 0; i < 8000; i++) {
+    const code = `c${i.toString(36)}`;
+    expect(packed.get(code)).toEqual(plain.get(code));
+  }
+  packed.trim();
+  for (const [code, l] of plain) expect(packed.get(code)).toEqual(l);
+});
+
+test("a cached answer is dropped when its link changes or goes", () => {
+  const m = new RedirectMap();
+  m.set("abc", link(1));
+  expect(m.get("abc")?.href).toBe("https://example.com/p/1?utm_source=x");
+  m.set("abc", link(1, "https://changed.example/"));
+  expect(m.get("abc")?.href).toBe("https://changed.example/");
+  m.set("abc", link(1, "https://changed.example/", { active: false }));
+  expect(m.get("abc")?.active).toBe(false);
+  m.delete("abc");
+  expect(m.get("abc")).toBeUndefined();
+});
+
+test("codes and destinations that are not ASCII, or a code over 255 characters, are kept too", () => {
+  const m = new RedirectMap();
+  const odd: [string, CachedLink][] = [
+    ["café", link(1)],
+    ["😀", link(2)],
+    ["plain", link(3, "https://example.com/ü")],
+    ["x".repeat(300), link(4)],
+  ];
+  for (const [c, l] of odd) m.add(c, l);
+  for (const [c, l] of odd) expect(m.get(c)).toEqual(l);
+  expect(m.size).toBe(4);
+  // An ASCII code that shares a prefix is a different key.
+  expect(m.get("caf")).toBeUndefined();
+  expect(m.delete("café")).toBe(true);
+  expect(m.get("café")).toBeUndefined();
+  expect(m.size).toBe(3);
+});
+
+test("codes differing only in case, or one a prefix of another, are different links", () => {
+  const m = new RedirectMap();
+  m.add("Abc", link(1));
+  m.add("abc", link(2));
+  m.add("abcd", link(3));
+  expect(m.get("Abc")?.id).toBe(1);
+  expect(m.get("abc")?.id).toBe(2);
+  expect(m.get("abcd")?.id).toBe(3);
+  expect(m.get("ab")).toBeUndefined();
+  expect(m.get("ABC")).toBeUndefined();
+});

@@ -1,0 +1,223 @@
+// The code → link map the redirects read, packed (issue 21: ≤ 200 bytes per link at a million
+// links). A Map of one object per link cost ~280 bytes of heap per link, and it was not the
+// objects: a JS string for the code (with its Map entry) and one for the destination were
+// ~200 of them. Here codes and destinations are ASCII bytes in one arena, the other fields sit in
+// typed arrays by slot, and an open-addressing table of slots finds a code. The few codes or
+// destinations that are not ASCII (a code from a hand-edited database; WHATWG URL serialisation
+// makes every parsed destination ASCII) live in an ordinary Map beside it. A small cache keeps
+// the objects of recently asked codes, so a hot link is not decoded per redirect.
+//
+// Synchronous throughout: the redirect never awaits (issue 12).
+
+/** What a redirect needs of a link. */
+export type CachedLink = {
+  id: number;
+  /** The stored destination, parsed and re-serialised: ASCII-only, safe for a Location header. */
+  href: string;
+  active: boolean;
+  expiresMs: number | null;
+};
+
+/**
+ * Node's (and Bun's) Buffer methods without the encoding switch of toString/write, 4× faster on
+ * a 65-byte destination here; present since Node's first releases, absent from the type files.
+ */
+type Arena = Buffer & { latin1Slice(start: number, end: number): string; utf8Write(s: string, offset: number): number };
+const arena = (n: number) => Buffer.allocUnsafe(n) as Arena;
+
+const EMPTY = -1;
+const GONE = -2;
+/** Codes asked recently, kept decoded; cleared whole when full (cheaper than an LRU's upkeep). */
+const CACHE_MAX = 4096;
+
+/** FNV-1a over the code's characters, as a non-negative 31-bit integer. */
+function hash(s: string) {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
+  return h >>> 1;
+}
+
+export class RedirectMap {
+  // By slot.
+  private ids = new Float64Array(0);
+  private expires = new Float64Array(0); // NaN: never expires
+  private active = new Uint8Array(0);
+  private offsets = new Uint32Array(0); // into the arena: the code, then the destination
+  private codeLens = new Uint8Array(0);
+  private hrefLens = new Uint32Array(0);
+  private slots = 0; // slots used (live or freed)
+  private free: number[] = [];
+  // Bytes.
+  private arena = arena(0);
+  private arenaUsed = 0;
+  private arenaDead = 0;
+  // Open addressing with linear probing: each entry a slot, EMPTY or GONE (a deleted entry).
+  private table = new Int32Array(16).fill(EMPTY);
+  private live = 0;
+  private gone = 0;
+  private odd = new Map<string, CachedLink>();
+  private cache = new Map<string, CachedLink>();
+
+  get size() {
+    return this.live + this.odd.size;
+  }
+
+  get(code: string): CachedLink | undefined {
+    const hit = this.cache.get(code);
+    if (hit) return hit;
+    const slot = this.find(code);
+    if (slot < 0) return this.odd.get(code);
+    const at = this.offsets[slot]! + this.codeLens[slot]!;
+    const e = this.expires[slot]!;
+    const link: CachedLink = {
+      id: this.ids[slot]!,
+      href: this.arena.latin1Slice(at, at + this.hrefLens[slot]!),
+      active: this.active[slot] === 1,
+      expiresMs: Number.isNaN(e) ? null : e,
+    };
+    if (this.cache.size >= CACHE_MAX) this.cache.clear();
+    this.cache.set(code, link);
+    return link;
+  }
+
+  set(code: string, link: CachedLink) {
+    this.delete(code);
+    this.add(code, link);
+  }
+
+  /** Adds a code known not to be in the map (a whole load from the database, codes unique there). */
+  add(code: string, link: CachedLink) {
+    // Written as UTF-8 (native, fast); a byte count other than the length means not ASCII.
+    const room = 3 * (code.length + link.href.length);
+    this.reserve(room);
+    const at = this.arenaUsed;
+    const codeBytes = code.length > 255 ? -1 : this.arena.utf8Write(code, at);
+    const hrefBytes = codeBytes === code.length ? this.arena.utf8Write(link.href, at + codeBytes) : -1;
+    if (codeBytes !== code.length || hrefBytes !== link.href.length) {
+      this.odd.set(code, link);
+      return;
+    }
+    const slot = this.free.pop() ?? this.newSlot();
+    this.arenaUsed += codeBytes + hrefBytes;
+    this.offsets[slot] = at;
+    this.codeLens[slot] = code.length;
+    this.hrefLens[slot] = link.href.length;
+    this.ids[slot] = link.id;
+    this.active[slot] = link.active ? 1 : 0;
+    this.expires[slot] = link.expiresMs ?? Number.NaN;
+    if ((this.live + this.gone + 1) * 4 > this.table.length * 3) this.rehash(this.live + 1);
+    const mask = this.table.length - 1;
+    let i = hash(code) & mask;
+    while (this.table[i]! >= 0) i = (i + 1) & mask;
+    if (this.table[i] === GONE) this.gone--;
+    this.table[i] = slot;
+    this.live++;
+  }
+
+  delete(code: string): boolean {
+    this.cache.delete(code);
+    if (this.odd.delete(code)) return true;
+    const i = this.findIndex(code);
+    if (i < 0) return false;
+    const slot = this.table[i]!;
+    this.table[i] = GONE;
+    this.gone++;
+    this.live--;
+    this.arenaDead += this.codeLens[slot]! + this.hrefLens[slot]!;
+    this.free.push(slot);
+    if (this.arenaDead > 1 << 20 && this.arenaDead * 2 > this.arenaUsed) this.compact();
+    return true;
+  }
+
+  /** Gives back what growing by doubling over-allocated (after a whole load). */
+  trim() {
+    this.resizeSlots(this.slots);
+    this.compact();
+  }
+
+  private find(code: string) {
+    const i = this.findIndex(code);
+    return i < 0 ? -1 : this.table[i]!;
+  }
+
+  private findIndex(code: string) {
+    if (code.length > 255) return -1;
+    const mask = this.table.length - 1;
+    for (let i = hash(code) & mask; ; i = (i + 1) & mask) {
+      const slot = this.table[i]!;
+      if (slot === EMPTY) return -1;
+      if (slot !== GONE && this.codeLens[slot] === code.length) {
+        const at = this.offsets[slot]!;
+        let same = true;
+        for (let k = 0; k < code.length; k++) {
+          if (this.arena[at + k] !== code.charCodeAt(k)) {
+            same = false;
+            break;
+          }
+        }
+        if (same) return i;
+      }
+    }
+  }
+
+  private newSlot() {
+    if (this.slots === this.ids.length) this.resizeSlots(Math.max(1024, Math.ceil(this.ids.length * 1.5)));
+    return this.slots++;
+  }
+
+  private resizeSlots(n: number) {
+    const grow = <T extends Float64Array | Uint8Array | Uint32Array>(a: T, make: (n: number) => T) => {
+      const b = make(n);
+      b.set(a.subarray(0, Math.min(a.length, n)));
+      return b;
+    };
+    this.ids = grow(this.ids, (k) => new Float64Array(k));
+    this.expires = grow(this.expires, (k) => new Float64Array(k));
+    this.active = grow(this.active, (k) => new Uint8Array(k));
+    this.offsets = grow(this.offsets, (k) => new Uint32Array(k));
+    this.codeLens = grow(this.codeLens, (k) => new Uint8Array(k));
+    this.hrefLens = grow(this.hrefLens, (k) => new Uint32Array(k));
+  }
+
+  private reserve(bytes: number) {
+    if (this.arenaUsed + bytes <= this.arena.length) return;
+    const next = arena(Math.max(64 * 1024, Math.ceil((this.arenaUsed + bytes) * 1.5)));
+    this.arena.copy(next, 0, 0, this.arenaUsed);
+    this.arena = next;
+  }
+
+  private rehash(atLeast: number) {
+    // Half full after a rehash, three quarters before the next.
+    let n = 16;
+    while (n < atLeast * 2) n *= 2;
+    const old = this.table;
+    this.table = new Int32Array(n).fill(EMPTY);
+    this.gone = 0;
+    const mask = n - 1;
+    for (const slot of old) {
+      if (slot < 0) continue;
+      const at = this.offsets[slot]!;
+      let h = 0x811c9dc5;
+      for (let k = 0; k < this.codeLens[slot]!; k++) h = Math.imul(h ^ this.arena[at + k]!, 0x01000193);
+      let i = (h >>> 1) & mask;
+      while (this.table[i] !== EMPTY) i = (i + 1) & mask;
+      this.table[i] = slot;
+    }
+  }
+
+  /** Copies the live slots' bytes into an arena of their size (the freed ones' bytes dropped). */
+  private compact() {
+    const next = arena(Math.max(1, this.arenaUsed - this.arenaDead));
+    let used = 0;
+    for (const slot of this.table) {
+      if (slot < 0) continue;
+      const n = this.codeLens[slot]! + this.hrefLens[slot]!;
+      this.arena.copy(next, used, this.offsets[slot]!, this.offsets[slot]! + n);
+      this.offsets[slot] = used;
+      used += n;
+    }
+    this.arena = next;
+    this.arenaUsed = used;
+    this.arenaDead = 0;
+  }
+}
