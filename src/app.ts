@@ -15,6 +15,7 @@ import { accountRoutes } from "./accounts/routes";
 import { healthRoutes } from "./health/routes";
 import { createLinks } from "./links/service";
 import { linkRoutes } from "./links/routes";
+import { smartRoutes, utmTemplateRoutes } from "./smart/routes";
 import { IMPORT_PATH, bulkLinkRoutes } from "./links/bulkRoutes";
 import { redirectRoutes, redirectServeRoutes, rootRoute } from "./redirects/routes";
 import { topicRoutes } from "./topics/routes";
@@ -86,6 +87,10 @@ export async function createApp({ db, config, maxClickBacklog }: { db: Database;
     .use(bulkLinkRoutes(ctx, auth, links))
     .use(linkRoutes(ctx, auth, links, "main"))
     .use(linkRoutes(ctx, auth, links, "brand"))
+    // Smart links (issue 24): settings and simulator on both trackers, UTM templates.
+    .use(smartRoutes(ctx, auth, links, "main"))
+    .use(smartRoutes(ctx, auth, links, "brand"))
+    .use(utmTemplateRoutes(auth, links))
     // /{code}, /l/{code}, /r/{code}, /api/links/redirect/{code}; app pages pass through to the SPA.
     .use(redirectRoutes(ctx, links, webPage))
     // /api/openapi.json and the reference page /api/docs (a screen of the web app).

@@ -13,6 +13,7 @@ import p0013 from "./0013_lists.sql" with { type: "text" };
 import p0014 from "./0014_link_changes.sql" with { type: "text" };
 import p0015 from "./0015_events.sql" with { type: "text" };
 import p0016 from "./0016_notification_count.sql" with { type: "text" };
+import p0017 from "./0017_smart_links.sql" with { type: "text" };
 
 export const pgMigrations: { version: number; name: string; sql: string }[] = [
   { version: 7, name: "0007_baseline", sql: p0007 },
@@ -25,6 +26,7 @@ export const pgMigrations: { version: number; name: string; sql: string }[] = [
   { version: 14, name: "0014_link_changes", sql: p0014 },
   { version: 15, name: "0015_events", sql: p0015 },
   { version: 16, name: "0016_notification_count", sql: p0016 },
+  { version: 17, name: "0017_smart_links", sql: p0017 },
 ];
 
 /** sha256 (hex) of each landed file, as migrations/index.ts keeps for SQLite (same rules). */
@@ -39,4 +41,5 @@ export const pgFrozenChecksums: Record<string, string> = {
   "0014_link_changes": "7f2dacc57c5f2f6d509fbb30f4cfbba642e6e4419bf51b4586e82e562cac5bb1",
   "0015_events": "53c131b3c8c93de8c0cd0a49541eebed15af007288fdd933ae0b98b68e0e99ed",
   "0016_notification_count": "66e988133426a212940ef655c14d3b8773d50bb8b9a506e5ea6865d675f521ef",
+  "0017_smart_links": "71744a856da122cdedec5579feb970d4942fc0431048c7ba7595f8b35a273db1",
 };

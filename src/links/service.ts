@@ -10,6 +10,10 @@ import { followLinks } from "./follow";
 import { walBytes } from "../db/open";
 import { nextTurn } from "./bulk";
 import { eventsStore } from "../events/store";
+import { compile, type CompiledSmart } from "../smart/decide";
+import type { SmartStored } from "../smart/schema";
+import { smartRuntime } from "../smart/runtime";
+import { log } from "../http/log";
 
 export type CachedLink = {
   id: number;
@@ -17,6 +21,11 @@ export type CachedLink = {
   href: string;
   active: boolean;
   expiresMs: number | null;
+  /**
+   * A smart link's compiled settings (password, limit, rules, split: src/smart); undefined for
+   * a plain link, whose redirect checks this once and does nothing more (issue 24).
+   */
+  smart?: CompiledSmart;
 };
 
 /** The longest pause between two bulk transactions while the WAL waits to be truncated. */
@@ -29,7 +38,19 @@ function toCached(r: RedirectRow): CachedLink | null {
   } catch {
     return null;
   }
-  return { id: r.id, href, active: r.active === 1, expiresMs: r.expires_at ? Date.parse(r.expires_at) : null };
+  const cached: CachedLink = { id: r.id, href, active: r.active === 1, expiresMs: r.expires_at ? Date.parse(r.expires_at) : null };
+  if (r.smart) {
+    let smart: CompiledSmart | null;
+    try {
+      smart = compile(JSON.parse(r.smart) as SmartStored);
+    } catch (e) {
+      // Never served without its settings: a protected link must not open by accident.
+      log.error("a link's smart settings could not be read; the link is not served", { id: r.id, error: String(e) });
+      return null;
+    }
+    if (smart) cached.smart = smart;
+  }
+  return cached;
 }
 
 /**
@@ -56,9 +77,17 @@ export async function createLinks(ctx: AppContext, opts: { maxClickBacklog?: num
   // Every captured click is written and the worker closed before (in serve) the database closes.
   ctx.shutdownHooks.push(() => recorder.stop());
 
+  const smart = await smartRuntime(ctx, store);
+  /** A limited link's count starts from what the row says (its clicks when read). */
+  const seed = (row: RedirectRow, c: CachedLink | null) => {
+    if (c?.smart?.maxClicks != null) smart.seed(row.id, Number(row.click_count ?? 0));
+    else smart.forget(row.id);
+  };
+
   let byCode = new Map<string, CachedLink>();
   const put = (row: RedirectRow) => {
     const c = toCached(row);
+    seed(row, c);
     if (c) byCode.set(row.short_code, c);
     else byCode.delete(row.short_code);
   };
@@ -67,6 +96,7 @@ export async function createLinks(ctx: AppContext, opts: { maxClickBacklog?: num
     const next = new Map<string, CachedLink>();
     for await (const r of store.allForRedirect()) {
       const c = toCached(r);
+      seed(r, c);
       if (c) next.set(r.short_code, c);
     }
     byCode = next;
@@ -95,6 +125,8 @@ export async function createLinks(ctx: AppContext, opts: { maxClickBacklog?: num
     /** The event log, for a change that is not one link's write (an import's end). */
     events: eventsStore(ctx.db),
     recorder,
+    /** Smart links' counts, password page tallies, cookie key (src/smart/runtime.ts). */
+    smart,
     ownHosts,
     lookup: (code: string) => byCode.get(code),
     /** The map may be missing changes (follow.ts: listener lost or silent, catching up); still served. */

@@ -24,6 +24,8 @@ export type LinkRow = {
   created_at: string;
   updated_at: string;
   expires_at: string | null;
+  /** Smart-link settings (src/smart/schema.ts SmartStored as JSON); null for a plain link. */
+  smart: string | null;
 };
 
 /** An item of createMany the owner's link quota had no room for. */
@@ -36,7 +38,18 @@ export type NewLink = { shortCode: string | null; originalUrl: string; title: st
 const GENERATE_TRIES = 10;
 
 /** What the redirect needs, for every link at start (the in-memory map). */
-export type RedirectRow = Pick<LinkRow, "id" | "short_code" | "original_url" | "active" | "expires_at">;
+export type RedirectRow = Pick<LinkRow, "id" | "short_code" | "original_url" | "active" | "expires_at" | "smart"> & {
+  /** A smart link's clicks so far (its click limit counts from them); null for a plain link. */
+  click_count?: number | null;
+};
+
+/**
+ * The redirect's columns: a smart link's click count only for smart links, so loading the map
+ * reads no count for the plain ones.
+ */
+const redirectCols = (t: string) =>
+  `${t}id, ${t}short_code, ${t}original_url, ${t}active, ${t}expires_at, ${t}smart, ` +
+  `CASE WHEN ${t}smart IS NOT NULL THEN COALESCE((SELECT clicks FROM link_click_counts WHERE link_id = ${t}id), 0) END AS click_count`;
 
 /** Links read per statement while the redirect map loads (keyset pages, see allForRedirect). */
 const REDIRECT_PAGE = 5000;
@@ -44,7 +57,7 @@ const REDIRECT_PAGE = 5000;
 // click_count comes from link_click_counts (migrations/0003): the click writer never rewrites a link row.
 const COLS =
   "id, user_id, tracker, short_code, original_url, title, description, active, is_system, " +
-  "COALESCE((SELECT clicks FROM link_click_counts WHERE link_id = short_links.id), 0) AS click_count, created_at, updated_at, expires_at";
+  "COALESCE((SELECT clicks FROM link_click_counts WHERE link_id = short_links.id), 0) AS click_count, created_at, updated_at, expires_at, smart";
 
 const INSERT = "INSERT INTO short_links (user_id, tracker, short_code, original_url, title, description, expires_at, created_at, updated_at) VALUES";
 /** One row's values for INSERT, in its column order. */
@@ -58,7 +71,7 @@ const rowValues = (userId: number, tracker: Tracker, code: string, f: Fields, no
 // a constant here rather than a subquery per row.
 const insertIfFree = (rows: number) =>
   `${INSERT} ${Array(rows).fill(ROW).join(", ")} ON CONFLICT (short_code) DO NOTHING
-   RETURNING id, user_id, tracker, short_code, original_url, title, description, active, is_system, 0 AS click_count, created_at, updated_at, expires_at`;
+   RETURNING id, user_id, tracker, short_code, original_url, title, description, active, is_system, 0 AS click_count, created_at, updated_at, expires_at, smart`;
 
 /**
  * short_code is the only unique column a link write can clash on: a code taken between the
@@ -101,7 +114,7 @@ const CLICKS = `COALESCE((SELECT clicks FROM link_click_counts WHERE link_id = $
 /** COLS with every column named by its table: a search joins the index, whose columns share the names. */
 const QCOLS =
   ["id", "user_id", "tracker", "short_code", "original_url", "title", "description", "active", "is_system"].map((c) => `${L}.${c}`).join(", ") +
-  `, ${CLICKS} AS click_count, ${L}.created_at, ${L}.updated_at, ${L}.expires_at`;
+  `, ${CLICKS} AS click_count, ${L}.created_at, ${L}.updated_at, ${L}.expires_at, ${L}.smart`;
 
 /**
  * Each sort: its ORDER BY keys (one direction for all, so a row-value comparison is the
@@ -318,6 +331,23 @@ export function linksStore(db: Database, { maxPerUser = 0 }: { maxPerUser?: numb
           ),
         codeConflict,
       ),
+    /**
+     * A link's smart settings (JSON, or null for none), written with a link.updated event; a
+     * row write, so the other instances' followers read the settings with it (follow.ts).
+     */
+    setSmart: (id: number, userId: number, tracker: Tracker, smart: string | null) =>
+      withEvent(
+        db,
+        "link.updated",
+        `UPDATE short_links SET smart = ?, updated_at = ? WHERE id = ? AND user_id = ? AND tracker = ? AND is_system = 0 RETURNING ${COLS}`,
+        smart, nowIso(), id, userId, tracker,
+      ),
+    /** PostgreSQL only: limited links' click counts now, with every instance's clicks (service.ts). */
+    clickCounts: (ids: number[]) =>
+      db.all<{ link_id: number; clicks: number }>(
+        "SELECT link_id, clicks FROM link_click_counts WHERE link_id = ANY(string_to_array(?, ',')::bigint[])",
+        ids.join(","),
+      ),
     delete: (id: number, userId: number, tracker: Tracker) =>
       db.tx(async (q) => {
         const gone = await q.get<{ id: number; short_code: string }>(
@@ -359,7 +389,7 @@ export function linksStore(db: Database, { maxPerUser = 0 }: { maxPerUser?: numb
      */
     forRedirectByIds: (ids: number[]) =>
       db.all<RedirectRow>(
-        "SELECT id, short_code, original_url, active, expires_at FROM short_links WHERE id = ANY(string_to_array(?, ',')::bigint[])",
+        `SELECT ${redirectCols("")} FROM short_links WHERE id = ANY(string_to_array(?, ',')::bigint[])`,
         ids.join(","),
       ),
     /**
@@ -383,7 +413,7 @@ export function linksStore(db: Database, { maxPerUser = 0 }: { maxPerUser?: numb
     changesSince: (xmin: string) =>
       db.all<{ xmin: string; at: number; change_id: number | null; change_code: string | null } & { [K in keyof RedirectRow]: RedirectRow[K] | null }>(
         `WITH s AS (SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS xmin, floor(extract(epoch FROM clock_timestamp()) * 1000)::float8 AS at)
-         SELECT s.xmin, s.at, c.link_id AS change_id, c.code AS change_code, l.id, l.short_code, l.original_url, l.active, l.expires_at
+         SELECT s.xmin, s.at, c.link_id AS change_id, c.code AS change_code, ${redirectCols("l.")}
          FROM s LEFT JOIN (SELECT DISTINCT link_id, code FROM link_changes WHERE xid >= ?::xid8) AS c ON true
          LEFT JOIN short_links AS l ON l.id = c.link_id`,
         xmin,
@@ -402,7 +432,7 @@ export function linksStore(db: Database, { maxPerUser = 0 }: { maxPerUser?: numb
     async *allForRedirect(): AsyncGenerator<RedirectRow> {
       for (let after = 0; ; ) {
         const page = await db.all<RedirectRow>(
-          "SELECT id, short_code, original_url, active, expires_at FROM short_links WHERE id > ? ORDER BY id LIMIT ?",
+          `SELECT ${redirectCols("")} FROM short_links WHERE id > ? ORDER BY id LIMIT ?`,
           after, REDIRECT_PAGE,
         );
         yield* page;

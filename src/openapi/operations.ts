@@ -8,6 +8,7 @@ import { AnalyticsReport, ClickView } from "../analytics/schema";
 import { healthOperations } from "../health/routes";
 import { inviteOperations } from "../invites/routes";
 import { linkOperations } from "../links/routes";
+import { smartOperations, utmTemplateOperations } from "../smart/routes";
 import { bulkLinkOperations } from "../links/bulkRoutes";
 import { notificationOperations } from "../notifications/routes";
 import { LinkView } from "../links/schema";
@@ -55,6 +56,9 @@ export const OPERATIONS: Operation[] = [
   ...linkOperations("main"),
   ...bulkLinkOperations,
   ...linkOperations("brand"),
+  ...smartOperations("main"),
+  ...smartOperations("brand"),
+  ...utmTemplateOperations,
   ...redirectOperations,
   ...topicOperations,
   ...titleOperations,

@@ -197,3 +197,14 @@ export const Decision = v.object({
   passwordFirst: v.boolean(),
 });
 export type Decision = v.InferOutput<typeof Decision>;
+
+/** A click's route as people read it, with the names the settings give (a route of an older setting keeps its bare number). */
+export function routeName(route: string, s: Pick<SmartStored, "rules" | "split"> | null): string {
+  const [kind, n] = route.split(":");
+  const i = Number(n) - 1;
+  if (kind === "rule") return `Rule ${i + 1}${s?.rules[i]?.name ? `: ${s.rules[i]!.name}` : ""}`;
+  if (kind === "variant") return `Destination ${String.fromCharCode(65 + i)}${s?.split?.variants[i]?.name ? `: ${s.split.variants[i]!.name}` : ""}`;
+  if (route === "fallback") return "Fallback URL (limit reached)";
+  if (route === "default") return "Default destination";
+  return route;
+}
