@@ -22,6 +22,7 @@ const NOT_API: { pattern: RegExp; why: string }[] = [
   { pattern: /^GET \/[\w.-]+\.(ico|png|svg|webmanifest|txt)$/, why: "the web app's static files" },
   { pattern: /^GET \/vendor\//, why: "the video engine's files (vendor assets)" },
   { pattern: /^GET \/(l\/|r\/)?\{code\}$/, why: "short-link redirects for visitors, not API calls" },
+  { pattern: /^POST \/(l\/|r\/)?\{code\}$/, why: "a protected link's password form, posted by visitors' browsers" },
   { pattern: /^(GET|ALL|OPTIONS) \/api\/\*$/, why: "the catch-all that answers unknown /api paths with 404 (a known path with another method: 405) in the error shape" },
 ];
 
@@ -174,6 +175,7 @@ const otherKey = await created("POST", "/api/api-keys", { name: "to revoke", sco
 const hook = await created("POST", "/api/webhooks", { url: "https://hooks.example.invalid/in", events: ["link.created"] });
 await created("POST", "/api/links", { originalUrl: "https://example.com/hooked", title: "Hooked" });
 const delivery = (await created("GET", `/api/webhooks/${hook.id}/deliveries`, undefined))[0];
+const utm = await created("POST", "/api/utm-templates", { name: "To delete", source: "x" });
 
 type Call = { method: string; path: string; opts?: Parameters<typeof t.call>[2]; status: number };
 const T = `/api/${owner.user.username}/${topic.linkSlug}/titles`;
@@ -268,6 +270,25 @@ const CALLS: Record<string, Call> = {
   "POST /api/notifications/read-all": { method: "POST", path: "/api/notifications/read-all", opts: asOwner, status: 200 },
   "GET /api/api-keys": { method: "GET", path: "/api/api-keys", opts: asOwner, status: 200 },
   "POST /api/api-keys": { method: "POST", path: "/api/api-keys", opts: { ...asOwner, body: { name: "another", scope: "read", only: "topics" } }, status: 201 },
+  "GET /api/links/{id}/smart": { method: "GET", path: `/api/links/${link.id}/smart`, opts: asKey, status: 200 },
+  "PUT /api/links/{id}/smart": {
+    method: "PUT",
+    path: `/api/links/${link.id}/smart`,
+    opts: { ...asKey, body: { maxClicks: 100, rules: [{ name: "iPhone", when: { os: ["ios"] }, url: "https://apps.apple.com/app/1" }] } },
+    status: 200,
+  },
+  "POST /api/links/{id}/simulate": { method: "POST", path: `/api/links/${link.id}/simulate`, opts: { ...asKey, body: { os: "ios" } }, status: 200 },
+  "GET /api/pic-drift-links/{id}/smart": { method: "GET", path: `/api/pic-drift-links/${brand.id}/smart`, opts: asOwner, status: 200 },
+  "PUT /api/pic-drift-links/{id}/smart": {
+    method: "PUT",
+    path: `/api/pic-drift-links/${brand.id}/smart`,
+    opts: { ...asOwner, body: { split: { variants: [{ url: "https://example.com/a", weight: 1 }, { url: "https://example.com/b", weight: 1 }] } } },
+    status: 200,
+  },
+  "POST /api/pic-drift-links/{id}/simulate": { method: "POST", path: `/api/pic-drift-links/${brand.id}/simulate`, opts: { ...asOwner, body: { useRequest: true } }, status: 200 },
+  "GET /api/utm-templates": { method: "GET", path: "/api/utm-templates", opts: asKey, status: 200 },
+  "POST /api/utm-templates": { method: "POST", path: "/api/utm-templates", opts: { ...asKey, body: { name: "Newsletter", source: "newsletter", medium: "email" } }, status: 201 },
+  "DELETE /api/utm-templates/{id}": { method: "DELETE", path: `/api/utm-templates/${utm.id}`, opts: asOwner, status: 200 },
   "DELETE /api/api-keys/{id}": { method: "DELETE", path: `/api/api-keys/${otherKey.id}`, opts: asOwner, status: 200 },
   "GET /api/webhooks": { method: "GET", path: "/api/webhooks", opts: asOwner, status: 200 },
   "POST /api/webhooks": { method: "POST", path: "/api/webhooks", opts: { ...asOwner, body: { url: "https://hooks.example.invalid/two", events: ["clicks.recorded"], linkIds: [link.id] } }, status: 201 },
