@@ -2,7 +2,8 @@ import { Elysia } from "elysia";
 import type { Config } from "./config";
 import type { Database } from "./db/database";
 import { createContext, type AppContext } from "./context";
-import { AppError, errorHandler, notFound } from "./http/errors";
+import { AppError, notFound } from "./shared/errors";
+import { errorHandler } from "./http/errors";
 import { allowedMethods } from "./http/methods";
 import { malformedPaths, originGuard, securityHeaders } from "./http/security";
 import { visitorPages } from "./redirects/visitorPages";
@@ -15,9 +16,11 @@ import { accountRoutes } from "./accounts/routes";
 import { healthRoutes } from "./health/routes";
 import { createLinks } from "./links/service";
 import { linkRoutes } from "./links/routes";
-import { smartRoutes, utmTemplateRoutes } from "./smart/routes";
-import { IMPORT_PATH, bulkLinkRoutes } from "./links/bulkRoutes";
-import { redirectRoutes, redirectServeRoutes, rootRoute } from "./redirects/routes";
+import { smartLinkRoutes } from "./smart/routes";
+import { tagRoutes } from "./tags/routes";
+import { BULK_PATH, IMPORT_PATH, bulkLinkRoutes } from "./links/bulkRoutes";
+import { BULK_MAX_VALUES } from "./links/schema";
+import { multiSegmentRedirects, redirectRoutes, redirectServeRoutes, rootRoute } from "./redirects/routes";
 import { topicRoutes } from "./topics/routes";
 import { inviteRoutes } from "./invites/routes";
 import { planRoutes } from "./plans/routes";
@@ -43,7 +46,8 @@ export async function createApp({ db, config, maxClickBacklog }: { db: Database;
   const links = await createLinks(ctx, { maxClickBacklog });
   // The event log's consumers that run on their own: retention, and the webhook outbox's sender.
   const events = { retention: startEventRetention(ctx), webhooks: startWebhookWorker(ctx) };
-  const spa = await spaPlugin();
+  // Paths no route serves go to the web app, after a look for an imported multi-segment code.
+  const spa = await spaPlugin(multiSegmentRedirects(ctx, links));
   // Static pages for visitors (no app bundle): a path that cannot be decoded gets the 404 one.
   const pages = visitorPages(config.appName);
   // Redirect routes hand app pages and unknown codes to the web app through this.
@@ -72,7 +76,7 @@ export async function createApp({ db, config, maxClickBacklog }: { db: Database;
     .use(heavy.plugin)
     .use(malformedPaths(ctx, () => pages.notFound.respond()))
     // JSON bodies everywhere; the link import alone takes a CSV file (its own 10 MB cap).
-    .use(bodyLimit(ctx, [IMPORT_PATH], heavy.gate))
+    .use(bodyLimit(ctx, [IMPORT_PATH], heavy.gate, { [BULK_PATH]: BULK_MAX_VALUES }))
     .use(healthRoutes(ctx, links))
     .use(accountRoutes(ctx, auth))
     // Only 4-segment paths ending in /titles reach it (titles.test.ts checks the neighbours).
@@ -87,10 +91,9 @@ export async function createApp({ db, config, maxClickBacklog }: { db: Database;
     .use(bulkLinkRoutes(ctx, auth, links))
     .use(linkRoutes(ctx, auth, links, "main"))
     .use(linkRoutes(ctx, auth, links, "brand"))
+    .use(tagRoutes(auth, links.tags, () => links.recorder.flush()))
     // Smart links (issue 24): settings and simulator on both trackers, UTM templates.
-    .use(smartRoutes(ctx, auth, links, "main"))
-    .use(smartRoutes(ctx, auth, links, "brand"))
-    .use(utmTemplateRoutes(auth, links))
+    .use(smartLinkRoutes(ctx, auth, links))
     // /{code}, /l/{code}, /r/{code}, /api/links/redirect/{code}; app pages pass through to the SPA.
     .use(redirectRoutes(ctx, links, webPage))
     // /api/openapi.json and the reference page /api/docs (a screen of the web app).

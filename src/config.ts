@@ -102,6 +102,7 @@ const Env = v.object({
   // every unlock.
   LINK_COOKIE_SECRET: v.optional(v.pipe(v.string(), v.minLength(32, "LINK_COOKIE_SECRET must be at least 32 characters"))),
   MAX_TOPICS_PER_USER: v.optional(int("MAX_TOPICS_PER_USER", 0, 1_000_000), "500"),
+  MAX_TAGS_PER_USER: v.optional(int("MAX_TAGS_PER_USER", 0, 1_000_000), "500"),
   MAX_TITLES_PER_TOPIC: v.optional(int("MAX_TITLES_PER_TOPIC", 0, 10_000_000), "1000"),
   MAX_TOPIC_TEXT_BYTES: v.optional(int("MAX_TOPIC_TEXT_BYTES", 0, 1_000_000_000_000), "10000000"),
   // Calls a minute per signed-in user to bulk, import, exports and analytics (0: off).
@@ -200,6 +201,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       apiKeysPerUser: e.MAX_API_KEYS_PER_USER,
       utmTemplatesPerUser: e.MAX_UTM_TEMPLATES_PER_USER,
       topicsPerUser: e.MAX_TOPICS_PER_USER,
+      tagsPerUser: e.MAX_TAGS_PER_USER,
       titlesPerTopic: e.MAX_TITLES_PER_TOPIC,
       topicTextBytes: e.MAX_TOPIC_TEXT_BYTES,
     },

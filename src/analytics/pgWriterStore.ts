@@ -146,7 +146,7 @@ async function insertRows(tx: SQL, clicks: ClickRecord[], tallies: Tallies) {
     if (c.newVisitor) visitNumber = 1;
     tallies.click({ ...c, visitNumber });
     if (!c.detail) continue;
-    text += `${++id}\t${c.linkId}\t${c.timestamp}\t${copyText(c.referrer)}\t${copyText(c.userAgent)}\t${copyText(c.ip)}\t${copyText(c.country)}\t${copyText(c.city)}\t${copyText(c.deviceType)}\t${copyText(c.browser)}\t${copyText(c.os)}\t${copyText(c.visitorId)}\t${c.isBot ? 1 : 0}\t${copyText(metadataJson(visitNumber, c.source, c.isBot))}\t${copyText(c.route)}\n`;
+    text += `${++id}\t${c.linkId}\t${c.timestamp}\t${copyText(c.referrer)}\t${copyText(c.userAgent)}\t${copyText(c.ip)}\t${copyText(c.country)}\t${copyText(c.city)}\t${copyText(c.deviceType)}\t${copyText(c.browser)}\t${copyText(c.os)}\t${copyText(c.visitorId)}\t${c.isBot ? 1 : 0}\t${copyText(metadataJson(visitNumber, c.source, c.isBot))}\t${copyText(c.route ?? null)}\n`;
   }
   if (!text) return;
   const writer = tx.unsafe(`COPY link_analytics (${COLUMNS}) FROM STDIN`).writable().getWriter();

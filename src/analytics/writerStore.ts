@@ -21,8 +21,8 @@ export type ClickRecord = {
   newVisitor: boolean;
   isBot: boolean;
   source: string;
-  /** The smart link's rule or split destination that sent it; null for a plain link. */
-  route: string | null;
+  /** The smart link's rule or split destination that sent it; absent or null for a plain link. */
+  route?: string | null;
   /** A detail row is stored (else counted and tallied only: the per-source throttle, tallies.ts). */
   detail: boolean;
 };
@@ -209,7 +209,7 @@ export function clickWriterStore(db: Db) {
       if (fromRows && c.detail) visitNumber = (c.newVisitor ? 0 : (q.visits.get(c.visitorId, c.linkId, c.isBot ? 1 : 0) as { n: number }).n) + 1;
       else if (c.newVisitor) visitNumber = 1;
       tallies.click({ ...c, visitNumber });
-      if (c.detail) q.insert.run(++id, c.linkId, c.timestamp, c.referrer, c.userAgent, c.ip, c.country, c.city, c.deviceType, c.browser, c.os, c.visitorId, c.isBot ? 1 : 0, metadata(visitNumber, c.source, c.isBot), c.route);
+      if (c.detail) q.insert.run(++id, c.linkId, c.timestamp, c.referrer, c.userAgent, c.ip, c.country, c.city, c.deviceType, c.browser, c.os, c.visitorId, c.isBot ? 1 : 0, metadata(visitNumber, c.source, c.isBot), c.route ?? null);
     }
     if (tallies.size) q.tallies.run(tallies.json());
     return moved;

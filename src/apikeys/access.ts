@@ -30,7 +30,8 @@ export const isKeyShaped = (s: string) => KEY_SHAPE.test(s);
 // must not be able to mint more keys or outlive its revocation through a session.
 // Webhooks too: an endpoint receives every event of the account, signed with a secret shown here.
 const ACCOUNT = /^\/api\/(user|logout|login|register|api-keys|subscription|webhooks)(\/|$)/;
-const LINKS = /^\/api\/(links|pic-drift-links|utm-templates)(\/|$)/;
+// Tags label links (both trackers), so they are the links area's too.
+const LINKS = /^\/api\/(links|pic-drift-links|tags|utm-templates)(\/|$)/;
 const TOPICS = /^\/api\/(topics|topic|share|shared-topics|sharing-users|sharing-members|invites)(\/|$)|^\/api\/[^/]+\/[^/]+\/titles(\/|$)/;
 
 function area(path: string): Area | "other" {

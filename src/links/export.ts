@@ -1,10 +1,10 @@
 // Exporting every Link Tracker link of a user with its click count (GET /api/links/export.csv|json).
 // The CSV's columns are the plain import format's (url, code, title, description, expiresAt)
 // plus read-only ones, so an export imports back as the same links.
-import { csvCell } from "../analytics/report";
+import { csvCell } from "../shared/csv";
 import type { ExportRow } from "./schema";
 import type { Links } from "./service";
-import type { LinkRow } from "./store";
+import { tagNames, type LinkRow } from "./store";
 
 /** CSV header → the ExportRow field it holds. */
 const COLUMNS = [
@@ -18,6 +18,8 @@ const COLUMNS = [
   ["active", "active"],
   ["createdAt", "createdAt"],
   ["updatedAt", "updatedAt"],
+  ["tags", "tags"],
+  ["importedClicks", "importedClicks"],
 ] as const satisfies readonly (readonly [string, keyof ExportRow])[];
 
 export const EXPORT_HEADER = COLUMNS.map(([name]) => name);
@@ -34,10 +36,14 @@ export function exportRow(links: Links, r: LinkRow): ExportRow {
     createdAt: r.created_at,
     updatedAt: r.updated_at,
     expiresAt: r.expires_at,
+    tags: tagNames(r),
+    importedClicks: r.imported_clicks === null ? null : Number(r.imported_clicks),
   };
 }
 
 const line = (cells: (string | null)[]) => `${cells.map(csvCell).join(",")}\r\n`;
+/** A CSV cell's text: a list (tags) comma-separated, as Shlink's export writes it. */
+const cellOf = (v: ExportRow[keyof ExportRow]) => (v === null ? null : Array.isArray(v) ? v.join(",") : String(v));
 
 export const EXPORT_BUSY = "An export of your links is already running. Please wait for it to finish.";
 /** Seconds a client is told to wait before trying another export. */
@@ -87,7 +93,7 @@ export function exportStream(links: Links, userId: number, format: "csv" | "json
         let chunk = "";
         for (const r of next.value) {
           const row = exportRow(links, r);
-          if (format === "csv") chunk += line(COLUMNS.map(([, field]) => (row[field] === null ? null : String(row[field]))));
+          if (format === "csv") chunk += line(COLUMNS.map(([, field]) => cellOf(row[field])));
           else {
             chunk += `${first ? "" : ","}${JSON.stringify(row)}`;
             first = false;

@@ -162,6 +162,7 @@ const key = (await created("POST", "/api/api-keys", { name: "contract", scope: "
 const asKey = { headers: { authorization: `Bearer ${key}` } };
 const link = await created("POST", "/api/links", { originalUrl: "https://example.com/a", title: "A link" });
 const brand = await created("POST", "/api/pic-drift-links", { originalUrl: "https://example.com/b", title: "A brand link", shortCode: "brand-one" });
+const tag = await created("POST", "/api/tags", { name: "contract-tag", color: "teal" });
 const topic = await created("POST", "/api/topics", { name: "Contract topic", accessType: "public" });
 const title = await created("POST", `/api/${owner.user.username}/${topic.linkSlug}/titles`, { name: "Welcome", keyPhrase: "Hi", version: 1 });
 const invite = await created("POST", "/api/invites", {});
@@ -206,6 +207,9 @@ const CALLS: Record<string, Call> = {
     opts: { ...asKey, body: { originalUrl: "https://example.com/edited", title: "Edited", description: "now with text" } },
     status: 200,
   },
+  "PATCH /api/links/{id}": { method: "PATCH", path: `/api/links/${link.id}`, opts: { ...asKey, body: { title: "Patched" } }, status: 200 },
+  "GET /api/links/{id}": { method: "GET", path: `/api/links/${link.id}`, opts: asKey, status: 200 },
+  "GET /api/links/lookup": { method: "GET", path: `/api/links/lookup?code=${link.shortCode}`, opts: asKey, status: 200 },
   "GET /api/links/{id}/analytics": { method: "GET", path: `/api/links/${link.id}/analytics?days=7`, opts: asKey, status: 200 },
   "GET /api/links/{id}/clicks.csv": { method: "GET", path: `/api/links/${link.id}/clicks.csv`, opts: asKey, status: 200 },
   "POST /api/links/bulk": {
@@ -236,9 +240,17 @@ const CALLS: Record<string, Call> = {
     opts: { ...asOwner, body: { shortCode: "brand-renamed", originalUrl: "https://example.com/b2", title: "Renamed" } },
     status: 200,
   },
+  "PATCH /api/pic-drift-links/{id}": { method: "PATCH", path: `/api/pic-drift-links/${brand.id}`, opts: { ...asOwner, body: { title: "Patched brand" } }, status: 200 },
+  "GET /api/pic-drift-links/{id}": { method: "GET", path: `/api/pic-drift-links/${brand.id}`, opts: asOwner, status: 200 },
+  "GET /api/pic-drift-links/lookup": { method: "GET", path: "/api/pic-drift-links/lookup?code=brand-two", opts: asOwner, status: 200 },
   "GET /api/pic-drift-links/{id}/analytics": { method: "GET", path: `/api/pic-drift-links/${brand.id}/analytics`, opts: asOwner, status: 200 },
   "GET /api/pic-drift-links/{id}/clicks.csv": { method: "GET", path: `/api/pic-drift-links/${brand.id}/clicks.csv`, opts: asOwner, status: 200 },
   "POST /api/pic-drift-links/{id}/reset-clicks": { method: "POST", path: `/api/pic-drift-links/${brand.id}/reset-clicks`, opts: asOwner, status: 200 },
+  "GET /api/tags": { method: "GET", path: "/api/tags", opts: asKey, status: 200 },
+  "POST /api/tags": { method: "POST", path: "/api/tags", opts: { ...asKey, body: { name: "Made with a key", color: "blue" } }, status: 201 },
+  "PATCH /api/tags/{id}": { method: "PATCH", path: `/api/tags/${tag.id}`, opts: { ...asKey, body: { name: "contract-renamed" } }, status: 200 },
+  "GET /api/tags/{id}/analytics": { method: "GET", path: `/api/tags/${tag.id}/analytics?days=7`, opts: asKey, status: 200 },
+  "DELETE /api/tags/{id}": { method: "DELETE", path: `/api/tags/${tag.id}`, opts: asKey, status: 200 },
   "GET /api/topics": { method: "GET", path: "/api/topics", opts: asOwner, status: 200 },
   "POST /api/topics": { method: "POST", path: "/api/topics", opts: { ...asOwner, body: { name: "Second topic" } }, status: 201 },
   "POST /api/topics/reorder": { method: "POST", path: "/api/topics/reorder", opts: { ...asOwner, body: { fromIndex: 0, toIndex: 1 } }, status: 200 },

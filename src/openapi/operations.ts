@@ -1,5 +1,5 @@
 // Every documented operation of the API, feature by feature. A feature declares its
-// operations in its routes.ts (see ./registry.ts) and is listed here once.
+// operations in its routes.ts (see src/shared/apiOperations.ts) and is listed here once.
 import { ApiKeyView, CreatedApiKey } from "../apikeys/schema";
 import { apiKeyOperations } from "../apikeys/routes";
 import { accountOperations } from "../accounts/routes";
@@ -10,6 +10,7 @@ import { inviteOperations } from "../invites/routes";
 import { linkOperations } from "../links/routes";
 import { smartOperations, utmTemplateOperations } from "../smart/routes";
 import { bulkLinkOperations } from "../links/bulkRoutes";
+import { tagOperations } from "../tags/routes";
 import { notificationOperations } from "../notifications/routes";
 import { LinkView } from "../links/schema";
 import { Notification } from "../notifications/schema";
@@ -22,7 +23,7 @@ import { webhookOperations } from "../webhooks/routes";
 import { Topic } from "../topics/schema";
 import type { Definitions } from "./document";
 import * as v from "valibot";
-import { defineOperations, type Operation } from "./registry";
+import { defineOperations, type Operation } from "../shared/apiOperations";
 
 /** The outline of an OpenAPI document (its full schema is the OpenAPI specification's own). */
 const OpenApiDocument = v.looseObject({
@@ -56,6 +57,7 @@ export const OPERATIONS: Operation[] = [
   ...linkOperations("main"),
   ...bulkLinkOperations,
   ...linkOperations("brand"),
+  ...tagOperations,
   ...smartOperations("main"),
   ...smartOperations("brand"),
   ...utmTemplateOperations,

@@ -5,10 +5,10 @@ import * as v from "valibot";
 import { rowId } from "../db/ids";
 import type { AppContext } from "../context";
 import type { AuthPlugin } from "../http/auth";
-import { badRequest, forbidden, notFound } from "../http/errors";
+import { badRequest, forbidden, notFound } from "../shared/errors";
 import { clientAddress } from "../http/security";
 import { jsonBody } from "../http/bodyLimit";
-import { Ok, defineOperations } from "../openapi/registry";
+import { Ok, defineOperations } from "../shared/apiOperations";
 import { hashPassword } from "../accounts/password";
 import { destinationProblem, type Tracker } from "../links/schema";
 import type { Links } from "../links/service";
@@ -200,6 +200,13 @@ export function utmTemplateRoutes(auth: AuthPlugin, links: Links) {
       { auth: true },
     );
 }
+
+/** Every smart-link route, as one plugin (the app's chain of plugins is long enough for the type checker). */
+export const smartLinkRoutes = (ctx: AppContext, auth: AuthPlugin, links: Links) =>
+  new Elysia({ name: "smart-links", seed: ctx.instanceId })
+    .use(smartRoutes(ctx, auth, links, "main"))
+    .use(smartRoutes(ctx, auth, links, "brand"))
+    .use(utmTemplateRoutes(auth, links));
 
 const LINK_ID = { id: "The link's id" };
 

@@ -2,7 +2,7 @@
 // page views and unlocks, the shared cookie secret, and the users' UTM templates.
 import type { Database, Queries } from "../db/database";
 import { uniqueOr } from "../db/constraints";
-import { conflict } from "../http/errors";
+import { conflict } from "../shared/errors";
 import { nowIso } from "../shared/time";
 import { QUOTA_MSG, assertRoom } from "../plans/quotas";
 import type { UtmFields } from "./utm";

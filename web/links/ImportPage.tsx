@@ -17,6 +17,7 @@ const FORMAT_NAMES: Record<Layout["format"], string> = {
   plain: "Plain CSV (url, code, title) or this app's export",
   shlink: "Shlink export",
   yourls: "YOURLS export",
+  json: "This app's JSON export",
 };
 /** The server's limits for one import (src/http/bodyLimit.ts, src/links/schema.ts), checked before sending. */
 const MAX_FILE_BYTES = 10 * 1024 * 1024;

@@ -16,6 +16,7 @@ import { CLICK_SORT_MAX } from "../../src/links/schema";
 import { EditLinkDialog } from "../brand/EditLinkDialog";
 import { QrCodeDialog } from "../brand/QrCodeDialog";
 import { RootLinkCard } from "../brand/RootLinkCard";
+import { TagsDialog, useTags } from "./tags";
 import "./links.css";
 
 // The analytics dialog and its chart library are fetched when a link's analytics are first opened.
@@ -64,6 +65,10 @@ export function TrackerPage({ tracker }: { tracker: Tracker }) {
   const [search, setSearch] = useState("");
   const [sort, setSort] = useState<Sort>("newest");
   const [status, setStatus] = useState<Status>("all");
+  const [tag, setTag] = useState("");
+  const { tags, refreshTags } = useTags();
+  const tagColors = useMemo(() => new Map(tags.map((t) => [t.name.toLowerCase(), t.color])), [tags]);
+  const [managingTags, setManagingTags] = useState(false);
   const query = useSettled(search.trim(), SEARCH_DELAY_MS);
   // The server searches, sorts and pages (issue 21): 100 links a page, each page's key its
   // address, the next one named by the previous page's cursor; nothing else is downloaded.
@@ -72,6 +77,7 @@ export function TrackerPage({ tracker }: { tracker: Tracker }) {
     const params = new URLSearchParams({ limit: String(CARDS_PER_PAGE), sort });
     if (query) params.set("q", query);
     if (status !== "all") params.set("status", status);
+    if (tag) params.set("tags", tag);
     if (brand) params.set("includeRoot", "true");
     if (previous?.next) params.set("cursor", previous.next);
     return `${base}?${params}`;
@@ -85,7 +91,7 @@ export function TrackerPage({ tracker }: { tracker: Tracker }) {
   // A new search, sort or filter starts again from its first page.
   useEffect(() => {
     void setSize(1);
-  }, [query, sort, status]);
+  }, [query, sort, status, tag]);
   const [creating, setCreating] = useState(false);
   const [analytics, setAnalytics] = useState<LinkView | null>(null);
   const [editing, setEditing] = useState<LinkView | null>(null);
@@ -110,7 +116,7 @@ export function TrackerPage({ tracker }: { tracker: Tracker }) {
   const total = first?.total ?? 0;
   const more = !!data?.[data.length - 1]?.next;
   const loadingMore = isValidating && !!data && size > data.length;
-  const narrowed = query !== "" || status !== "all";
+  const narrowed = query !== "" || status !== "all" || tag !== "";
 
   const title = brand ? `${config?.brandName ?? ""} Link Tracker`.trim() : "Link Tracker";
 
@@ -208,6 +214,17 @@ export function TrackerPage({ tracker }: { tracker: Tracker }) {
             options={first && (first.capped || first.total > CLICK_SORT_MAX) && sort !== "most" && sort !== "least" ? SORTS.filter((o) => o.value !== "most" && o.value !== "least") : SORTS}
           />
           <Select label="Filter links" hideLabel value={status} onChange={(e) => setStatus(e.target.value as Status)} options={STATUSES} />
+          {/* Shown once there are tags; a filtered tag that was deleted meanwhile stays choosable to clear it. */}
+          {(tags.length > 0 || tag) && (
+            <Select
+              label="Filter by tag"
+              hideLabel
+              value={tag}
+              onChange={(e) => setTag(e.target.value)}
+              options={[{ value: "", label: "All tags" }, ...tags.map((t) => ({ value: t.name, label: `Tag: ${t.name}` })), ...(tag && !tags.some((t) => t.name === tag) ? [{ value: tag, label: `Tag: ${tag}` }] : [])]}
+            />
+          )}
+          <Button variant="secondary" size="sm" onClick={() => setManagingTags(true)}>Manage tags</Button>
         </div>
 
         {isLoading ? (
@@ -239,6 +256,7 @@ export function TrackerPage({ tracker }: { tracker: Tracker }) {
                 <LinkRow
                   key={l.id}
                   link={l}
+                  tagColors={tagColors}
                   brand={brand}
                   onAnalytics={() => setAnalytics(l)}
                   onEdit={() => setEditing(l)}
@@ -268,7 +286,22 @@ export function TrackerPage({ tracker }: { tracker: Tracker }) {
       </main>
       <AppFooter />
 
-      <CreateLinkDialog open={creating} onClose={() => setCreating(false)} apiBase={base} onCreated={() => void mutate()} />
+      <CreateLinkDialog
+        open={creating}
+        onClose={() => setCreating(false)}
+        apiBase={base}
+        onCreated={() => {
+          void mutate();
+          refreshTags();
+        }}
+      />
+      <TagsDialog
+        open={managingTags}
+        onClose={() => setManagingTags(false)}
+        onChanged={() => {
+          void mutate();
+        }}
+      />
       {analytics && (
         <Suspense
           fallback={
@@ -280,7 +313,15 @@ export function TrackerPage({ tracker }: { tracker: Tracker }) {
           <AnalyticsDialog linkId={analytics.id} title={analytics.title} tracker={tracker} onClose={() => setAnalytics(null)} />
         </Suspense>
       )}
-      <EditLinkDialog link={editing} tracker={tracker} onClose={() => setEditing(null)} onSaved={() => void mutate()} />
+      <EditLinkDialog
+        link={editing}
+        tracker={tracker}
+        onClose={() => setEditing(null)}
+        onSaved={() => {
+          void mutate();
+          refreshTags();
+        }}
+      />
       <QrCodeDialog link={qr} onClose={() => setQr(null)} />
       <ConfirmDialog
         open={pending !== null}

@@ -1,7 +1,8 @@
-// The API's operations, declared by each feature next to its routes (issue 14). The OpenAPI
-// document (./document.ts) is built from these declarations and the features' own valibot
+// The API's operations, declared by each feature next to its routes (issue 14). A leaf on the
+// ground floor, so a feature's routes.ts never imports up into src/openapi/, which imports every
+// feature's operations. The OpenAPI document (src/openapi/document.ts) is built from these declarations and the features' own valibot
 // schemas, so what the routes validate and what the document says are one contract; the
-// contract test (./contract.test.ts) fails when a route of the app has no operation here.
+// contract test (src/openapi/contract.test.ts) fails when a route of the app has no operation here.
 //
 // How to document a route, in the feature's routes.ts:
 //
@@ -10,10 +11,10 @@
 //       responses: { 201: LinkView }, errors: ["CONFLICT"], example: { originalUrl: "https://…", title: "…" } },
 //   ]);
 //
-// then add `...linkOperations` to the list in ./operations.ts. Paths are written as the
+// then add `...linkOperations` to the list in src/openapi/operations.ts. Paths are written as the
 // router has them (`:id`); the document turns them into `{id}`.
 import * as v from "valibot";
-import type { ErrorCode } from "../shared/errors";
+import type { ErrorCode } from "./errors";
 
 // Any valibot schema, whatever its input and output types.
 export type Schema = v.GenericSchema<any, any>;
