@@ -19,7 +19,7 @@ const DAY_MS = 86_400_000;
 const parseId = (raw: string) => rowId(raw) ?? 0;
 
 /** `flush`: every captured click written before the counts are read (the click recorder). */
-export function tagRoutes(auth: AuthPlugin, tags: TagsStore, flush: () => Promise<void>) {
+export function tagRoutes(auth: AuthPlugin, tags: TagsStore, flush: () => Promise<unknown>) {
   const find = async (rawId: string, userId: number) => {
     const row = await tags.get(parseId(rawId), userId);
     if (!row) throw notFound("Tag not found");
