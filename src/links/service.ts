@@ -15,6 +15,18 @@ import { compile, type CompiledSmart } from "../smart/decide";
 import type { SmartStored } from "../smart/schema";
 import { smartRuntime } from "../smart/runtime";
 import { log } from "../http/log";
+import { badgesOf } from "../smart/schema";
+
+/** The Link Tracker's badges from a row's settings; null for a plain link (or settings that change nothing). */
+function smartBadges(json: string | null | undefined) {
+  if (!json) return null;
+  try {
+    const b = badgesOf(JSON.parse(json) as SmartStored);
+    return b && (b.protected || b.limited || b.ruled || b.split) ? b : null;
+  } catch {
+    return null;
+  }
+}
 import { AppError, badRequest, conflict, forbidden, notFound } from "../shared/errors";
 import { isReserved } from "../shared/reserved";
 import { QUOTA_MSG } from "../plans/quotas";
@@ -356,6 +368,7 @@ export async function createLinks(ctx: AppContext, opts: { maxClickBacklog?: num
         externalId: row.external_id,
         tags: tagNames(row),
         importedClicks: row.imported_clicks === null ? null : Number(row.imported_clicks),
+        smart: smartBadges(row.smart),
       };
     },
   };
