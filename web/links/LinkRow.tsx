@@ -39,6 +39,7 @@ type Props = {
   brand: boolean;
   onAnalytics: () => void;
   onEdit: () => void;
+  onSmart: () => void;
   onQr: () => void;
   onReset: () => void;
   onDelete: () => void;
@@ -50,11 +51,12 @@ type Props = {
  * a menu, so a list of 100 links is not 100 red buttons. Two lines high on a wide screen;
  * on a phone the parts stack.
  */
-export function LinkRow({ link: l, tagColors, brand, onAnalytics, onEdit, onQr, onReset, onDelete }: Props) {
+export function LinkRow({ link: l, tagColors, brand, onAnalytics, onEdit, onSmart, onQr, onReset, onDelete }: Props) {
   const state = linkState(l);
   const items = [
     { label: "Open destination", onSelect: () => window.open(l.originalUrl, "_blank", "noopener,noreferrer") },
     { label: "Edit", onSelect: onEdit },
+    { label: "Smart settings", onSelect: onSmart },
     { label: "QR code", onSelect: onQr },
     ...(brand ? [{ label: "Reset click count", onSelect: onReset }] : []),
     { label: "Delete", onSelect: onDelete, danger: true },
@@ -68,6 +70,11 @@ export function LinkRow({ link: l, tagColors, brand, onAnalytics, onEdit, onQr, 
           {state === "expired" && <span className="badge badge-ended">Expired</span>}
           {state === "inactive" && <span className="badge badge-ended">Inactive</span>}
           {l.hostWarning && <span className="badge badge-ended">Look-alike</span>}
+          {/* Smart links at a glance (issue 24): each badge says what the link does besides redirecting. */}
+          {l.smart?.protected && <span className="badge badge-smart">Password</span>}
+          {l.smart?.limited && <span className="badge badge-smart">Click limit</span>}
+          {l.smart?.ruled && <span className="badge badge-smart">Rules</span>}
+          {l.smart?.split && <span className="badge badge-smart">A/B split</span>}
         </div>
         <TagChips names={l.tags} colors={tagColors} />
         <a className="link-dest" href={l.originalUrl} target="_blank" rel="noopener noreferrer" title={l.originalUrl} dir="ltr">

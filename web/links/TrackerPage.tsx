@@ -10,6 +10,7 @@ import { toast } from "../ui/Toast";
 import { api, pageFetcher, type ApiPage } from "../lib/api";
 import { useConfig } from "../lib/config";
 import { CreateLinkDialog } from "./CreateLinkDialog";
+import { SmartDialog } from "./SmartDialog";
 import { LinkRow } from "./LinkRow";
 import { API_BASE, type LinkView, type Tracker } from "./types";
 import { CLICK_SORT_MAX } from "../../src/links/schema";
@@ -95,6 +96,7 @@ export function TrackerPage({ tracker }: { tracker: Tracker }) {
   const [creating, setCreating] = useState(false);
   const [analytics, setAnalytics] = useState<LinkView | null>(null);
   const [editing, setEditing] = useState<LinkView | null>(null);
+  const [smart, setSmart] = useState<LinkView | null>(null);
   const [qr, setQr] = useState<LinkView | null>(null);
   const [pending, setPending] = useState<Pending>(null);
   const [busy, setBusy] = useState(false);
@@ -260,6 +262,7 @@ export function TrackerPage({ tracker }: { tracker: Tracker }) {
                   brand={brand}
                   onAnalytics={() => setAnalytics(l)}
                   onEdit={() => setEditing(l)}
+                  onSmart={() => setSmart(l)}
                   onQr={() => setQr(l)}
                   onReset={() => setPending({ kind: "reset", link: l })}
                   onDelete={() => setPending({ kind: "delete", link: l })}
@@ -322,6 +325,7 @@ export function TrackerPage({ tracker }: { tracker: Tracker }) {
           refreshTags();
         }}
       />
+      <SmartDialog link={smart} apiBase={base} onClose={() => setSmart(null)} onSaved={() => void mutate()} />
       <QrCodeDialog link={qr} onClose={() => setQr(null)} />
       <ConfirmDialog
         open={pending !== null}
