@@ -50,7 +50,9 @@ export function gatePages(appName: string) {
     const body = new TextEncoder().encode(html);
     const headers: Record<string, string> = {
       ...BASE_SECURITY_HEADERS,
-      "content-security-policy": `default-src 'none'; style-src ${sha256(css)}; img-src 'self' data:; base-uri 'none'; form-action 'self'; frame-ancestors 'none'`,
+      // form-action also governs the redirects that follow a submission (Chromium enforces it on
+      // the 303 to the link and the link's 302 onwards): the destination is any web address.
+      "content-security-policy": `default-src 'none'; style-src ${sha256(css)}; img-src 'self' data:; base-uri 'none'; form-action 'self' https: http:; frame-ancestors 'none'`,
       "content-type": "text/html; charset=utf-8",
       "cache-control": "private, no-store",
     };

@@ -1,5 +1,6 @@
 import { useEffect, useState, type FormEvent } from "react";
 import useSWR from "swr";
+import * as v from "valibot";
 import { Dialog } from "../ui/Dialog";
 import { Button } from "../ui/Button";
 import { Field, Select } from "../ui/Field";
@@ -77,13 +78,14 @@ const choices = (values: readonly string[]) => [{ value: "", label: "Any" }, ...
  */
 export function SmartDialog({ link, apiBase, onClose, onSaved }: { link: LinkView | null; apiBase: string; onClose: () => void; onSaved: () => void }) {
   const key = link ? `${apiBase}/${link.id}/smart` : null;
-  const { data } = useSWR<SmartView>(key, fetcher);
+  const { data, mutate } = useSWR<SmartView>(key, fetcher);
   const [form, setForm] = useState<Form | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  // Filled again at every opening (the settings may be cached from the last one).
   useEffect(() => {
-    if (data) setForm(formOf(data));
-  }, [data]);
+    if (data && link) setForm(formOf(data));
+  }, [data, link]);
   useEffect(() => {
     if (!link) {
       setForm(null);
@@ -100,15 +102,16 @@ export function SmartDialog({ link, apiBase, onClose, onSaved }: { link: LinkVie
     e.preventDefault();
     if (!form) return;
     const body = bodyOf(form);
-    const checked = validateForm(SmartInput, body);
-    if (!checked.ok) {
-      setError(Object.values(checked.errors)[0] ?? "Please check the settings");
+    // The schema's first problem, whether a field's or the whole settings' (a fallback without a limit).
+    const checked = v.safeParse(SmartInput, body, { abortEarly: true });
+    if (!checked.success) {
+      setError(checked.issues[0]?.message ?? "Please check the settings");
       return;
     }
     setError(null);
     setBusy(true);
     try {
-      await api(key!, { method: "PUT", body });
+      await mutate(await api<SmartView>(key!, { method: "PUT", body }), { revalidate: false });
       toast({ title: "Smart settings saved" });
       onSaved();
       onClose();
