@@ -95,21 +95,6 @@ async function target(on: Instance, code: string) {
   return r.status === 302 ? r.headers.get("location")! : r.status;
 }
 
-/**
- * Runs `write` on one instance and polls `code` on the other until it answers `want`; the
- * milliseconds from the write's response to the first right answer.
- */
-async function followed(write: () => Promise<Response>, on: Instance, code: string, want: string | number, limitMs = 2_000) {
-  const r = await write();
-  expect(r.status).toBeLessThan(300);
-  const t0 = performance.now();
-  for (;;) {
-    const got = await target(on, code);
-    const ms = performance.now() - t0;
-    if (got === want) return ms;
-    if (ms > limitMs) throw new Error(`after ${Math.round(ms)} ms ${on.base}/${code} still answers ${got}, not ${want}`);
-  }
-}
 
 
 const UA_IPHONE = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1";

@@ -27,8 +27,9 @@ import {
   UNLOCK_TTL_S,
   type SmartInputParsed,
   type SmartStored,
+  UtmTemplateBody,
+  UtmTemplateView,
 } from "./schema";
-import { UtmTemplateBody, UtmTemplateView } from "./utm";
 import type { UtmTemplateRow } from "./store";
 
 const parseId = (raw: string) => rowId(raw) ?? 0;

@@ -93,5 +93,3 @@ export async function smartRuntime(ctx: AppContext, counts: CountSource) {
     place: (ip: string | null) => (geo ??= new Geo(ctx.config.geoipDb)).lookup(ip),
   };
 }
-
-export type SmartRuntime = Awaited<ReturnType<typeof smartRuntime>>;

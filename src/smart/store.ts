@@ -5,7 +5,7 @@ import { uniqueOr } from "../db/constraints";
 import { conflict } from "../shared/errors";
 import { nowIso } from "../shared/time";
 import { QUOTA_MSG, assertRoom } from "../plans/quotas";
-import type { UtmFields } from "./utm";
+import type { UtmFields } from "./schema";
 
 export type GateCount = { linkId: number; day: string; views: number; unlocks: number };
 
@@ -74,5 +74,3 @@ export function smartStore(db: Database, { maxTemplates = 0 }: { maxTemplates?: 
     deleteTemplate: async (id: number, userId: number) => (await db.run("DELETE FROM utm_templates WHERE id = ? AND user_id = ?", id, userId)) > 0,
   };
 }
-
-export type SmartStore = ReturnType<typeof smartStore>;
