@@ -116,3 +116,43 @@ test("Smart settings dialog at 360 px, dark: fits, and a bad value is said", asy
   await expectNoHorizontalOverflow(page);
   expect(await seriousAxe(page)).toEqual([]);
 });
+
+test("UTM builder in the create dialog writes the parameters into the URL and saves a template", async ({ page }) => {
+  await registerViaApi(page.request);
+  await page.goto("/link-tracker");
+  await page.getByRole("button", { name: "Create Link" }).click();
+  const dialog = page.getByRole("dialog", { name: "Create Short Link" });
+  await dialog.getByLabel("URL", { exact: true }).fill("https://example.com/spring?ref=1");
+  await dialog.getByText("UTM parameters (Optional)").click();
+  await dialog.getByLabel("UTM source").fill("newsletter");
+  await dialog.getByLabel("UTM medium").fill("email");
+  await expect(dialog.getByLabel("URL", { exact: true })).toHaveValue("https://example.com/spring?ref=1&utm_source=newsletter&utm_medium=email");
+  await dialog.getByLabel("Save these as a template named").fill("Mail");
+  await dialog.getByRole("button", { name: "Save template" }).click();
+  await expect(page.getByText("UTM template saved")).toBeVisible();
+  await expect(dialog.getByLabel("Template", { exact: true })).toBeVisible();
+  // Clearing a field removes its parameter; the template puts it back.
+  await dialog.getByLabel("UTM source").fill("");
+  await expect(dialog.getByLabel("URL", { exact: true })).toHaveValue("https://example.com/spring?ref=1&utm_medium=email");
+  await dialog.getByLabel("Template", { exact: true }).selectOption({ label: "Mail" });
+  await expect(dialog.getByLabel("URL", { exact: true })).toHaveValue("https://example.com/spring?ref=1&utm_medium=email&utm_source=newsletter");
+  expect(await seriousAxe(page)).toEqual([]);
+  await dialog.getByLabel("Title").fill("Spring mail");
+  await dialog.getByRole("button", { name: "Create" }).click();
+  await expect(page.getByRole("heading", { name: "Spring mail" })).toBeVisible();
+});
+
+test("analytics show clicks per rule", async ({ page }) => {
+  await registerViaApi(page.request);
+  const r = await page.request.post("/api/links", { data: { originalUrl: "https://example.com/ruled", title: "Ruled link" } });
+  const { id, shortCode } = (await r.json()) as { id: number; shortCode: string };
+  await page.request.put(`/api/links/${id}/smart`, { data: { rules: [{ name: "iPhone", when: { os: ["ios"] }, url: "https://apps.apple.com/app/id1" }] } });
+  const iphone = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1";
+  expect((await page.request.get(`/${shortCode}`, { maxRedirects: 0, headers: { "user-agent": iphone } })).headers().location).toBe("https://apps.apple.com/app/id1");
+  expect((await page.request.get(`/${shortCode}`, { maxRedirects: 0 })).headers().location).toBe("https://example.com/ruled");
+  await page.goto("/link-tracker");
+  await page.getByRole("button", { name: "Analytics for Ruled link" }).click();
+  const section = page.getByRole("region", { name: "Clicks per rule or destination" });
+  await expect(section.getByText("Rule 1: iPhone")).toBeVisible();
+  await expect(section.getByText("Default destination")).toBeVisible();
+});
