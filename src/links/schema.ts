@@ -395,6 +395,11 @@ export const ExportRow = v.object({
   tags: v.array(v.string()),
   /** Visits counted by the tool the link was imported from, or null. */
   importedClicks: v.nullable(v.number()),
+  /**
+   * JSON export only: the link's smart settings as GET …/{id}/smart answers them (a password as
+   * `hasPassword`, never its hash), or null for a plain link. Not read back by the import yet.
+   */
+  smart: v.optional(v.nullable(v.record(v.string(), v.unknown()))),
 });
 export type ExportRow = v.InferOutput<typeof ExportRow>;
 
