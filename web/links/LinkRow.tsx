@@ -56,7 +56,8 @@ export function LinkRow({ link: l, tagColors, brand, onAnalytics, onEdit, onSmar
   const items = [
     { label: "Open destination", onSelect: () => window.open(l.originalUrl, "_blank", "noopener,noreferrer") },
     { label: "Edit", onSelect: onEdit },
-    { label: "Smart settings", onSelect: onSmart },
+    // The root link (brand tracker) always goes to ROOT_REDIRECT_URL: no settings for it.
+    ...(l.isSystem ? [] : [{ label: "Smart settings", onSelect: onSmart }]),
     { label: "QR code", onSelect: onQr },
     ...(brand ? [{ label: "Reset click count", onSelect: onReset }] : []),
     { label: "Delete", onSelect: onDelete, danger: true },
