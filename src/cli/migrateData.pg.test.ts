@@ -48,7 +48,7 @@ await ok("POST", "/api/api-keys", alice.cookie, { name: "ci", scope: "read" });
 // A webhook, whose queue gets the links below (the event log has rows by now too).
 await ok("POST", "/api/webhooks", alice.cookie, { url: "https://hooks.example.invalid/in", events: ["link.created"] });
 expect((await t.call("POST", "/api/login", { body: { username: "bob", password: PASSWORD } })).status).toBe(200);
-const busy = await ok("POST", "/api/links", alice.cookie, { originalUrl: "https://example.com/busy?a=1&b=2", title: "Busy; DROP TABLE users; --", shortCode: "busy" });
+const busy = await ok("POST", "/api/links", alice.cookie, { originalUrl: "https://example.com/busy?a=1&b=2", title: "Busy; DROP TABLE users; --", shortCode: "busy", tags: ["Launch", "news"] });
 const quiet = await ok("POST", "/api/links", bob.cookie, { originalUrl: "https://example.com/quiet", title: "Quiet", shortCode: "quiet" });
 const agents = ["Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36", "curl/8.5.0", "Googlebot/2.1 (+http://www.google.com/bot.html)"];
 for (let i = 0; i < 6; i++) await t.call("GET", "/busy", { headers: { "user-agent": agents[i % 3]!, referer: "https://news.example/item?id=1" } });

@@ -1,3 +1,4 @@
+import AxeBuilder from "@axe-core/playwright";
 import { expect, test, type Page } from "@playwright/test";
 import { registerViaApi } from "./helpers";
 
@@ -49,6 +50,12 @@ test("tag links, filter by a tag, rename, recolour and delete it", async ({ page
   await expect(manage.getByLabel("Name of tag springtime")).toBeVisible();
   await manage.getByLabel("Colour of tag springtime").selectOption("green");
   await expect(manage.getByLabel("Colour of tag springtime")).toHaveValue("green");
+  // A tag's combined clicks: one visit to the Spring sale link.
+  const spring = (await page.request.get("/api/links?tags=springtime").then((r) => r.json()))[0];
+  await page.request.get(new URL(spring.shortUrl).pathname, { maxRedirects: 0 });
+  await manage.getByRole("button", { name: "Clicks of tag springtime" }).click();
+  await expect(manage.getByText(/1\s+click in all, 1 in the last 30 days, on\s+1\s+link\./)).toBeVisible();
+  await expect(manage.getByRole("list", { name: "Most clicked links tagged springtime" })).toContainText("Spring sale");
   await manage.getByRole("button", { name: "Delete tag weekly" }).click();
   await expect(manage.getByLabel("Name of tag weekly")).toBeHidden();
   await manage.getByRole("button", { name: "Done" }).click();
@@ -65,4 +72,23 @@ test("at 360 px the tag controls fit without sideways scrolling", async ({ page 
   await page.getByRole("button", { name: "Manage tags" }).click();
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth > document.documentElement.clientWidth);
   expect(overflow).toBe(false);
+});
+
+test("the Manage tags dialog and tag chips: no serious axe violation, light and dark", async ({ page }) => {
+  await registerViaApi(page.request);
+  await page.request.post("/api/links", { data: { originalUrl: "https://example.com/axe", title: "Axe", tags: ["alpha", "beta"] } });
+  await page.request.post("/api/tags", { data: { name: "gamma", color: "purple" } });
+  const found: string[] = [];
+  for (const colorScheme of ["light", "dark"] as const) {
+    await page.emulateMedia({ colorScheme });
+    await page.goto("/link-tracker");
+    await expect(row(page, "Axe").getByRole("list", { name: "Tags" })).toBeVisible();
+    await page.getByRole("button", { name: "Manage tags" }).click();
+    const manage = page.getByRole("dialog", { name: "Manage tags" });
+    await manage.getByRole("button", { name: "Clicks of tag alpha" }).click();
+    await expect(manage.getByText(/clicks? in all/)).toBeVisible();
+    const { violations } = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze();
+    for (const v of violations.filter((v) => v.impact === "serious" || v.impact === "critical")) found.push(`[${colorScheme}] ${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(" ")).join(", ")})`);
+  }
+  expect(found).toEqual([]);
 });

@@ -5,7 +5,7 @@ import { Button } from "../ui/Button";
 import { Field, Select } from "../ui/Field";
 import { toast } from "../ui/Toast";
 import { api, fetcher } from "../lib/api";
-import { TAG_COLORS, TAG_NAME_MAX, type TagColor, type TagView } from "../../src/tags/schema";
+import { TAG_COLORS, TAG_NAME_MAX, type TagAnalytics, type TagColor, type TagView } from "../../src/tags/schema";
 
 /** The signed-in user's tags (both trackers share them), A→Z. */
 export function useTags() {
@@ -36,11 +36,38 @@ export function TagChips({ names, colors }: { names: string[]; colors: Map<strin
   );
 }
 
-/** One tag's row in the Manage tags dialog: rename, recolour, delete. */
+/** A tag's combined clicks (GET /api/tags/{id}/analytics): the total, the last 30 days, its top links. */
+function TagClicks({ tag }: { tag: TagView }) {
+  const { data, error } = useSWR<TagAnalytics>(`/api/tags/${tag.id}/analytics?days=30`, fetcher);
+  if (error) return <p className="field-error" role="alert">Failed to load the tag's clicks</p>;
+  if (!data) return <p className="muted" role="status">Loading clicks…</p>;
+  const month = data.days.reduce((n, d) => n + d.count, 0);
+  return (
+    <div className="tag-clicks" role="status">
+      <p>
+        <strong>{data.totalClicks.toLocaleString("en")}</strong> {data.totalClicks === 1 ? "click" : "clicks"} in all, {month.toLocaleString("en")} in the last 30 days, on{" "}
+        {data.tag.linkCount.toLocaleString("en")}{" "}
+        {data.tag.linkCount === 1 ? "link" : "links"}.
+      </p>
+      {data.topLinks.length > 0 && (
+        <ol className="tag-top" aria-label={`Most clicked links tagged ${tag.name}`}>
+          {data.topLinks.map((l) => (
+            <li key={l.id}>
+              <span dir="auto">{l.title}</span> <span className="muted">{l.clickCount.toLocaleString("en")}</span>
+            </li>
+          ))}
+        </ol>
+      )}
+    </div>
+  );
+}
+
+/** One tag's row in the Manage tags dialog: rename, recolour, delete, and its clicks on demand. */
 function TagEditor({ tag, onChanged }: { tag: TagView; onChanged: () => void }) {
   const [name, setName] = useState(tag.name);
   const [error, setError] = useState<string | undefined>();
   const [busy, setBusy] = useState(false);
+  const [showClicks, setShowClicks] = useState(false);
   useEffect(() => setName(tag.name), [tag.name]);
 
   async function save(change: { name?: string; color?: TagColor }) {
@@ -78,8 +105,10 @@ function TagEditor({ tag, onChanged }: { tag: TagView; onChanged: () => void }) 
         <Field label={`Name of tag ${tag.name}`} hideLabel value={name} maxLength={TAG_NAME_MAX + 10} onChange={(e) => setName(e.target.value)} onBlur={() => name.trim() !== tag.name && void save({ name })} error={error} disabled={busy} />
         <Select label={`Colour of tag ${tag.name}`} hideLabel value={tag.color} options={COLOR_OPTIONS} onChange={(e) => void save({ color: e.target.value as TagColor })} disabled={busy} />
         <span className="muted tag-count">{tag.linkCount === 1 ? "1 link" : `${tag.linkCount.toLocaleString("en")} links`}</span>
+        <Button variant="secondary" size="sm" onClick={() => setShowClicks((v) => !v)} aria-expanded={showClicks} aria-label={`Clicks of tag ${tag.name}`}>Clicks</Button>
         <Button variant="secondary" size="sm" onClick={remove} disabled={busy} aria-label={`Delete tag ${tag.name}`}>Delete</Button>
       </form>
+      {showClicks && <TagClicks tag={tag} />}
     </li>
   );
 }
