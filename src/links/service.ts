@@ -343,6 +343,8 @@ export async function createLinks(ctx: AppContext, opts: { maxClickBacklog?: num
     async resetClicks(row: LinkRow): Promise<LinkRow> {
       await recorder.flush();
       await store.resetClicks(row.id);
+      // A click limit counts from zero again (this instance's count; others read the database's).
+      smart.reset(row.id);
       return { ...row, click_count: 0 };
     },
     shortUrl: (row: Pick<LinkRow, "tracker" | "short_code" | "is_system">) => {

@@ -311,6 +311,15 @@ describe("simulator", () => {
 });
 
 describe("brand tracker", () => {
+  test("reset clicks opens a spent click limit again", async () => {
+    const l = await makeLink(alice, "pic-drift-links");
+    await put(l.id, { maxClicks: 1 }, alice, "pic-drift-links");
+    expect((await visit(l.shortCode)).status).toBe(302);
+    expect((await visit(l.shortCode)).status).toBe(410);
+    expect((await t.call("POST", `/api/pic-drift-links/${l.id}/reset-clicks`, { cookie: alice.cookie })).status).toBe(200);
+    expect((await visit(l.shortCode)).status).toBe(302);
+    expect((await visit(l.shortCode)).status).toBe(410);
+  });
   test("settings and redirect work there too", async () => {
     const l = await makeLink(alice, "pic-drift-links");
     expect((await put(l.id, { rules: [{ when: { os: ["ios"] }, url: "https://apps.apple.com/app/2" }] }, alice, "pic-drift-links")).status).toBe(200);
