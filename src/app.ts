@@ -16,6 +16,7 @@ import { accountRoutes } from "./accounts/routes";
 import { healthRoutes } from "./health/routes";
 import { createLinks } from "./links/service";
 import { linkRoutes } from "./links/routes";
+import { smartLinkRoutes } from "./smart/routes";
 import { tagRoutes } from "./tags/routes";
 import { BULK_PATH, IMPORT_PATH, bulkLinkRoutes } from "./links/bulkRoutes";
 import { BULK_MAX_VALUES } from "./links/schema";
@@ -109,6 +110,8 @@ export async function createApp({ db, config, maxClickBacklog }: { db: Database;
     .use(untyped(linkRoutes(ctx, auth, links, "main")))
     .use(untyped(linkRoutes(ctx, auth, links, "brand")))
     .use(untyped(tagRoutes(auth, links.tags, () => links.recorder.flush())))
+    // Smart links (issue 24): settings and simulator on both trackers, UTM templates.
+    .use(untyped(smartLinkRoutes(ctx, auth, links)))
     // /{code}, /l/{code}, /r/{code}, /api/links/redirect/{code}; app pages pass through to the SPA.
     .use(redirectRoutes(ctx, links, webPage))
     // /api/openapi.json and the reference page /api/docs (a screen of the web app).

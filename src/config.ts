@@ -95,6 +95,12 @@ const Env = v.object({
   // instance. 0 turns a cap off. Each is checked inside the transaction that would pass it.
   MAX_LINKS_PER_USER: v.optional(int("MAX_LINKS_PER_USER", 0, 100_000_000), "100000"),
   MAX_API_KEYS_PER_USER: v.optional(int("MAX_API_KEYS_PER_USER", 0, 1_000_000), "50"),
+  // Saved UTM templates one account may hold (0: no cap).
+  MAX_UTM_TEMPLATES_PER_USER: v.optional(int("MAX_UTM_TEMPLATES_PER_USER", 0, 1_000_000), "50"),
+  // The HMAC key of password-protected links' unlock cookies (at least 32 characters). Unset: one
+  // is generated once and kept in the database, shared by every instance; changing it ends
+  // every unlock.
+  LINK_COOKIE_SECRET: v.optional(v.pipe(v.string(), v.minLength(32, "LINK_COOKIE_SECRET must be at least 32 characters"))),
   MAX_TOPICS_PER_USER: v.optional(int("MAX_TOPICS_PER_USER", 0, 1_000_000), "500"),
   MAX_TAGS_PER_USER: v.optional(int("MAX_TAGS_PER_USER", 0, 1_000_000), "500"),
   MAX_TITLES_PER_TOPIC: v.optional(int("MAX_TITLES_PER_TOPIC", 0, 10_000_000), "1000"),
@@ -202,6 +208,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     quotas: {
       linksPerUser: e.MAX_LINKS_PER_USER,
       apiKeysPerUser: e.MAX_API_KEYS_PER_USER,
+      utmTemplatesPerUser: e.MAX_UTM_TEMPLATES_PER_USER,
       topicsPerUser: e.MAX_TOPICS_PER_USER,
       tagsPerUser: e.MAX_TAGS_PER_USER,
       titlesPerTopic: e.MAX_TITLES_PER_TOPIC,
@@ -209,6 +216,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       qrStylesPerUser: e.MAX_QR_STYLES_PER_USER,
     },
     heavyRateLimit: e.HEAVY_RATE_LIMIT,
+    /** null: the database's own (src/smart/store.ts instanceSecret). */
+    linkCookieSecret: e.LINK_COOKIE_SECRET ?? null,
     walLimitBytes: e.WAL_LIMIT_MB * 1024 * 1024,
     diskWarnBytes: e.DISK_WARN_MB * 1024 * 1024,
     eventRetentionDays: e.EVENT_RETENTION_DAYS,

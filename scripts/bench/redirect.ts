@@ -3,6 +3,7 @@
 //   node_modules/.bin/bun run scripts/bench/redirect.ts            # builds dist/threadlink if missing
 //   BENCH_BINARY=.tmp/x/threadlink BENCH_SECONDS=10 bun run scripts/bench/redirect.ts
 //   BENCH_MODE=open bun run scripts/bench/redirect.ts              # fixed offered rates, open loop
+//   BENCH_RULES=3 bun run scripts/bench/redirect.ts               # every link a smart link with three rules
 //   knobs: BENCH_PORT_A / BENCH_PORT_B (3391 / 3392), BENCH_ROUNDS, BENCH_LINKS, BENCH_EXACT…
 //
 // 1. Seeds 100,000 links (and one link with 1,000,000 clicks) straight into a fresh database.
@@ -38,6 +39,28 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const PORT_A = Number(process.env.BENCH_PORT_A ?? 3391);
 const PORT_B = Number(process.env.BENCH_PORT_B ?? 3392);
 const MODE = process.env.BENCH_MODE ?? "closed";
+/**
+ * Issue 24: with BENCH_RULES=3 every seeded link has three redirect rules (OS, language, country),
+ * none of which wrk's requests meet, so each redirect walks every rule (parsing the user agent
+ * and Accept-Language, locating the address) and goes to the default destination: the smart
+ * path's worst case, decided from memory. Unset: plain links, the figures of every earlier run.
+ */
+const RULES = Number(process.env.BENCH_RULES ?? 0);
+const SMART =
+  RULES > 0
+    ? JSON.stringify({
+        passwordHash: null,
+        passwordVersion: 0,
+        maxClicks: null,
+        fallbackUrl: null,
+        split: null,
+        rules: [
+          { name: "iPhone", when: { os: ["ios"] }, url: "https://apps.apple.com/app/id1" },
+          { name: "German", when: { language: ["de"] }, url: "https://example.com/de" },
+          { name: "France", when: { country: ["FR"] }, url: "https://example.com/fr" },
+        ].slice(0, RULES),
+      })
+    : null;
 const HOST = "127.0.0.1"; // loopback only, always
 const binary = process.env.BENCH_BINARY ?? "dist/threadlink";
 const CLK_TCK = 100; // Linux USER_HZ
@@ -194,13 +217,13 @@ function seed(dir: string) {
   db.query("INSERT INTO users (id, username, password_hash, email, created_at, updated_at) VALUES (1, 'bench', 'x', 'bench@example.test', ?, ?)").run(now, now);
   const token = "bench-session-token-0123456789abcdef";
   db.query("INSERT INTO sessions (id, user_id, created_at, expires_at) VALUES (?, 1, ?, ?)").run(createHash("sha256").update(token).digest("hex"), now, new Date(Date.now() + 86_400_000).toISOString());
-  const insert = db.prepare("INSERT INTO short_links (user_id, tracker, short_code, original_url, title, created_at, updated_at) VALUES (1, 'main', ?, ?, ?, ?, ?)");
+  const insert = db.prepare("INSERT INTO short_links (user_id, tracker, short_code, original_url, title, created_at, updated_at, smart) VALUES (1, 'main', ?, ?, ?, ?, ?, ?)");
   const codes: string[] = [];
   db.transaction(() => {
     for (let i = 0; i < LINKS; i++) {
       const code = `b${i.toString(36).padStart(6, "0")}`;
       codes.push(code);
-      insert.run(code, `https://example.com/landing/${i}?utm_source=bench`, `Bench ${i}`, now, now);
+      insert.run(code, `https://example.com/landing/${i}?utm_source=bench`, `Bench ${i}`, now, now, SMART);
     }
   })();
   // One link with a million clicks for the analytics timing, with the rollups the writer keeps.
@@ -286,6 +309,7 @@ async function main() {
   const procs: Bun.Subprocess[] = [];
   try {
     await $`${binary} migrate`.env(env).quiet();
+    if (RULES > 0) console.log(`BENCH_RULES=${RULES}: every link has ${RULES} redirect rules (none met: each redirect walks them all)`);
     const { codes, big, token, probe } = seed(dir);
     const codesFile = join(dir, "codes.txt");
     writeFileSync(codesFile, codes.join("\n") + "\n");

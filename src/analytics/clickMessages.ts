@@ -21,10 +21,12 @@ export type RawClick = {
   /** Location a trusted proxy told us, when it did. */
   country: string | null;
   city: string | null;
+  /** The smart link's rule or split destination that sent it (src/smart/decide.ts); absent for a plain link. */
+  route?: string | null;
 };
 
 /** Values per click in a batch: see ClickLines.add. */
-const FIELDS = 10;
+const FIELDS = 11;
 
 /**
  * A batch of clicks as text: a batch travels to the worker as one string (a copy, not a
@@ -49,7 +51,7 @@ export class ClickLines {
       ua = this.agents.get(c.userAgent) ?? -1;
       if (ua < 0) this.agents.set(c.userAgent, (ua = this.agents.size));
     }
-    this.values.push(c.linkId, c.at, ua, c.referrer, c.ip, c.visitorId, c.newVisitor ? 1 : 0, c.source, c.country, c.city);
+    this.values.push(c.linkId, c.at, ua, c.referrer, c.ip, c.visitorId, c.newVisitor ? 1 : 0, c.source, c.country, c.city, c.route ?? null);
   }
 
   /** The batch as one string (see decodeClicks), and an empty batch to go on with. */
@@ -81,6 +83,7 @@ export function decodeClicks(data: string): RawClick[] {
       source: v[i + 7] as string,
       country: v[i + 8] as string | null,
       city: v[i + 9] as string | null,
+      route: v[i + 10] as string | null,
     };
   }
   return clicks;

@@ -37,7 +37,7 @@ const UPSERT_VISITORS = `INSERT INTO link_rollups (link_id, dim, value, count)
 type VisitorTally = { l: number; d: string; v: string; n: number };
 const byKey = (a: VisitorTally, b: VisitorTally) => a.l - b.l || (a.d < b.d ? -1 : a.d > b.d ? 1 : 0) || (a.v < b.v ? -1 : a.v > b.v ? 1 : 0);
 
-const COLUMNS = "id, link_id, timestamp, referrer, user_agent, ip, country, city, device_type, browser, os, visitor_id, is_bot, metadata";
+const COLUMNS = "id, link_id, timestamp, referrer, user_agent, ip, country, city, device_type, browser, os, visitor_id, is_bot, metadata, route";
 
 /**
  * A value as COPY's text format writes it: `\N` for null; backslash, tab, newline and carriage
@@ -146,7 +146,7 @@ async function insertRows(tx: SQL, clicks: ClickRecord[], tallies: Tallies) {
     if (c.newVisitor) visitNumber = 1;
     tallies.click({ ...c, visitNumber });
     if (!c.detail) continue;
-    text += `${++id}\t${c.linkId}\t${c.timestamp}\t${copyText(c.referrer)}\t${copyText(c.userAgent)}\t${copyText(c.ip)}\t${copyText(c.country)}\t${copyText(c.city)}\t${copyText(c.deviceType)}\t${copyText(c.browser)}\t${copyText(c.os)}\t${copyText(c.visitorId)}\t${c.isBot ? 1 : 0}\t${copyText(metadataJson(visitNumber, c.source, c.isBot))}\n`;
+    text += `${++id}\t${c.linkId}\t${c.timestamp}\t${copyText(c.referrer)}\t${copyText(c.userAgent)}\t${copyText(c.ip)}\t${copyText(c.country)}\t${copyText(c.city)}\t${copyText(c.deviceType)}\t${copyText(c.browser)}\t${copyText(c.os)}\t${copyText(c.visitorId)}\t${c.isBot ? 1 : 0}\t${copyText(metadataJson(visitNumber, c.source, c.isBot))}\t${copyText(c.route ?? null)}\n`;
   }
   if (!text) return;
   const writer = tx.unsafe(`COPY link_analytics (${COLUMNS}) FROM STDIN`).writable().getWriter();

@@ -7,6 +7,8 @@ import { DIMENSIONS, type AnalyticsReport } from "./schema";
 import { analyticsStore, type ClickRow } from "./store";
 import { DETAIL_PER_MINUTE } from "./tallies";
 import type { Database } from "../db/database";
+import { smartStore } from "../smart/store";
+import { routeName, type SmartStored } from "../smart/schema";
 import { csvCell } from "../shared/csv";
 
 export const PAGE_SIZE_DEFAULT = 25;
@@ -37,6 +39,25 @@ function daySeries(days: number, counts: { day: string; count: number }[], now =
 
 export function analyticsReports(db: Database, opts: { retentionDays?: number | null; detailPerMinute?: number | null } = {}) {
   const store = analyticsStore(db);
+  const gates = smartStore(db);
+
+  /** Clicks per rule or split destination, and the password page's counts (issue 24). */
+  async function smartReport(link: LinkRow): Promise<AnalyticsReport["smart"]> {
+    const routes = await store.top(link.id, "route", 50);
+    const gate = await gates.gateTotals(link.id);
+    if (!link.smart && routes.length === 0 && gate.views === 0) return null;
+    let settings: SmartStored | null = null;
+    try {
+      settings = link.smart ? (JSON.parse(link.smart) as SmartStored) : null;
+    } catch {
+      settings = null;
+    }
+    return {
+      routes: routes.map((t) => ({ route: t.name, name: routeName(t.name, settings), count: Number(t.count) })),
+      passwordViews: gate.views,
+      unlocks: gate.unlocks,
+    };
+  }
   return {
     async report(link: LinkRow, shortUrl: string, query: Record<string, string | undefined>): Promise<AnalyticsReport> {
       const pageSize = int(query.pageSize, PAGE_SIZE_DEFAULT, 1, PAGE_SIZE_MAX);
@@ -80,6 +101,7 @@ export function analyticsReports(db: Database, opts: { retentionDays?: number | 
         clicks,
         nextBefore: clicks.length === pageSize ? clicks[clicks.length - 1]!.id : null,
         visits: { new: summary.new ?? 0, returning: summary.returning ?? 0, bots: summary.bots ?? 0 },
+        smart: await smartReport(link),
         detail: {
           rows: summary.rows ?? 0,
           since: detailSince,

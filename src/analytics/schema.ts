@@ -49,6 +49,18 @@ export const AnalyticsReport = v.object({
   /** Clicks by visit number (counted clicks whose visitor was known), and bots among all. */
   visits: v.object({ new: v.number(), returning: v.number(), bots: v.number() }),
   /**
+   * A smart link's (issue 24): clicks per rule or split destination (named as in its settings;
+   * "Default destination", "Fallback URL"), and its password page's views and unlocks, which
+   * are not clicks. Null for a plain link that never had settings.
+   */
+  smart: v.nullable(
+    v.object({
+      routes: v.array(v.object({ route: v.string(), name: v.string(), count: v.number() })),
+      passwordViews: v.number(),
+      unlocks: v.number(),
+    }),
+  ),
+  /**
    * What the click detail covers: the rows stored now, the oldest one's time, the retention
    * setting, and the clicks counted (in every figure above) without a detail row.
    */

@@ -113,7 +113,7 @@ export async function clearLinkClicks(q: Queries, linkId: number) {
 
 export function analyticsStore(db: Database) {
   return {
-    top: (linkId: number, dim: Dimension, limit = TOP) =>
+    top: (linkId: number, dim: Dimension | "route", limit = TOP) =>
       db.all<Tally>("SELECT value AS name, count FROM link_rollups WHERE link_id = ? AND dim = ? ORDER BY count DESC, value LIMIT ?", linkId, dim, limit),
     /** Clicks per UTC day from `since` (YYYY-MM-DD) on; days without clicks are absent. */
     days: (linkId: number, since: string) =>

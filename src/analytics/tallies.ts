@@ -42,10 +42,12 @@ export type TalliedClick = {
   visitNumber: number;
   /** A detail row is stored for it. */
   detail: boolean;
+  /** A smart link's rule or split destination (tallied under 'route'); absent or null for a plain link. */
+  route?: string | null;
 };
 
 /** The per-value dimensions, in the order a link's tallies hold them. */
-const DIMS = ["country", "city", "browser", "device", "os", "referrer", "day"] as const;
+const DIMS = ["country", "city", "browser", "device", "os", "referrer", "day", "route"] as const;
 const SUMMARY = ["unique", "bots", "new", "returning", "undetailed", "rows"] as const;
 
 /** One link's share of a batch. */
@@ -125,6 +127,8 @@ export class Tallies {
     this.bump(d[5]!, this.host(c.referrer), 1);
     this.time(c.timestamp);
     this.bump(d[6]!, this.lastDay, 1);
+    // Only smart links' clicks carry a route: a plain link gets no 'route' rows at all.
+    if (c.route) this.bump(d[7]!, c.route, 1);
   }
 
   /** The summary counts added with issue 21 (see SummaryValue). */

@@ -131,6 +131,7 @@ export class ClickEnricher {
       newVisitor: c.newVisitor && c.visitorId !== null,
       isBot: ua.isBot,
       source: c.source,
+      route: c.route,
       // The source is the full address (before IP_STORAGE), else the visitor.
       detail: this.throttle.keep(c.linkId, c.ip ?? c.visitorId ?? "", c.at),
     };

@@ -21,6 +21,8 @@ export type ClickRecord = {
   newVisitor: boolean;
   isBot: boolean;
   source: string;
+  /** The smart link's rule or split destination that sent it; absent or null for a plain link. */
+  route?: string | null;
   /** A detail row is stored (else counted and tallied only: the per-source throttle, tallies.ts). */
   detail: boolean;
 };
@@ -75,8 +77,8 @@ export const FOLD_EVERY = 65_536;
 export function clickWriterStore(db: Db) {
   const q = {
     insert: db.prepare(
-      `INSERT INTO link_analytics (id, link_id, timestamp, referrer, user_agent, ip, country, city, device_type, browser, os, visitor_id, is_bot, metadata)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO link_analytics (id, link_id, timestamp, referrer, user_agent, ip, country, city, device_type, browser, os, visitor_id, is_bot, metadata, route)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
     // Visit numbers from the rows: only while the backfill of older clicks is pending.
     visits: db.prepare("SELECT COUNT(*) AS n FROM link_analytics WHERE visitor_id = ? AND link_id = ? AND is_bot = ?"),
@@ -207,7 +209,7 @@ export function clickWriterStore(db: Db) {
       if (fromRows && c.detail) visitNumber = (c.newVisitor ? 0 : (q.visits.get(c.visitorId, c.linkId, c.isBot ? 1 : 0) as { n: number }).n) + 1;
       else if (c.newVisitor) visitNumber = 1;
       tallies.click({ ...c, visitNumber });
-      if (c.detail) q.insert.run(++id, c.linkId, c.timestamp, c.referrer, c.userAgent, c.ip, c.country, c.city, c.deviceType, c.browser, c.os, c.visitorId, c.isBot ? 1 : 0, metadata(visitNumber, c.source, c.isBot));
+      if (c.detail) q.insert.run(++id, c.linkId, c.timestamp, c.referrer, c.userAgent, c.ip, c.country, c.city, c.deviceType, c.browser, c.os, c.visitorId, c.isBot ? 1 : 0, metadata(visitNumber, c.source, c.isBot), c.route ?? null);
     }
     if (tallies.size) q.tallies.run(tallies.json());
     return moved;

@@ -31,9 +31,9 @@ export const isKeyShaped = (s: string) => KEY_SHAPE.test(s);
 // Webhooks too: an endpoint receives every event of the account, signed with a secret shown here;
 // and the live updates stream, which carries them all as well.
 const ACCOUNT = /^\/api\/(user|logout|login|register|api-keys|subscription|webhooks|events)(\/|$)/;
-// Tags label links (both trackers), and a link's public stats page (/api/stats/:linkId/public)
-// is the link's too: both are the links area's.
-const LINKS = /^\/api\/(links|pic-drift-links|tags|stats)(\/|$)/;
+// Tags label links (both trackers), a link's public stats page (/api/stats/:linkId/public) is the
+// link's, and UTM templates build links' destinations: all are the links area's.
+const LINKS = /^\/api\/(links|pic-drift-links|tags|stats|utm-templates)(\/|$)/;
 const TOPICS = /^\/api\/(topics|topic|share|shared-topics|sharing-users|sharing-members|invites)(\/|$)|^\/api\/[^/]+\/[^/]+\/titles(\/|$)/;
 
 function area(path: string): Area | "other" {

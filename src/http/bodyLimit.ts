@@ -187,6 +187,23 @@ async function readCapped(body: ReadableStream<Uint8Array>, request: Request, li
   return bytes ?? reject("PAYLOAD_TOO_LARGE", tooLarge);
 }
 
+/** The one HTML form the app serves (a protected link's password page, src/smart/page.ts) posts this. */
+const FORM_TYPE = "application/x-www-form-urlencoded";
+/** A password form is a few hundred bytes. */
+const FORM_BODY_BYTES = 4096;
+
+/** A form body outside /api (the password page's), as an object of its fields, or a RejectedBody. */
+async function readFormBody(request: Request): Promise<unknown> {
+  if (request.body === null) return {};
+  const bytes = await readCapped(request.body, request, FORM_BODY_BYTES, TOO_LARGE_MESSAGE);
+  if (bytes instanceof RejectedBody) return bytes;
+  try {
+    return Object.fromEntries(new URLSearchParams(utf8.decode(bytes)));
+  } catch {
+    return reject("BAD_REQUEST", BAD_UTF8_MESSAGE);
+  }
+}
+
 const isJsonType = (type: string) => type === "application/json" || (type.startsWith("application/") && type.endsWith("+json"));
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
 
@@ -237,7 +254,11 @@ function parseJson(bytes: Uint8Array, maxValues: number): unknown {
 export function bodyLimit(ctx: AppContext, csvPaths: readonly string[] = [], gate: BodyGate = async () => "read", valueCaps: Readonly<Record<string, number>> = {}) {
   return new Elysia({ name: "body-limit", seed: ctx.instanceId })
     .onParse({ as: "global" }, ({ request, path }, contentType) =>
-      csvPaths.includes(path) ? readCsvBody(request, contentType, gate, path) : readJsonBody(request, contentType, valueCaps[path] ?? MAX_JSON_VALUES),
+      csvPaths.includes(path)
+        ? readCsvBody(request, contentType, gate, path)
+        : !path.startsWith("/api/") && contentType.split(";")[0]!.trim().toLowerCase() === FORM_TYPE
+          ? readFormBody(request)
+          : readJsonBody(request, contentType, valueCaps[path] ?? MAX_JSON_VALUES),
     )
     .onBeforeHandle({ as: "global" }, ({ body }) => {
       // Routes without a schema: a refused body is answered here, after the sign-in check.

@@ -27,6 +27,8 @@ export const LIMITS = {
   signupPerAddress: { max: 10, windowMs: 60 * MINUTE },
   /** Invite acceptances, whatever their outcome, from one address. */
   inviteAcceptPerAddress: { max: 20, windowMs: 15 * MINUTE },
+  /** Wrong passwords for one protected short link from one address (issue 24). */
+  linkPasswordPerAddress: { max: 10, windowMs: 15 * MINUTE },
 } as const;
 
 /** Beyond this many live keys a limiter drops expired ones, then the oldest. */

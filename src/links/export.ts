@@ -5,6 +5,7 @@ import { csvCell } from "../shared/csv";
 import type { ExportRow } from "./schema";
 import type { Links } from "./service";
 import { tagNames, type LinkRow } from "./store";
+import { readStored, smartView } from "../smart/routes";
 
 /** CSV header → the ExportRow field it holds. */
 const COLUMNS = [
@@ -38,7 +39,14 @@ export function exportRow(links: Links, r: LinkRow): ExportRow {
     expiresAt: r.expires_at,
     tags: tagNames(r),
     importedClicks: r.imported_clicks === null ? null : Number(r.imported_clicks),
+    ...(r.smart ? { smart: exportedSmart(r) } : {}),
   };
+}
+
+/** The settings as the API shows them, without the count (an export is a snapshot of the link, not of its clicks). */
+function exportedSmart(r: LinkRow) {
+  const { clicks: _clicks, ...settings } = smartView(readStored(r), 0);
+  return settings;
 }
 
 const line = (cells: (string | null)[]) => `${cells.map(csvCell).join(",")}\r\n`;

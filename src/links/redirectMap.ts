@@ -4,10 +4,12 @@
 // ~200 of them. Here codes and destinations are ASCII bytes in one arena, the other fields sit in
 // typed arrays by slot, and an open-addressing table of slots finds a code. The few codes or
 // destinations that are not ASCII (a code from a hand-edited database; WHATWG URL serialisation
-// makes every parsed destination ASCII) live in an ordinary Map beside it. A small cache keeps
+// makes every parsed destination ASCII), and smart links with their settings, live in an ordinary
+// Map beside it. A small cache keeps
 // the objects of recently asked codes, so a hot link is not decoded per redirect.
 //
 // Synchronous throughout: the redirect never awaits (issue 12).
+import type { CompiledSmart } from "../smart/decide";
 
 /** What a redirect needs of a link. */
 export type CachedLink = {
@@ -16,6 +18,11 @@ export type CachedLink = {
   href: string;
   active: boolean;
   expiresMs: number | null;
+  /**
+   * A smart link's compiled settings (password, limit, rules, split: src/smart); undefined for
+   * a plain link, whose redirect checks this once and does nothing more (issue 24).
+   */
+  smart?: CompiledSmart;
 };
 
 /**
@@ -87,6 +94,11 @@ export class RedirectMap {
 
   /** Adds a code known not to be in the map (a whole load from the database, codes unique there). */
   add(code: string, link: CachedLink) {
+    // Smart links (few, and their settings an object anyway) are kept whole beside the arena.
+    if (link.smart !== undefined) {
+      this.odd.set(code, link);
+      return;
+    }
     // Written as UTF-8 (native, fast); a byte count other than the length means not ASCII.
     const room = 3 * (code.length + link.href.length);
     this.reserve(room);

@@ -264,6 +264,11 @@ export const LinkView = v.object({
   tags: v.array(v.string()),
   /** Visits counted by the tool the link was imported from (Shlink, YOURLS), apart from clickCount; null when none. */
   importedClicks: v.nullable(v.number()),
+  /**
+   * Which smart-link settings it uses (issue 24; GET …/{id}/smart has them): password, click
+   * limit, redirect rules, A/B split. Null for a plain link.
+   */
+  smart: v.nullable(v.object({ protected: v.boolean(), limited: v.boolean(), ruled: v.boolean(), split: v.boolean() })),
 });
 export type LinkView = v.InferOutput<typeof LinkView>;
 
@@ -390,6 +395,11 @@ export const ExportRow = v.object({
   tags: v.array(v.string()),
   /** Visits counted by the tool the link was imported from, or null. */
   importedClicks: v.nullable(v.number()),
+  /**
+   * JSON export only: the link's smart settings as GET …/{id}/smart answers them (a password as
+   * `hasPassword`, never its hash), or null for a plain link. Not read back by the import yet.
+   */
+  smart: v.optional(v.nullable(v.record(v.string(), v.unknown()))),
 });
 export type ExportRow = v.InferOutput<typeof ExportRow>;
 

@@ -12,6 +12,22 @@ import { hostWarning } from "./hostWarning";
 import { followLinks } from "./follow";
 import { walBytes } from "../db/open";
 import { eventsStore } from "../events/store";
+import { compile, type CompiledSmart } from "../smart/decide";
+import type { SmartStored } from "../smart/schema";
+import { smartRuntime } from "../smart/runtime";
+import { log } from "../http/log";
+import { badgesOf } from "../smart/schema";
+
+/** The Link Tracker's badges from a row's settings; null for a plain link (or settings that change nothing). */
+function smartBadges(json: string | null | undefined) {
+  if (!json) return null;
+  try {
+    const b = badgesOf(JSON.parse(json) as SmartStored);
+    return b && (b.protected || b.limited || b.ruled || b.split) ? b : null;
+  } catch {
+    return null;
+  }
+}
 import { AppError, badRequest, conflict, forbidden, notFound } from "../shared/errors";
 import { isReserved } from "../shared/reserved";
 import { QUOTA_MSG } from "../plans/quotas";
@@ -57,7 +73,19 @@ function toCached(r: RedirectRow): CachedLink | null {
   } catch {
     return null;
   }
-  return { id: r.id, href, active: r.active === 1, expiresMs: r.expires_at ? Date.parse(r.expires_at) : null };
+  const cached: CachedLink = { id: r.id, href, active: r.active === 1, expiresMs: r.expires_at ? Date.parse(r.expires_at) : null };
+  if (r.smart) {
+    let smart: CompiledSmart | null;
+    try {
+      smart = compile(JSON.parse(r.smart) as SmartStored);
+    } catch (e) {
+      // Never served without its settings: a protected link must not open by accident.
+      log.error("a link's smart settings could not be read; the link is not served", { id: r.id, error: String(e) });
+      return null;
+    }
+    if (smart) cached.smart = smart;
+  }
+  return cached;
 }
 
 /**
@@ -87,9 +115,17 @@ export async function createLinks(ctx: AppContext, opts: { maxClickBacklog?: num
   // Every captured click is written and the worker closed before (in serve) the database closes.
   ctx.shutdownHooks.push(() => recorder.stop());
 
+  const smart = await smartRuntime(ctx, store);
+  /** A limited link's count starts from what the row says (its clicks when read). */
+  const seed = (row: RedirectRow, c: CachedLink | null) => {
+    if (c?.smart?.maxClicks != null) smart.seed(row.id, Number(row.click_count ?? 0));
+    else smart.forget(row.id);
+  };
+
   let byCode = new RedirectMap();
   const put = (row: RedirectRow) => {
     const c = toCached(row);
+    seed(row, c);
     if (c) byCode.set(row.short_code, c);
     else byCode.delete(row.short_code);
   };
@@ -98,6 +134,7 @@ export async function createLinks(ctx: AppContext, opts: { maxClickBacklog?: num
     const next = new RedirectMap();
     for await (const r of store.allForRedirect()) {
       const c = toCached(r);
+      seed(r, c);
       if (c) next.add(r.short_code, c);
     }
     next.trim();
@@ -135,6 +172,8 @@ export async function createLinks(ctx: AppContext, opts: { maxClickBacklog?: num
     /** The event log, for a change that is not one link's write (an import's end). */
     events: eventsStore(ctx.db),
     recorder,
+    /** Smart links' counts, password page tallies, cookie key (src/smart/runtime.ts). */
+    smart,
     ownHosts,
     lookup: (code: string) => byCode.get(code),
     /** The map may be missing changes (follow.ts: listener lost or silent, catching up); still served. */
@@ -295,6 +334,8 @@ export async function createLinks(ctx: AppContext, opts: { maxClickBacklog?: num
     async resetClicks(row: LinkRow): Promise<LinkRow> {
       await recorder.flush();
       await store.resetClicks(row.id);
+      // A click limit counts from zero again (this instance's count; others read the database's).
+      smart.reset(row.id);
       return { ...row, click_count: 0 };
     },
     shortUrl: (row: Pick<LinkRow, "tracker" | "short_code" | "is_system">) => {
@@ -320,6 +361,7 @@ export async function createLinks(ctx: AppContext, opts: { maxClickBacklog?: num
         externalId: row.external_id,
         tags: tagNames(row),
         importedClicks: row.imported_clicks === null ? null : Number(row.imported_clicks),
+        smart: smartBadges(row.smart),
       };
     },
   };

@@ -31,6 +31,8 @@ export type LinkRow = {
   tags: string | null;
   /** The visits the tool it was imported from had counted (kept apart from our clicks), or null. */
   imported_clicks: number | null;
+  /** Smart-link settings (src/smart/schema.ts SmartStored as JSON); null for a plain link. */
+  smart: string | null;
 };
 
 /** Separates tag names in LinkRow.tags: a control character, which no tag name may hold. */
@@ -54,7 +56,18 @@ export type NewLink = { shortCode: string | null; originalUrl: string; title: st
 const GENERATE_TRIES = 10;
 
 /** What the redirect needs, for every link at start (the in-memory map). */
-export type RedirectRow = Pick<LinkRow, "id" | "short_code" | "original_url" | "active" | "expires_at">;
+export type RedirectRow = Pick<LinkRow, "id" | "short_code" | "original_url" | "active" | "expires_at" | "smart"> & {
+  /** A smart link's clicks so far (its click limit counts from them); null for a plain link. */
+  click_count?: number | null;
+};
+
+/**
+ * The redirect's columns: a smart link's click count only for smart links, so loading the map
+ * reads no count for the plain ones.
+ */
+const redirectCols = (t: string) =>
+  `${t}id, ${t}short_code, ${t}original_url, ${t}active, ${t}expires_at, ${t}smart, ` +
+  `CASE WHEN ${t}smart IS NOT NULL THEN COALESCE((SELECT clicks FROM link_click_counts WHERE link_id = ${t}id), 0) END AS click_count`;
 
 /** Links read per statement while the redirect map loads (keyset pages, see allForRedirect). */
 const REDIRECT_PAGE = 5000;
@@ -62,7 +75,7 @@ const REDIRECT_PAGE = 5000;
 // click_count comes from link_click_counts (migrations/0003): the click writer never rewrites a link row.
 const BASE_COLS =
   "id, user_id, tracker, short_code, original_url, title, description, active, is_system, " +
-  "COALESCE((SELECT clicks FROM link_click_counts WHERE link_id = short_links.id), 0) AS click_count, created_at, updated_at, expires_at, external_id, imported_clicks";
+  "COALESCE((SELECT clicks FROM link_click_counts WHERE link_id = short_links.id), 0) AS click_count, created_at, updated_at, expires_at, external_id, imported_clicks, smart";
 
 const INSERT = "INSERT INTO short_links (user_id, tracker, short_code, original_url, title, description, expires_at, created_at, updated_at, external_id, imported_clicks) VALUES";
 /** One row's values for INSERT, in its column order. An import keeps the source's creation time. */
@@ -78,7 +91,7 @@ const rowValues = (userId: number, tracker: Tracker, code: string, f: Fields & P
 // would abort the batch (the externalIds taken before are sorted out first, see createMany).
 const insertIfFree = (rows: number) =>
   `${INSERT} ${Array(rows).fill(ROW).join(", ")} ON CONFLICT DO NOTHING
-   RETURNING id, user_id, tracker, short_code, original_url, title, description, active, is_system, 0 AS click_count, created_at, updated_at, expires_at, external_id, imported_clicks, NULL AS tags`;
+   RETURNING id, user_id, tracker, short_code, original_url, title, description, active, is_system, 0 AS click_count, created_at, updated_at, expires_at, external_id, imported_clicks, NULL AS tags, smart`;
 
 /**
  * short_code is the only unique column a link write can clash on: a code taken between the
@@ -143,7 +156,7 @@ const CLICKS = `COALESCE((SELECT clicks FROM link_click_counts WHERE link_id = $
 /** BASE_COLS with every column named by its table: a search joins the index, whose columns share the names. */
 const BASE_QCOLS =
   ["id", "user_id", "tracker", "short_code", "original_url", "title", "description", "active", "is_system"].map((c) => `${L}.${c}`).join(", ") +
-  `, ${CLICKS} AS click_count, ${L}.created_at, ${L}.updated_at, ${L}.expires_at, ${L}.external_id, ${L}.imported_clicks`;
+  `, ${CLICKS} AS click_count, ${L}.created_at, ${L}.updated_at, ${L}.expires_at, ${L}.external_id, ${L}.imported_clicks, ${L}.smart`;
 
 /**
  * Each sort: its ORDER BY keys (one direction for all, so a row-value comparison is the
@@ -409,6 +422,23 @@ export function linksStore(db: Database, { maxPerUser = 0 }: { maxPerUser?: numb
           ),
         codeConflict,
       ),
+    /**
+     * A link's smart settings (JSON, or null for none), written with a link.updated event; a
+     * row write, so the other instances' followers read the settings with it (follow.ts).
+     */
+    setSmart: (id: number, userId: number, tracker: Tracker, smart: string | null) =>
+      withEvent(
+        db,
+        "link.updated",
+        `UPDATE short_links SET smart = ?, updated_at = ? WHERE id = ? AND user_id = ? AND tracker = ? AND is_system = 0 RETURNING ${COLS}`,
+        [smart, nowIso(), id, userId, tracker],
+      ),
+    /** PostgreSQL only: limited links' click counts now, with every instance's clicks (service.ts). */
+    clickCounts: (ids: number[]) =>
+      db.all<{ link_id: number; clicks: number }>(
+        "SELECT link_id, clicks FROM link_click_counts WHERE link_id = ANY(string_to_array(?, ',')::bigint[])",
+        ids.join(","),
+      ),
     delete: (id: number, userId: number, tracker: Tracker) =>
       db.tx(async (q) => {
         const gone = await q.get<{ id: number; short_code: string }>(
@@ -431,7 +461,7 @@ export function linksStore(db: Database, { maxPerUser = 0 }: { maxPerUser?: numb
      */
     forRedirectByIds: (ids: number[]) =>
       db.all<RedirectRow>(
-        "SELECT id, short_code, original_url, active, expires_at FROM short_links WHERE id = ANY(string_to_array(?, ',')::bigint[])",
+        `SELECT ${redirectCols("")} FROM short_links WHERE id = ANY(string_to_array(?, ',')::bigint[])`,
         ids.join(","),
       ),
     /**
@@ -455,7 +485,7 @@ export function linksStore(db: Database, { maxPerUser = 0 }: { maxPerUser?: numb
     changesSince: (xmin: string) =>
       db.all<{ xmin: string; at: number; change_id: number | null; change_code: string | null } & { [K in keyof RedirectRow]: RedirectRow[K] | null }>(
         `WITH s AS (SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS xmin, floor(extract(epoch FROM clock_timestamp()) * 1000)::float8 AS at)
-         SELECT s.xmin, s.at, c.link_id AS change_id, c.code AS change_code, l.id, l.short_code, l.original_url, l.active, l.expires_at
+         SELECT s.xmin, s.at, c.link_id AS change_id, c.code AS change_code, ${redirectCols("l.")}
          FROM s LEFT JOIN (SELECT DISTINCT link_id, code FROM link_changes WHERE xid >= ?::xid8) AS c ON true
          LEFT JOIN short_links AS l ON l.id = c.link_id`,
         xmin,
@@ -474,7 +504,7 @@ export function linksStore(db: Database, { maxPerUser = 0 }: { maxPerUser?: numb
     async *allForRedirect(): AsyncGenerator<RedirectRow> {
       for (let after = 0; ; ) {
         const page = await db.all<RedirectRow>(
-          "SELECT id, short_code, original_url, active, expires_at FROM short_links WHERE id > ? ORDER BY id LIMIT ?",
+          `SELECT ${redirectCols("")} FROM short_links WHERE id > ? ORDER BY id LIMIT ?`,
           after, REDIRECT_PAGE,
         );
         yield* page;

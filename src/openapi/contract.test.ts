@@ -23,6 +23,7 @@ const NOT_API: { pattern: RegExp; why: string }[] = [
   { pattern: /^GET \/vendor\//, why: "the video engine's files (vendor assets)" },
   { pattern: /^GET \/(l\/|r\/)?\{code\}$/, why: "short-link redirects for visitors, not API calls" },
   { pattern: /^GET \/public\/stats\/\{token\}$/, why: "a published link's stats page for visitors (HTML), not an API call" },
+  { pattern: /^POST \/(l\/|r\/)?\{code\}$/, why: "a protected link's password form, posted by visitors' browsers" },
   { pattern: /^(GET|ALL|OPTIONS) \/api\/\*$/, why: "the catch-all that answers unknown /api paths with 404 (a known path with another method: 405) in the error shape" },
 ];
 
@@ -179,6 +180,7 @@ await created("POST", "/api/links", { originalUrl: "https://example.com/hooked",
 const delivery = (await created("GET", `/api/webhooks/${hook.id}/deliveries`, undefined))[0];
 // A link of its own for the public stats calls (the links above are edited and deleted by theirs).
 const statsLink = await created("POST", "/api/links", { originalUrl: "https://example.com/stats", title: "Stats" });
+const utm = await created("POST", "/api/utm-templates", { name: "To delete", source: "x" });
 
 /** `stream`: an endless answer (Server-Sent Events): its status and headers are checked, then it is closed. */
 type Call = { method: string; path: string; opts?: Parameters<typeof t.call>[2]; status: number; stream?: true };
@@ -285,6 +287,25 @@ const CALLS: Record<string, Call> = {
   "POST /api/notifications/read-all": { method: "POST", path: "/api/notifications/read-all", opts: asOwner, status: 200 },
   "GET /api/api-keys": { method: "GET", path: "/api/api-keys", opts: asOwner, status: 200 },
   "POST /api/api-keys": { method: "POST", path: "/api/api-keys", opts: { ...asOwner, body: { name: "another", scope: "read", only: "topics" } }, status: 201 },
+  "GET /api/links/{id}/smart": { method: "GET", path: `/api/links/${link.id}/smart`, opts: asKey, status: 200 },
+  "PUT /api/links/{id}/smart": {
+    method: "PUT",
+    path: `/api/links/${link.id}/smart`,
+    opts: { ...asKey, body: { maxClicks: 100, rules: [{ name: "iPhone", when: { os: ["ios"] }, url: "https://apps.apple.com/app/1" }] } },
+    status: 200,
+  },
+  "POST /api/links/{id}/simulate": { method: "POST", path: `/api/links/${link.id}/simulate`, opts: { ...asKey, body: { os: "ios" } }, status: 200 },
+  "GET /api/pic-drift-links/{id}/smart": { method: "GET", path: `/api/pic-drift-links/${brand.id}/smart`, opts: asOwner, status: 200 },
+  "PUT /api/pic-drift-links/{id}/smart": {
+    method: "PUT",
+    path: `/api/pic-drift-links/${brand.id}/smart`,
+    opts: { ...asOwner, body: { split: { variants: [{ url: "https://example.com/a", weight: 1 }, { url: "https://example.com/b", weight: 1 }] } } },
+    status: 200,
+  },
+  "POST /api/pic-drift-links/{id}/simulate": { method: "POST", path: `/api/pic-drift-links/${brand.id}/simulate`, opts: { ...asOwner, body: { useRequest: true } }, status: 200 },
+  "GET /api/utm-templates": { method: "GET", path: "/api/utm-templates", opts: asKey, status: 200 },
+  "POST /api/utm-templates": { method: "POST", path: "/api/utm-templates", opts: { ...asKey, body: { name: "Newsletter", source: "newsletter", medium: "email" } }, status: 201 },
+  "DELETE /api/utm-templates/{id}": { method: "DELETE", path: `/api/utm-templates/${utm.id}`, opts: asOwner, status: 200 },
   "DELETE /api/api-keys/{id}": { method: "DELETE", path: `/api/api-keys/${otherKey.id}`, opts: asOwner, status: 200 },
   "GET /api/qr-styles": { method: "GET", path: "/api/qr-styles", opts: asOwner, status: 200 },
   "POST /api/qr-styles": { method: "POST", path: "/api/qr-styles", opts: { ...asOwner, body: { name: "Another style", foreground: "#000", background: "#fff", dots: "square", corners: "square" } }, status: 201 },

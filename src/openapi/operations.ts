@@ -10,6 +10,7 @@ import { AnalyticsReport, ClickView } from "../analytics/schema";
 import { healthOperations } from "../health/routes";
 import { inviteOperations } from "../invites/routes";
 import { linkOperations } from "../links/routes";
+import { smartOperations, utmTemplateOperations } from "../smart/routes";
 import { bulkLinkOperations } from "../links/bulkRoutes";
 import { tagOperations } from "../tags/routes";
 import { notificationOperations } from "../notifications/routes";
@@ -61,6 +62,9 @@ export const OPERATIONS: Operation[] = [
   ...bulkLinkOperations,
   ...linkOperations("brand"),
   ...tagOperations,
+  ...smartOperations("main"),
+  ...smartOperations("brand"),
+  ...utmTemplateOperations,
   ...redirectOperations,
   ...topicOperations,
   ...titleOperations,

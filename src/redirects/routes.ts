@@ -7,7 +7,8 @@ import { BASE_SECURITY_HEADERS, clientAddress } from "../http/security";
 import { visitorPages } from "./visitorPages";
 import { isReserved } from "../shared/reserved";
 import { CODE_MAX, CODE_PATTERN, IMPORTED_CODE_PATTERN, ROOT_CODE } from "../links/schema";
-import type { Links } from "../links/service";
+import type { CachedLink, Links } from "../links/service";
+import { smartRedirects, type RedirectSource as Source } from "../smart/redirect";
 import { defineOperations } from "../shared/apiOperations";
 
 export const VISITOR_COOKIE = "tl_vid";
@@ -79,7 +80,7 @@ function redirector(ctx: AppContext, links: Links) {
   const pages = visitorPages(ctx.config.appName);
   const unknown = () => pages.unknown.respond();
 
-  function redirect(code: string, request: Request, server: Server, source: "path" | "safari-direct") {
+  function redirect(code: string, request: Request, server: Server, source: Source) {
     // Served from the map also while it catches up on PostgreSQL (links/follow.ts): the
     // database away, nothing can change; a listener lost, the map of a moment ago is far more
     // often right than a 503 from every instance at once, and health reports it (issue 22).
@@ -87,8 +88,19 @@ function redirector(ctx: AppContext, links: Links) {
     if (!link) return null;
     if (!link.active) return pages.inactive.respond();
     if (link.expiresMs !== null && link.expiresMs <= Date.now()) return pages.expired.respond();
+    // A plain link has no smart settings: this one check is all issue 24 costs it.
+    if (link.smart !== undefined) return smartPaths.redirect(link, link.smart, request, server, source);
+    return send(link, link.href, null, request, server, source);
+  }
+
+  /**
+   * The 302 and the click. `route`: the smart rule or split destination that chose `href`
+   * (null for a plain link); `presetVisitor`: a visitor id minted by a sticky split, set as the
+   * cookie when the visitor had none.
+   */
+  function send(link: CachedLink, href: string, route: string | null, request: Request, server: Server, source: Source, presetVisitor?: string) {
     // Complete here (security headers included): the fast lane below answers without the framework.
-    const headers: Record<string, string> = { ...BASE_SECURITY_HEADERS, location: link.href, "cache-control": "private, no-store", "referrer-policy": "unsafe-url" };
+    const headers: Record<string, string> = { ...BASE_SECURITY_HEADERS, location: href, "cache-control": "private, no-store", "referrer-policy": "unsafe-url" };
     // HEAD (link unfurlers, uptime checks) follows the redirect but is not a click.
     if (request.method === "GET") {
       const h = request.headers;
@@ -99,7 +111,7 @@ function redirector(ctx: AppContext, links: Links) {
       let newVisitor = false;
       // An unknown Host gets no cookie: we never set state for a name we do not serve.
       if (visitorId === null && knownHost) {
-        visitorId = newVisitorId();
+        visitorId = presetVisitor ?? newVisitorId();
         headers["set-cookie"] = `${VISITOR_COOKIE}=${visitorId}${cookieTail}`;
         newVisitor = true;
       }
@@ -121,12 +133,35 @@ function redirector(ctx: AppContext, links: Links) {
         source: source === "safari-direct" ? "safari-direct" : qr ? "qr" : referrer ? "referrer" : "direct",
         country: place.country,
         city: place.city,
+        route,
       });
     }
     return new Response(null, { status: 302, headers });
   }
 
-  const byCode = async (code: string, request: Request, server: Server, source: "path" | "safari-direct" = "path") => {
+  const smartPaths = smartRedirects(ctx, links, {
+    send,
+    proxyPlace(request, server) {
+      const { ip, viaTrustedProxy } = clientAddress(ctx, request, server);
+      return { ip, ...(viaTrustedProxy ? trustedPlace(request.headers) : NO_PLACE), trusted: viaTrustedProxy };
+    },
+    gone: () => pages.limit.respond(),
+    visitorId(request) {
+      const id = readCookie(request, VISITOR_COOKIE) ?? null;
+      return id !== null && VISITOR_ID.test(id) ? id : null;
+    },
+    newVisitorId,
+  });
+
+  /** The password form's POST to a short link's own address. */
+  const unlock = async (code: string, request: Request, server: Server, body: unknown) => {
+    if (code.length > CODE_MAX || !CODE_PATTERN.test(code)) return unknown();
+    const link = links.lookup(code);
+    if (!link) return unknown();
+    return smartPaths.unlock(link, request, server, body);
+  };
+
+  const byCode = async (code: string, request: Request, server: Server, source: Source = "path") => {
     if (code === "" || code === "l" || code === "r") return home();
     if (code.length > CODE_MAX || !CODE_PATTERN.test(code)) return unknown();
     return redirect(code, request, server, source) ?? unknown();
@@ -150,7 +185,7 @@ function redirector(ctx: AppContext, links: Links) {
     return redirect(code, request, server, "path");
   };
 
-  return { byCode, brandRoot, redirect, byPath };
+  return { byCode, brandRoot, redirect, byPath, unlock };
 }
 
 /** The web app's fallback asks this first (src/app.ts): imported multi-segment codes redirect. */
@@ -187,7 +222,7 @@ export function redirectServeRoutes(ctx: AppContext, links: Links, fallback: Fal
 }
 
 export function redirectRoutes(ctx: AppContext, links: Links, webPage: WebPage) {
-  const { byCode } = redirector(ctx, links);
+  const { byCode, unlock } = redirector(ctx, links);
   return new Elysia({ name: "redirects", seed: ctx.instanceId })
     .get("/:code", ({ params, request, server }) => {
       // Single-segment app pages (/auth, /pricing…) share this shape: hand them to the web app.
@@ -196,7 +231,11 @@ export function redirectRoutes(ctx: AppContext, links: Links, webPage: WebPage) 
     })
     .get("/l/:code", ({ params, request, server }) => byCode(params.code, request, server))
     .get("/r/:code", ({ params, request, server }) => byCode(params.code, request, server))
-    .get("/api/links/redirect/:code", ({ params, request, server }) => byCode(params.code, request, server, "safari-direct"));
+    .get("/api/links/redirect/:code", ({ params, request, server }) => byCode(params.code, request, server, "safari-direct"))
+    // A protected link's password page posts back to the link's own address (src/smart/page.ts).
+    .post("/:code", ({ params, request, server, body }) => unlock(params.code, request, server, body))
+    .post("/l/:code", ({ params, request, server, body }) => unlock(params.code, request, server, body))
+    .post("/r/:code", ({ params, request, server, body }) => unlock(params.code, request, server, body));
 }
 
 /**

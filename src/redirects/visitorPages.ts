@@ -48,6 +48,8 @@ export const INACTIVE_PAGE: Page = { heading: "This link is no longer active", m
 /** Spec: any other path shows 'Page Not Found' (here: a path that cannot even be decoded). */
 export const NOT_FOUND_PAGE: Page = { heading: "Page Not Found", message: "The page you're looking for doesn't exist." };
 export const EXPIRED_PAGE: Page = { heading: "This link has expired", message: "This short link is past its expiry date." };
+/** A smart link past its click limit with no fallback URL (issue 24). */
+export const LIMIT_PAGE: Page = { heading: "This link is no longer available", message: "This short link has reached its click limit." };
 
 /** The three pages for one app name, rendered once; each call answers with a fresh Response. */
 export function visitorPages(appName: string) {
@@ -57,5 +59,5 @@ export function visitorPages(appName: string) {
     const headers = staticPageHeaders(html);
     return { html, respond: () => new Response(body, { status, headers }) };
   };
-  return { unknown: make(UNKNOWN_PAGE, 404), inactive: make(INACTIVE_PAGE, 410), expired: make(EXPIRED_PAGE, 410), notFound: make(NOT_FOUND_PAGE, 404) };
+  return { unknown: make(UNKNOWN_PAGE, 404), inactive: make(INACTIVE_PAGE, 410), expired: make(EXPIRED_PAGE, 410), limit: make(LIMIT_PAGE, 410), notFound: make(NOT_FOUND_PAGE, 404) };
 }

@@ -9,6 +9,7 @@ import { API_BASE, type LinkView, type Tracker } from "../links/types";
 import { toLocalInput } from "../links/format";
 import { validateForm } from "../lib/forms";
 import { parseTags } from "../links/tags";
+import { UtmBuilder } from "../links/UtmBuilder";
 
 type Errors = Partial<Record<"shortCode" | "originalUrl" | "title" | "description" | "expiresAt" | "tags", string>>;
 
@@ -84,6 +85,7 @@ export function EditLinkDialog({ link, tracker, onClose, onSaved }: { link: Link
             required
           />
           <Field label="Destination URL" type="url" inputMode="url" value={form.originalUrl} onChange={set("originalUrl")} error={errors.originalUrl} required />
+          <UtmBuilder url={form.originalUrl} onUrl={(originalUrl) => setForm((f) => ({ ...f, originalUrl }))} />
           <Field label="Title" value={form.title} onChange={set("title")} error={errors.title} maxLength={TITLE_MAX + 50} required />
           <TextArea label="Description (Optional)" value={form.description} onChange={set("description")} error={errors.description} maxLength={DESCRIPTION_MAX + 50} />
           {main && <Field label="Expires (Optional)" type="datetime-local" value={form.expiresAt} onChange={set("expiresAt")} error={errors.expiresAt} hint="Leave empty for a link that never expires." />}

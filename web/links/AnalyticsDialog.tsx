@@ -140,6 +140,15 @@ function Overview({ report, tracker, days, setDays }: { report: AnalyticsReport;
           )}
         </section>
       )}
+      {report.smart && (
+        // Smart links (issue 24): which rule or split destination sent the clicks; the password page apart.
+        <div className="stack">
+          <Bars title="Clicks per rule or destination" rows={report.smart.routes.map((r) => ({ name: r.name, count: r.count }))} empty="No clicks yet" />
+          {(report.smart.passwordViews > 0 || report.smart.unlocks > 0) && (
+            <p className="muted">{`Password page: ${report.smart.passwordViews.toLocaleString("en-US")} views, ${report.smart.unlocks.toLocaleString("en-US")} unlocks (not counted as clicks).`}</p>
+          )}
+        </div>
+      )}
       <DbIpCredit />
       {/* Issue 25: the main tracker recorded referrers but never showed them. A host per row
           (the roll-ups keep the host, 'Direct' when the visit had none). */}

@@ -8,6 +8,7 @@ import { CreateLinkBody, DESCRIPTION_MAX, TITLE_MAX } from "../../src/links/sche
 import type { LinkView } from "./types";
 import { validateForm } from "../lib/forms";
 import { parseTags } from "./tags";
+import { UtmBuilder } from "./UtmBuilder";
 
 type Errors = Partial<Record<"originalUrl" | "title" | "description" | "shortCode" | "expiresAt" | "tags", string>>;
 
@@ -49,6 +50,7 @@ export function CreateLinkDialog({ open, onClose, apiBase, onCreated }: { open: 
       <form onSubmit={submit} noValidate>
         <fieldset className="stack" disabled={busy}>
           <Field label="URL" type="url" inputMode="url" placeholder="https://example.com/page" value={form.originalUrl} onChange={set("originalUrl")} error={errors.originalUrl} autoFocus required />
+          <UtmBuilder url={form.originalUrl} onUrl={(originalUrl) => setForm((f) => ({ ...f, originalUrl }))} />
           <Field label="Title" value={form.title} onChange={set("title")} error={errors.title} maxLength={TITLE_MAX + 50} required />
           <TextArea label="Description (Optional)" value={form.description} onChange={set("description")} error={errors.description} maxLength={DESCRIPTION_MAX + 50} />
           <Field

@@ -39,6 +39,7 @@ type Props = {
   brand: boolean;
   onAnalytics: () => void;
   onEdit: () => void;
+  onSmart: () => void;
   onQr: () => void;
   onPublicStats: () => void;
   onReset: () => void;
@@ -51,11 +52,13 @@ type Props = {
  * a menu, so a list of 100 links is not 100 red buttons. Two lines high on a wide screen;
  * on a phone the parts stack.
  */
-export function LinkRow({ link: l, tagColors, brand, onAnalytics, onEdit, onQr, onPublicStats, onReset, onDelete }: Props) {
+export function LinkRow({ link: l, tagColors, brand, onAnalytics, onEdit, onSmart, onQr, onPublicStats, onReset, onDelete }: Props) {
   const state = linkState(l);
   const items = [
     { label: "Open destination", onSelect: () => window.open(l.originalUrl, "_blank", "noopener,noreferrer") },
     { label: "Edit", onSelect: onEdit },
+    // The root link (brand tracker) always goes to ROOT_REDIRECT_URL: no settings for it.
+    ...(l.isSystem ? [] : [{ label: "Smart settings", onSelect: onSmart }]),
     { label: "QR code", onSelect: onQr },
     { label: "Public stats page", onSelect: onPublicStats },
     ...(brand ? [{ label: "Reset click count", onSelect: onReset }] : []),
@@ -70,6 +73,11 @@ export function LinkRow({ link: l, tagColors, brand, onAnalytics, onEdit, onQr, 
           {state === "expired" && <span className="badge badge-ended">Expired</span>}
           {state === "inactive" && <span className="badge badge-ended">Inactive</span>}
           {l.hostWarning && <span className="badge badge-ended">Look-alike</span>}
+          {/* Smart links at a glance (issue 24): each badge says what the link does besides redirecting. */}
+          {l.smart?.protected && <span className="badge badge-smart">Password</span>}
+          {l.smart?.limited && <span className="badge badge-smart">Click limit</span>}
+          {l.smart?.ruled && <span className="badge badge-smart">Rules</span>}
+          {l.smart?.split && <span className="badge badge-smart">A/B split</span>}
         </div>
         <TagChips names={l.tags} colors={tagColors} />
         <a className="link-dest" href={l.originalUrl} target="_blank" rel="noopener noreferrer" title={l.originalUrl} dir="ltr">

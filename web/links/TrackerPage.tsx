@@ -10,6 +10,7 @@ import { toast } from "../ui/Toast";
 import { api, pageFetcher, type ApiPage } from "../lib/api";
 import { useConfig } from "../lib/config";
 import { CreateLinkDialog } from "./CreateLinkDialog";
+import { SmartDialog } from "./SmartDialog";
 import { LinkRow } from "./LinkRow";
 import { API_BASE, type LinkView, type Tracker } from "./types";
 import { CLICK_SORT_MAX } from "../../src/links/schema";
@@ -108,6 +109,7 @@ export function TrackerPage({ tracker }: { tracker: Tracker }) {
   const [creating, setCreating] = useState(false);
   const [analytics, setAnalytics] = useState<LinkView | null>(null);
   const [editing, setEditing] = useState<LinkView | null>(null);
+  const [smart, setSmart] = useState<LinkView | null>(null);
   const [qr, setQr] = useState<LinkView | null>(null);
   const [publicStats, setPublicStats] = useState<LinkView | null>(null);
   const [pending, setPending] = useState<Pending>(null);
@@ -274,6 +276,7 @@ export function TrackerPage({ tracker }: { tracker: Tracker }) {
                   brand={brand}
                   onAnalytics={() => setAnalytics(l)}
                   onEdit={() => setEditing(l)}
+                  onSmart={() => setSmart(l)}
                   onQr={() => setQr(l)}
                   onPublicStats={() => setPublicStats(l)}
                   onReset={() => setPending({ kind: "reset", link: l })}
@@ -337,6 +340,7 @@ export function TrackerPage({ tracker }: { tracker: Tracker }) {
           refreshTags();
         }}
       />
+      <SmartDialog link={smart} apiBase={base} onClose={() => setSmart(null)} onSaved={() => void mutate()} />
       <QrCodeDialog link={qr} onClose={() => setQr(null)} />
       <PublicStatsDialog link={publicStats} onClose={() => setPublicStats(null)} />
       <ConfirmDialog

@@ -1,0 +1,276 @@
+// Smart links' API (issue 24): a link's settings (GET/PUT …/:id/smart), the rule simulator
+// (POST …/:id/simulate) on both trackers, and the user's UTM templates (/api/utm-templates).
+import { Elysia } from "elysia";
+import * as v from "valibot";
+import { rowId } from "../db/ids";
+import type { AppContext } from "../context";
+import type { AuthPlugin } from "../http/auth";
+import { badRequest, forbidden, notFound } from "../shared/errors";
+import { clientAddress } from "../http/security";
+import { jsonBody } from "../http/bodyLimit";
+import { Ok, defineOperations } from "../shared/apiOperations";
+import { hashPassword } from "../accounts/password";
+import { destinationProblem, type Tracker } from "../links/schema";
+import type { Links } from "../links/service";
+import type { LinkRow } from "../links/store";
+import { compile, explain, parseLanguages, type Facts } from "./decide";
+import { agentOf } from "./visitor";
+import {
+  BROWSERS,
+  DEVICES,
+  Decision,
+  LANGUAGE_MIN_Q,
+  OSES,
+  SimulateBody,
+  SmartInput,
+  SmartView,
+  UNLOCK_TTL_S,
+  type SmartInputParsed,
+  type SmartStored,
+  UtmTemplateBody,
+  UtmTemplateView,
+} from "./schema";
+import type { UtmTemplateRow } from "./store";
+
+const parseId = (raw: string) => rowId(raw) ?? 0;
+
+export const readStored = (row: Pick<LinkRow, "smart">): SmartStored | null => (row.smart ? (JSON.parse(row.smart) as SmartStored) : null);
+
+export function smartView(stored: SmartStored | null, clicks: number): SmartView {
+  return {
+    hasPassword: Boolean(stored?.passwordHash),
+    maxClicks: stored?.maxClicks ?? null,
+    fallbackUrl: stored?.fallbackUrl ?? null,
+    rules: (stored?.rules ?? []).map((r) => ({ name: r.name ?? "", when: r.when, url: r.url })),
+    split: stored?.split ? { variants: stored.split.variants.map((x) => ({ name: x.name ?? "", url: x.url, weight: x.weight })), sticky: stored.split.sticky === true } : null,
+    clicks,
+  };
+}
+
+/**
+ * The settings to store from what a client sent and what was stored: the password hashed (its
+ * version bumped, which ends every earlier unlock), kept when absent. Null when nothing is set.
+ * Every destination is checked like a link's own (no loops to our own hosts).
+ */
+export async function toStored(input: SmartInputParsed, before: SmartStored | null, ownHosts: string[]): Promise<SmartStored | null> {
+  const problems: Record<string, string> = {};
+  const check = (field: string, url: string | null | undefined) => {
+    const p = url ? destinationProblem(url, ownHosts) : null;
+    if (p) problems[field] ??= p;
+  };
+  check("fallbackUrl", input.fallbackUrl);
+  input.rules.forEach((r, i) => check(`rules.${i}.url`, r.url));
+  input.split?.variants.forEach((x, i) => check(`split.variants.${i}.url`, x.url));
+  const first = Object.entries(problems)[0];
+  if (first) throw badRequest(first[1], problems);
+
+  let passwordHash = before?.passwordHash ?? null;
+  let passwordVersion = before?.passwordVersion ?? 0;
+  if (input.password !== undefined) {
+    passwordHash = input.password ? await hashPassword(input.password) : null;
+    passwordVersion++;
+  }
+  const stored: SmartStored = {
+    passwordHash,
+    passwordVersion,
+    maxClicks: input.maxClicks ?? null,
+    fallbackUrl: input.fallbackUrl || null,
+    rules: input.rules,
+    split: input.split ?? null,
+  };
+  // The version outlives a removed password, so a password set again later opens no old cookie.
+  const empty = !passwordHash && stored.maxClicks === null && stored.rules.length === 0 && !stored.split;
+  return empty && passwordVersion === 0 ? null : stored;
+}
+
+export function smartRoutes(ctx: AppContext, auth: AuthPlugin, links: Links, tracker: Tracker) {
+  const prefix = tracker === "main" ? "/api/links" : "/api/pic-drift-links";
+
+  const find = async (rawId: string, userId: number) => {
+    const row = await links.store.get(parseId(rawId), userId, tracker);
+    if (!row) throw notFound("Link not found");
+    return row;
+  };
+
+  /** The count the limit reads: this instance's, which includes clicks not yet written. */
+  const clicksOf = (row: LinkRow) => Math.max(row.click_count, links.smart.clicks(row.id));
+
+  return new Elysia({ prefix })
+    .use(auth)
+    .get(
+      "/:id/smart",
+      async ({ params, user, set }) => {
+        const row = await find(params.id, user.id);
+        set.headers["cache-control"] = "no-store";
+        return smartView(readStored(row), clicksOf(row));
+      },
+      { auth: true },
+    )
+    .put(
+      "/:id/smart",
+      async ({ params, user, body }) => {
+        const row = await find(params.id, user.id);
+        if (row.is_system) throw forbidden("The root link cannot have smart settings");
+        const stored = await toStored(body, readStored(row), links.ownHosts);
+        const updated = await links.store.setSmart(row.id, user.id, tracker, stored ? JSON.stringify(stored) : null);
+        if (!updated) throw notFound("Link not found");
+        links.remember(updated);
+        await links.published();
+        return smartView(stored, clicksOf(updated));
+      },
+      { auth: true, body: jsonBody(SmartInput) },
+    )
+    .post(
+      "/:id/simulate",
+      async ({ params, user, body, request, server }) => {
+        const row = await find(params.id, user.id);
+        const stored = readStored(row);
+        const c = compile(stored);
+        const h = request.headers;
+        const agent = body.useRequest ? agentOf(h.get("user-agent")?.slice(0, 1024) ?? null) : null;
+        let country = body.country || null;
+        let city = body.city || null;
+        if (body.useRequest && !country) {
+          // "This browser": the location the redirect would see (a trusted proxy's, else the lookup).
+          const { ip } = clientAddress(ctx, request, server);
+          const looked = links.smart.place(ip);
+          country = looked.country;
+          city ??= looked.city;
+        }
+        const language = body.language ?? (body.useRequest ? (h.get("accept-language")?.slice(0, 256) ?? null) : null);
+        const at = body.at ? Date.parse(body.at) : Date.now();
+        const facts: Facts = {
+          device: body.device ?? agent?.device ?? null,
+          os: body.os ?? agent?.os ?? null,
+          browser: body.browser ?? agent?.browser ?? null,
+          languages: parseLanguages(language),
+          country,
+          city,
+          now: at,
+          visitorId: body.visitorId ?? crypto.randomUUID(),
+          clicks: body.clicks ?? clicksOf(row),
+        };
+        const e = explain(c, facts, row.id, new URL(row.original_url).href);
+        return {
+          destination: e.href,
+          route: e.route,
+          reason: e.reason,
+          visitor: { device: facts.device, os: facts.os, browser: facts.browser, languages: facts.languages, country, city, at: new Date(at).toISOString() },
+          steps: e.steps,
+          passwordFirst: Boolean(c?.password),
+        };
+      },
+      { auth: true, body: jsonBody(SimulateBody) },
+    );
+}
+
+const templateView = (r: UtmTemplateRow) => ({
+  id: r.id,
+  name: r.name,
+  source: r.source,
+  medium: r.medium,
+  campaign: r.campaign,
+  term: r.term,
+  content: r.content,
+  createdAt: r.created_at,
+});
+
+export function utmTemplateRoutes(auth: AuthPlugin, links: Links) {
+  const store = links.smart.store;
+  return new Elysia({ prefix: "/api/utm-templates" })
+    .use(auth)
+    .get("/", async ({ user, set }) => {
+      set.headers["cache-control"] = "no-store";
+      return (await store.templates(user.id)).map(templateView);
+    }, { auth: true })
+    .post(
+      "/",
+      async ({ user, body, set }) => {
+        const row = await store.createTemplate(user.id, body);
+        set.status = 201;
+        return templateView(row);
+      },
+      { auth: true, body: jsonBody(UtmTemplateBody) },
+    )
+    .delete(
+      "/:id",
+      async ({ params, user }) => {
+        if (!(await store.deleteTemplate(parseId(params.id), user.id))) throw notFound("Template not found");
+        return { ok: true };
+      },
+      { auth: true },
+    );
+}
+
+/** Every smart-link route, as one plugin (the app's chain of plugins is long enough for the type checker). */
+export const smartLinkRoutes = (ctx: AppContext, auth: AuthPlugin, links: Links) =>
+  new Elysia({ name: "smart-links", seed: ctx.instanceId })
+    .use(smartRoutes(ctx, auth, links, "main"))
+    .use(smartRoutes(ctx, auth, links, "brand"))
+    .use(utmTemplateRoutes(auth, links));
+
+const LINK_ID = { id: "The link's id" };
+
+export function smartOperations(tracker: Tracker) {
+  const prefix = tracker === "main" ? "/api/links" : "/api/pic-drift-links";
+  const tag = tracker === "main" ? "Links" : "Brand links";
+  return defineOperations({ tag, auth: "user" }, [
+    {
+      method: "GET",
+      path: `${prefix}/:id/smart`,
+      summary: "A link's smart settings",
+      description: "Password (whether one is set, never the password), click limit and fallback, redirect rules and A/B split, and the clicks counted against the limit.",
+      params: LINK_ID,
+      responses: { 200: SmartView },
+    },
+    {
+      method: "PUT",
+      path: `${prefix}/:id/smart`,
+      summary: "Set a link's smart settings",
+      description:
+        "Replaces the settings. `password`: absent keeps the current one, `null` or `\"\"` removes it, text sets it (hashed like account passwords; every earlier unlock ends). " +
+        "A correct password on the link's page sets an HMAC-signed cookie for that link alone, valid " + `${UNLOCK_TTL_S / 3600} hours; wrong guesses are limited to 10 per 15 minutes per link and address. ` +
+        "`maxClicks`: after that many clicks the link answers `fallbackUrl`, or its 410 page without one. " +
+        `\`rules\`: tried in order, the first whose every condition holds wins; conditions are device (${DEVICES.join(", ")}), os (${OSES.join(", ")}), browser (${BROWSERS.join(", ")}), ` +
+        `language (Accept-Language tags at quality ${LANGUAGE_MIN_Q} or more, so "en" does not match a visitor who lists English only as a fallback), country (ISO codes), city (as the analytics name it) and a from/until window (until exclusive). ` +
+        "`split`: weighted destinations for visitors no rule matched; `sticky` gives one visitor (the tl_vid cookie) one destination. Each click records which rule or destination sent it (the analytics `smart.routes`). " +
+        "Answered once every instance serving redirects has the change.",
+      params: LINK_ID,
+      body: SmartInput,
+      example: {
+        password: null,
+        maxClicks: 1000,
+        fallbackUrl: "https://example.com/sold-out",
+        rules: [{ name: "iPhone", when: { os: ["ios"] }, url: "https://apps.apple.com/app/id1" }],
+        split: { variants: [{ url: "https://example.com/a", weight: 50 }, { url: "https://example.com/b", weight: 50 }], sticky: true },
+      },
+      responses: { 200: SmartView },
+    },
+    {
+      method: "POST",
+      path: `${prefix}/:id/simulate`,
+      summary: "Simulate a visitor",
+      description:
+        "Where the link would send a visitor with these facts, and why (each rule in order). `useRequest: true` takes device, OS, browser, language and location from this request (\"this browser, now\"); given fields win. Records nothing.",
+      params: LINK_ID,
+      body: SimulateBody,
+      example: { country: "DE", device: "mobile", os: "android", browser: "chrome", language: "de-DE,de;q=0.9,en;q=0.8", at: "" },
+      responses: { 200: Decision },
+    },
+  ]);
+}
+
+export const utmTemplateOperations = defineOperations({ tag: "UTM templates", auth: "user" }, [
+  { method: "GET", path: "/api/utm-templates/", summary: "Your saved UTM templates", description: "By name.", responses: { 200: v.array(UtmTemplateView) } },
+  {
+    method: "POST",
+    path: "/api/utm-templates/",
+    summary: "Save a UTM template",
+    description: "A named set of utm_source, utm_medium, utm_campaign, utm_term and utm_content values (at least one). Names are unique per user; MAX_UTM_TEMPLATES_PER_USER caps how many.",
+    body: UtmTemplateBody,
+    example: { name: "Newsletter", source: "newsletter", medium: "email", campaign: "spring", term: "", content: "" },
+    responses: { 201: UtmTemplateView },
+    errors: ["CONFLICT", "QUOTA_EXCEEDED"],
+  },
+  { method: "DELETE", path: "/api/utm-templates/:id", summary: "Delete a UTM template", params: { id: "The template's id" }, responses: { 200: Ok } },
+]);

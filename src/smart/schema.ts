@@ -1,0 +1,276 @@
+// Smart-link settings (issue 24): password, click limit with fallback, redirect rules, A/B split.
+// One schema for the API and the edit dialog (isomorphic: nothing server-only here). A plain
+// link has no settings at all (null), so the redirect pays nothing for this feature.
+import * as v from "valibot";
+import { OriginalUrl } from "../links/schema";
+import { noControlChars } from "../shared/text";
+
+export const RULES_MAX = 20;
+export const VARIANTS_MAX = 10;
+export const VALUES_MAX = 30;
+export const PASSWORD_MIN = 4;
+export const PASSWORD_MAX = 128;
+export const MAX_CLICKS_MAX = 1_000_000_000;
+/**
+ * A language condition matches an Accept-Language entry of at least this quality (q). Browsers
+ * put the visitor's own languages at 1.0–0.9 and add English lower down ("it-IT,it;q=0.9,
+ * en-US;q=0.8,en;q=0.7" in an Italian Chrome): a rule for "en" then does not capture Italian
+ * visitors (the confusion of Shlink #2043). README "Smart links" states it.
+ */
+export const LANGUAGE_MIN_Q = 0.9;
+/** How long a correct password unlocks its link in that browser (the cookie's Max-Age). */
+export const UNLOCK_TTL_S = 24 * 3600;
+
+export const DEVICES = ["desktop", "mobile", "tablet"] as const;
+export const OSES = ["ios", "android", "windows", "macos", "linux", "chromeos"] as const;
+export const BROWSERS = ["chrome", "safari", "firefox", "edge", "opera", "samsung"] as const;
+export type Device = (typeof DEVICES)[number];
+export type Os = (typeof OSES)[number];
+export type Browser = (typeof BROWSERS)[number];
+
+export const SMART_MSG = {
+  passwordShort: `Password must be at least ${PASSWORD_MIN} characters`,
+  passwordLong: `Password must be at most ${PASSWORD_MAX} characters`,
+  maxClicks: `Click limit must be a whole number from 1 to ${MAX_CLICKS_MAX.toLocaleString("en")}`,
+  fallbackWithoutLimit: "A fallback URL needs a click limit",
+  rulesMax: `At most ${RULES_MAX} rules`,
+  ruleEmpty: "A rule needs at least one condition",
+  valuesMax: `At most ${VALUES_MAX} values per condition`,
+  country: "Countries are two-letter codes such as US or DE",
+  city: "City names are 1 to 100 characters",
+  language: "Languages are tags such as en, pt-BR or de",
+  window: "Please enter a valid date",
+  windowOrder: "The window's end must be after its start",
+  variantsMin: "A split needs at least two destinations",
+  variantsMax: `At most ${VARIANTS_MAX} destinations in a split`,
+  weight: "Weights are whole numbers from 1 to 1,000",
+} as const;
+
+const list = <T extends v.GenericSchema<unknown, string>>(item: T) =>
+  v.optional(v.pipe(v.array(item), v.maxLength(VALUES_MAX, SMART_MSG.valuesMax)));
+
+const When = v.pipe(
+  v.string(SMART_MSG.window),
+  v.trim(),
+  v.check((s) => s.length <= 40 && !Number.isNaN(Date.parse(s)), SMART_MSG.window),
+  v.transform((s) => new Date(Date.parse(s)).toISOString()),
+);
+
+/** The conditions of one rule: every condition given must hold (AND); values of one condition are alternatives (OR). */
+export const RuleConditions = v.pipe(
+  v.object({
+    device: list(v.picklist(DEVICES, `Device must be one of ${DEVICES.join(", ")}`)),
+    os: list(v.picklist(OSES, `OS must be one of ${OSES.join(", ")}`)),
+    browser: list(v.picklist(BROWSERS, `Browser must be one of ${BROWSERS.join(", ")}`)),
+    language: list(v.pipe(v.string(SMART_MSG.language), v.trim(), v.regex(/^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})?$/, SMART_MSG.language), v.toLowerCase())),
+    country: list(v.pipe(v.string(SMART_MSG.country), v.trim(), v.regex(/^[A-Za-z]{2}$/, SMART_MSG.country), v.toUpperCase())),
+    city: list(v.pipe(v.string(SMART_MSG.city), v.trim(), v.minLength(1, SMART_MSG.city), v.maxLength(100, SMART_MSG.city))),
+    from: v.optional(v.nullable(When)),
+    until: v.optional(v.nullable(When)),
+  }),
+  v.check((c) => !c.from || !c.until || Date.parse(c.until) > Date.parse(c.from), SMART_MSG.windowOrder),
+  v.check(
+    (c) => Boolean(c.device?.length || c.os?.length || c.browser?.length || c.language?.length || c.country?.length || c.city?.length || c.from || c.until),
+    SMART_MSG.ruleEmpty,
+  ),
+);
+export type RuleConditions = v.InferOutput<typeof RuleConditions>;
+
+export const Rule = v.object({
+  /** A name for the analytics and the simulator ("iPhone users"); defaults to "Rule N". */
+  name: v.optional(v.pipe(v.string(), v.trim(), v.maxLength(60, "A rule's name must be at most 60 characters")), ""),
+  when: RuleConditions,
+  url: OriginalUrl,
+});
+
+export const Variant = v.object({
+  name: v.optional(v.pipe(v.string(), v.trim(), v.maxLength(60, "A destination's name must be at most 60 characters")), ""),
+  url: OriginalUrl,
+  weight: v.pipe(v.number(SMART_MSG.weight), v.integer(SMART_MSG.weight), v.minValue(1, SMART_MSG.weight), v.maxValue(1000, SMART_MSG.weight)),
+});
+
+export const Split = v.object({
+  variants: v.pipe(v.array(Variant), v.minLength(2, SMART_MSG.variantsMin), v.maxLength(VARIANTS_MAX, SMART_MSG.variantsMax)),
+  /** The same visitor (the tl_vid cookie) always gets the same destination. */
+  sticky: v.optional(v.boolean(), false),
+});
+
+/**
+ * What a client sends (PUT …/:id/smart, and `smart` on create). `password`: absent keeps the
+ * current one, null or "" removes it, text sets it (and ends every earlier unlock).
+ */
+export const SmartInput = v.pipe(
+  v.object({
+    password: v.optional(
+      v.nullable(
+        v.pipe(
+          v.string("Password must be text"),
+          v.check((s) => s === "" || s.length >= PASSWORD_MIN, SMART_MSG.passwordShort),
+          v.maxLength(PASSWORD_MAX, SMART_MSG.passwordLong),
+        ),
+      ),
+    ),
+    maxClicks: v.optional(
+      v.nullable(v.pipe(v.number(SMART_MSG.maxClicks), v.integer(SMART_MSG.maxClicks), v.minValue(1, SMART_MSG.maxClicks), v.maxValue(MAX_CLICKS_MAX, SMART_MSG.maxClicks))),
+      null,
+    ),
+    /** Where a link past its click limit sends visitors; none: the 410 page. */
+    fallbackUrl: v.optional(v.nullable(v.union([v.literal(""), OriginalUrl])), null),
+    rules: v.optional(v.pipe(v.array(Rule), v.maxLength(RULES_MAX, SMART_MSG.rulesMax)), []),
+    split: v.optional(v.nullable(Split), null),
+  }),
+  v.check((s) => !s.fallbackUrl || s.maxClicks != null, SMART_MSG.fallbackWithoutLimit),
+);
+export type SmartInput = v.InferInput<typeof SmartInput>;
+export type SmartInputParsed = v.InferOutput<typeof SmartInput>;
+
+/** The settings as stored (short_links.smart, JSON) and read by the redirect: the password only as its hash. */
+export type SmartStored = {
+  passwordHash: string | null;
+  /** Bumped at every password change: it is inside every unlock cookie's MAC, so older cookies stop working. */
+  passwordVersion: number;
+  maxClicks: number | null;
+  fallbackUrl: string | null;
+  rules: v.InferOutput<typeof Rule>[];
+  split: v.InferOutput<typeof Split> | null;
+};
+
+/** The settings as the API returns them (never the hash). */
+export const SmartView = v.object({
+  hasPassword: v.boolean(),
+  maxClicks: v.nullable(v.number()),
+  fallbackUrl: v.nullable(v.string()),
+  rules: v.array(v.object({ name: v.string(), when: v.record(v.string(), v.unknown()), url: v.string() })),
+  split: v.nullable(v.object({ variants: v.array(v.object({ name: v.string(), url: v.string(), weight: v.number() })), sticky: v.boolean() })),
+  /** Clicks counted against the limit so far (the link's clicks). */
+  clicks: v.number(),
+});
+export type SmartView = v.InferOutput<typeof SmartView>;
+
+/** The Link Tracker's badges: which smart features a link uses. */
+export const SmartBadges = v.object({ protected: v.boolean(), limited: v.boolean(), ruled: v.boolean(), split: v.boolean() });
+export type SmartBadges = v.InferOutput<typeof SmartBadges>;
+
+export function badgesOf(s: Pick<SmartStored, "passwordHash" | "maxClicks" | "rules" | "split"> | null): SmartBadges | null {
+  if (!s) return null;
+  return { protected: s.passwordHash !== null, limited: s.maxClicks !== null, ruled: s.rules.length > 0, split: s.split !== null };
+}
+
+/** A visitor to simulate. `useRequest`: take device, OS, browser, language (and country behind a trusted proxy) from this request. */
+export const SimulateBody = v.object({
+  useRequest: v.optional(v.boolean(), false),
+  device: v.optional(v.nullable(v.picklist(DEVICES, `Device must be one of ${DEVICES.join(", ")}`))),
+  os: v.optional(v.nullable(v.picklist(OSES, `OS must be one of ${OSES.join(", ")}`))),
+  browser: v.optional(v.nullable(v.picklist(BROWSERS, `Browser must be one of ${BROWSERS.join(", ")}`))),
+  /** An Accept-Language header value, or one tag ("it"). */
+  language: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(200, "Language must be at most 200 characters"))), null),
+  country: v.optional(v.nullable(v.pipe(v.string(), v.trim(), v.check((s) => s === "" || /^[A-Za-z]{2}$/.test(s), SMART_MSG.country), v.toUpperCase()))),
+  city: v.optional(v.nullable(v.pipe(v.string(), v.trim(), v.maxLength(100, SMART_MSG.city)))),
+  /** When (default now). */
+  at: v.optional(v.nullable(v.union([v.literal(""), When]))),
+  /** Clicks so far, for a link with a limit (default: its real count). */
+  clicks: v.optional(v.nullable(v.pipe(v.number(), v.integer(), v.minValue(0)))),
+  /** A visitor id, for a sticky split (default: a random one). */
+  visitorId: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(64)))),
+});
+export type SimulateBody = v.InferInput<typeof SimulateBody>;
+
+export const Decision = v.object({
+  /** Where the visitor goes; null: the 410 page (limit reached, no fallback). */
+  destination: v.nullable(v.string()),
+  /** What sent them: "rule:N", "variant:N", "fallback", "gone" or "default" (the same value the click records). */
+  route: v.string(),
+  /** In words, for people. */
+  reason: v.string(),
+  /** The visitor as the rules saw them (after reading the request, for useRequest). */
+  visitor: v.object({
+    device: v.nullable(v.string()),
+    os: v.nullable(v.string()),
+    browser: v.nullable(v.string()),
+    languages: v.array(v.object({ tag: v.string(), q: v.number() })),
+    country: v.nullable(v.string()),
+    city: v.nullable(v.string()),
+    at: v.string(),
+  }),
+  /** Each rule in order and why it matched or not. */
+  steps: v.array(v.object({ rule: v.string(), matched: v.boolean(), why: v.string() })),
+  /** The password page is shown first (the simulator never asks for it). */
+  passwordFirst: v.boolean(),
+});
+export type Decision = v.InferOutput<typeof Decision>;
+
+/** A click's route as people read it, with the names the settings give (a route of an older setting keeps its bare number). */
+export function routeName(route: string, s: Pick<SmartStored, "rules" | "split"> | null): string {
+  const [kind, n] = route.split(":");
+  const i = Number(n) - 1;
+  if (kind === "rule") return `Rule ${i + 1}${s?.rules[i]?.name ? `: ${s.rules[i]!.name}` : ""}`;
+  if (kind === "variant") return `Destination ${String.fromCharCode(65 + i)}${s?.split?.variants[i]?.name ? `: ${s.split.variants[i]!.name}` : ""}`;
+  if (route === "fallback") return "Fallback URL (limit reached)";
+  if (route === "default") return "Default destination";
+  return route;
+}
+
+// ---- UTM parameters: the dialogs' builder writes them into the destination (so the link stores a
+// plain URL and the redirect does nothing extra), and users keep named sets as templates.
+
+export const UTM_KEYS = ["source", "medium", "campaign", "term", "content"] as const;
+export type UtmKey = (typeof UTM_KEYS)[number];
+export type UtmFields = Record<UtmKey, string>;
+
+const field = (what: string) => v.optional(v.pipe(v.string(`${what} must be text`), v.trim(), v.maxLength(200, `${what} must be at most 200 characters`), noControlChars(what)), "");
+
+export const UtmTemplateBody = v.pipe(
+  v.object({
+    name: v.pipe(v.string("Name must be text"), v.trim(), v.nonEmpty("Name is required"), v.maxLength(60, "Name must be at most 60 characters"), noControlChars("Name")),
+    source: field("Source"),
+    medium: field("Medium"),
+    campaign: field("Campaign"),
+    term: field("Term"),
+    content: field("Content"),
+  }),
+  v.check((t) => UTM_KEYS.some((k) => t[k] !== ""), "Fill in at least one parameter"),
+);
+
+export const UtmTemplateView = v.object({
+  id: v.number(),
+  name: v.string(),
+  source: v.string(),
+  medium: v.string(),
+  campaign: v.string(),
+  term: v.string(),
+  content: v.string(),
+  createdAt: v.string(),
+});
+export type UtmTemplateView = v.InferOutput<typeof UtmTemplateView>;
+
+/** The UTM values a URL carries now (empty strings for absent ones); null when it is not a URL. */
+export function readUtm(url: string): UtmFields | null {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return null;
+  }
+  return Object.fromEntries(UTM_KEYS.map((k) => [k, u.searchParams.get(`utm_${k}`) ?? ""])) as UtmFields;
+}
+
+/**
+ * `url` with its utm_* parameters set to `fields`: an empty field removes its parameter, every
+ * other query parameter and the fragment stay as they were. Unchanged when `url` is not a URL.
+ */
+export function applyUtm(url: string, fields: Partial<UtmFields>): string {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return url;
+  }
+  for (const k of UTM_KEYS) {
+    const value = fields[k];
+    if (value === undefined) continue;
+    // Untrimmed: the builder writes at every keystroke, so "spring sale" must survive its space.
+    if (value === "") u.searchParams.delete(`utm_${k}`);
+    else u.searchParams.set(`utm_${k}`, value);
+  }
+  return u.href;
+}

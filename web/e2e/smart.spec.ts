@@ -1,0 +1,158 @@
+// Smart links (issue 24) in Chromium against the compiled binary: the password page a visitor
+// meets (keyboard only, light and dark, 360 px, no script, axe), the Smart settings dialog and
+// its rule simulator, and the Link Tracker's badges.
+import AxeBuilder from "@axe-core/playwright";
+import { expect, test, type Page } from "@playwright/test";
+import { expectNoHorizontalOverflow, registerViaApi, uniqueName } from "./helpers";
+
+async function seriousAxe(page: Page) {
+  const { violations } = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze();
+  return violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id}: ${v.help}`);
+}
+
+async function protectedLink(page: Page, password: string) {
+  await registerViaApi(page.request);
+  const code = uniqueName("pw").replace(/[^A-Za-z0-9_-]/g, "").slice(0, 40);
+  const r = await page.request.post("/api/links", { data: { originalUrl: "https://example.com/secret-page", title: "Secret", shortCode: code } });
+  expect(r.status()).toBe(201);
+  const { id } = (await r.json()) as { id: number };
+  expect((await page.request.put(`/api/links/${id}/smart`, { data: { password } })).status()).toBe(200);
+  return { id, code };
+}
+
+for (const scheme of ["light", "dark"] as const)
+  test(`password page, ${scheme} at 360 px, keyboard only: wrong password said, right one unlocks`, async ({ page }) => {
+    const { code } = await protectedLink(page, "open sesame");
+    // A fresh browser context for the visitor: the owner's session is not what unlocks it.
+    await page.context().clearCookies();
+    await page.setViewportSize({ width: 360, height: 740 });
+    await page.emulateMedia({ colorScheme: scheme });
+    const errors: string[] = [];
+    page.on("console", (m) => m.type() === "error" && !m.text().startsWith("Failed to load resource") && errors.push(m.text()));
+    // The redirect target is outside: answered here so the test never leaves the machine.
+    await page.route("https://example.com/**", (route) => route.fulfill({ status: 200, contentType: "text/html", body: "<!doctype html><title>Destination</title><h1>Destination</h1>" }));
+
+    const res = await page.goto(`/${code}`);
+    expect(res?.status()).toBe(200);
+    await expect(page.getByRole("heading", { name: "This link is password protected", level: 1 })).toBeVisible();
+    expect(await page.locator("script").count()).toBe(0);
+    await expectNoHorizontalOverflow(page);
+    await expect(page.locator("body")).toHaveCSS("background-color", scheme === "dark" ? "rgb(15, 17, 21)" : "rgb(247, 247, 251)");
+    expect(await seriousAxe(page)).toEqual([]);
+
+    // Keyboard only: the field has focus (autofocus), type, Enter.
+    const field = page.getByLabel("Password");
+    await expect(field).toBeFocused();
+    await page.keyboard.type("wrong guess");
+    await page.keyboard.press("Enter");
+    await expect(page.getByRole("alert")).toHaveText("That password is not right. Please try again.");
+    await expect(page.getByLabel("Password")).toHaveAttribute("aria-invalid", "true");
+    expect(await seriousAxe(page)).toEqual([]);
+    await page.getByLabel("Password").focus();
+    await page.keyboard.type("open sesame");
+    await page.keyboard.press("Tab");
+    await expect(page.getByRole("button", { name: "Continue" })).toBeFocused();
+    await page.keyboard.press("Enter");
+    await expect(page).toHaveURL("https://example.com/secret-page");
+    // Unlocked: the next visit goes straight through (the browser's cookies, the redirect not followed).
+    const again = await page.request.get(`/${code}`, { maxRedirects: 0 });
+    expect(again.status()).toBe(302);
+    expect(again.headers().location).toBe("https://example.com/secret-page");
+    expect(errors).toEqual([]);
+  });
+
+test("Smart settings dialog: add a rule and a limit, the badges show, the simulator explains", async ({ page }) => {
+  await registerViaApi(page.request);
+  const r = await page.request.post("/api/links", { data: { originalUrl: "https://example.com/app", title: "Get the app" } });
+  expect(r.status()).toBe(201);
+  await page.goto("/link-tracker");
+  const row = page.locator("li.link-row", { hasText: "Get the app" });
+  await row.getByRole("button", { name: "More actions for Get the app" }).click();
+  await page.getByRole("menuitem", { name: "Smart settings" }).click();
+  const dialog = page.getByRole("dialog", { name: "Smart settings: Get the app" });
+  await expect(dialog).toBeVisible();
+
+  await dialog.getByRole("button", { name: "Add rule" }).click();
+  await dialog.getByLabel("Rule 1 name").fill("iPhone");
+  await dialog.getByLabel("Rule 1 destination").fill("https://apps.apple.com/app/id1");
+  await dialog.getByLabel("Operating systems").fill("ios");
+  await dialog.getByLabel("Maximum clicks (Optional)").fill("100");
+  expect(await seriousAxe(page)).toEqual([]);
+  await dialog.getByRole("button", { name: "Save settings" }).click();
+  await expect(page.getByText("Smart settings saved")).toBeVisible();
+  await expect(row.getByText("Rules", { exact: true })).toBeVisible();
+  await expect(row.getByText("Click limit", { exact: true })).toBeVisible();
+
+  // The simulator answers from the saved settings.
+  await row.getByRole("button", { name: "More actions for Get the app" }).click();
+  await page.getByRole("menuitem", { name: "Smart settings" }).click();
+  await expect(dialog.getByLabel("Rule 1 name")).toHaveValue("iPhone");
+  await dialog.getByLabel("Operating system", { exact: true }).selectOption("ios");
+  await dialog.getByRole("button", { name: "Simulate" }).click();
+  await expect(dialog.getByText("https://apps.apple.com/app/id1")).toBeVisible();
+  await expect(dialog.getByText("iPhone matched (rules are tried in order; the first match wins).")).toBeVisible();
+  await dialog.getByLabel("Operating system", { exact: true }).selectOption("android");
+  await dialog.getByRole("button", { name: "Simulate" }).click();
+  await expect(dialog.getByText("No rule matched: the link's own destination.")).toBeVisible();
+  await expect(dialog.getByText("✗ iPhone: OS is android, not ios")).toBeVisible();
+  // This browser (desktop Chromium on Linux): not an iPhone.
+  await dialog.getByRole("button", { name: "This browser, now" }).click();
+  await expect(dialog.getByText("✗ iPhone: OS is linux, not ios")).toBeVisible();
+  expect(await seriousAxe(page)).toEqual([]);
+});
+
+test("Smart settings dialog at 360 px, dark: fits, and a bad value is said", async ({ page }) => {
+  await page.setViewportSize({ width: 360, height: 740 });
+  await page.emulateMedia({ colorScheme: "dark" });
+  await registerViaApi(page.request);
+  expect((await page.request.post("/api/links", { data: { originalUrl: "https://example.com/x", title: "Narrow" } })).status()).toBe(201);
+  await page.goto("/link-tracker");
+  await page.getByRole("button", { name: "More actions for Narrow" }).click();
+  await page.getByRole("menuitem", { name: "Smart settings" }).click();
+  const dialog = page.getByRole("dialog", { name: "Smart settings: Narrow" });
+  await dialog.getByLabel("Fallback URL after the limit (Optional)").fill("https://example.com/over");
+  await dialog.getByRole("button", { name: "Save settings" }).click();
+  await expect(dialog.getByRole("alert")).toHaveText("A fallback URL needs a click limit");
+  await expectNoHorizontalOverflow(page);
+  expect(await seriousAxe(page)).toEqual([]);
+});
+
+test("UTM builder in the create dialog writes the parameters into the URL and saves a template", async ({ page }) => {
+  await registerViaApi(page.request);
+  await page.goto("/link-tracker");
+  await page.getByRole("button", { name: "Create Link" }).click();
+  const dialog = page.getByRole("dialog", { name: "Create Short Link" });
+  await dialog.getByLabel("URL", { exact: true }).fill("https://example.com/spring?ref=1");
+  await dialog.getByText("UTM parameters (Optional)").click();
+  await dialog.getByLabel("UTM source").fill("newsletter");
+  await dialog.getByLabel("UTM medium").fill("email");
+  await expect(dialog.getByLabel("URL", { exact: true })).toHaveValue("https://example.com/spring?ref=1&utm_source=newsletter&utm_medium=email");
+  await dialog.getByLabel("Save these as a template named").fill("Mail");
+  await dialog.getByRole("button", { name: "Save template" }).click();
+  await expect(page.getByText("UTM template saved")).toBeVisible();
+  await expect(dialog.getByLabel("Template", { exact: true })).toBeVisible();
+  // Clearing a field removes its parameter; the template puts it back.
+  await dialog.getByLabel("UTM source").fill("");
+  await expect(dialog.getByLabel("URL", { exact: true })).toHaveValue("https://example.com/spring?ref=1&utm_medium=email");
+  await dialog.getByLabel("Template", { exact: true }).selectOption({ label: "Mail" });
+  await expect(dialog.getByLabel("URL", { exact: true })).toHaveValue("https://example.com/spring?ref=1&utm_medium=email&utm_source=newsletter");
+  expect(await seriousAxe(page)).toEqual([]);
+  await dialog.getByLabel("Title").fill("Spring mail");
+  await dialog.getByRole("button", { name: "Create" }).click();
+  await expect(page.getByRole("heading", { name: "Spring mail" })).toBeVisible();
+});
+
+test("analytics show clicks per rule", async ({ page }) => {
+  await registerViaApi(page.request);
+  const r = await page.request.post("/api/links", { data: { originalUrl: "https://example.com/ruled", title: "Ruled link" } });
+  const { id, shortCode } = (await r.json()) as { id: number; shortCode: string };
+  await page.request.put(`/api/links/${id}/smart`, { data: { rules: [{ name: "iPhone", when: { os: ["ios"] }, url: "https://apps.apple.com/app/id1" }] } });
+  const iphone = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1";
+  expect((await page.request.get(`/${shortCode}`, { maxRedirects: 0, headers: { "user-agent": iphone } })).headers().location).toBe("https://apps.apple.com/app/id1");
+  expect((await page.request.get(`/${shortCode}`, { maxRedirects: 0 })).headers().location).toBe("https://example.com/ruled");
+  await page.goto("/link-tracker");
+  await page.getByRole("button", { name: "Analytics for Ruled link" }).click();
+  const section = page.getByRole("region", { name: "Clicks per rule or destination" });
+  await expect(section.getByText("Rule 1: iPhone")).toBeVisible();
+  await expect(section.getByText("Default destination")).toBeVisible();
+});

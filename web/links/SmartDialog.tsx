@@ -1,0 +1,292 @@
+import { useEffect, useState, type FormEvent } from "react";
+import useSWR from "swr";
+import * as v from "valibot";
+import { Dialog } from "../ui/Dialog";
+import { Button } from "../ui/Button";
+import { Field, Select } from "../ui/Field";
+import { toast } from "../ui/Toast";
+import { api, ApiError, fetcher } from "../lib/api";
+import { validateForm } from "../lib/forms";
+import { BROWSERS, DEVICES, LANGUAGE_MIN_Q, OSES, SimulateBody, SmartInput, type Decision, type SmartView } from "../../src/smart/schema";
+import type { LinkView } from "./types";
+
+type RuleForm = { name: string; url: string; device: string; os: string; browser: string; language: string; country: string; city: string; from: string; until: string };
+type VariantForm = { name: string; url: string; weight: string };
+type Form = {
+  password: string;
+  removePassword: boolean;
+  maxClicks: string;
+  fallbackUrl: string;
+  rules: RuleForm[];
+  splitOn: boolean;
+  sticky: boolean;
+  variants: VariantForm[];
+};
+
+const EMPTY_RULE: RuleForm = { name: "", url: "", device: "", os: "", browser: "", language: "", country: "", city: "", from: "", until: "" };
+const list = (s: string) => s.split(",").map((x) => x.trim()).filter(Boolean);
+/** datetime-local wants local time without a zone; the API speaks UTC ISO. */
+const toLocal = (iso: string | null | undefined) => {
+  if (!iso) return "";
+  const d = new Date(iso);
+  return new Date(d.getTime() - d.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
+};
+const toIso = (local: string) => (local ? new Date(local).toISOString() : null);
+
+function formOf(v: SmartView): Form {
+  return {
+    password: "",
+    removePassword: false,
+    maxClicks: v.maxClicks === null ? "" : String(v.maxClicks),
+    fallbackUrl: v.fallbackUrl ?? "",
+    rules: v.rules.map((r) => {
+      const w = r.when as Record<string, string[] | string | null | undefined>;
+      const join = (k: string) => (Array.isArray(w[k]) ? (w[k] as string[]).join(", ") : "");
+      return { name: r.name, url: r.url, device: join("device"), os: join("os"), browser: join("browser"), language: join("language"), country: join("country"), city: join("city"), from: toLocal(w.from as string), until: toLocal(w.until as string) };
+    }),
+    splitOn: v.split !== null,
+    sticky: v.split?.sticky ?? true,
+    variants: v.split?.variants.map((x) => ({ name: x.name, url: x.url, weight: String(x.weight) })) ?? [
+      { name: "", url: "", weight: "50" },
+      { name: "", url: "", weight: "50" },
+    ],
+  };
+}
+
+function bodyOf(f: Form) {
+  const when = (r: RuleForm) => {
+    const w: Record<string, unknown> = {};
+    for (const k of ["device", "os", "browser", "language", "country", "city"] as const) if (list(r[k]).length) w[k] = list(r[k]);
+    if (r.from) w.from = toIso(r.from);
+    if (r.until) w.until = toIso(r.until);
+    return w;
+  };
+  return {
+    ...(f.removePassword ? { password: null } : f.password ? { password: f.password } : {}),
+    maxClicks: f.maxClicks.trim() === "" ? null : Number(f.maxClicks),
+    fallbackUrl: f.fallbackUrl.trim() || null,
+    rules: f.rules.map((r) => ({ name: r.name, url: r.url, when: when(r) })),
+    split: f.splitOn ? { sticky: f.sticky, variants: f.variants.map((x) => ({ name: x.name, url: x.url, weight: Number(x.weight) })) } : null,
+  };
+}
+
+const choices = (values: readonly string[]) => [{ value: "", label: "Any" }, ...values.map((v) => ({ value: v, label: v }))];
+
+/**
+ * A link's smart settings (issue 24): password, click limit and fallback, redirect rules (first
+ * match wins), A/B split; and the rule simulator, which asks the server where a visitor would go.
+ */
+export function SmartDialog({ link, apiBase, onClose, onSaved }: { link: LinkView | null; apiBase: string; onClose: () => void; onSaved: () => void }) {
+  const key = link ? `${apiBase}/${link.id}/smart` : null;
+  const { data, mutate } = useSWR<SmartView>(key, fetcher);
+  const [form, setForm] = useState<Form | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  // Filled again at every opening (the settings may be cached from the last one).
+  useEffect(() => {
+    if (data && link) setForm(formOf(data));
+  }, [data, link]);
+  useEffect(() => {
+    if (!link) {
+      setForm(null);
+      setError(null);
+    }
+  }, [link]);
+
+  if (!link) return null;
+  const set = (patch: Partial<Form>) => setForm((f) => (f ? { ...f, ...patch } : f));
+  const setRule = (i: number, patch: Partial<RuleForm>) => set({ rules: form!.rules.map((r, j) => (j === i ? { ...r, ...patch } : r)) });
+  const setVariant = (i: number, patch: Partial<VariantForm>) => set({ variants: form!.variants.map((x, j) => (j === i ? { ...x, ...patch } : x)) });
+
+  async function save(e: FormEvent) {
+    e.preventDefault();
+    if (!form) return;
+    const body = bodyOf(form);
+    // The schema's first problem, whether a field's or the whole settings' (a fallback without a limit).
+    const checked = v.safeParse(SmartInput, body, { abortEarly: true });
+    if (!checked.success) {
+      setError(checked.issues[0]?.message ?? "Please check the settings");
+      return;
+    }
+    setError(null);
+    setBusy(true);
+    try {
+      await mutate(await api<SmartView>(key!, { method: "PUT", body }), { revalidate: false });
+      toast({ title: "Smart settings saved" });
+      onSaved();
+      onClose();
+    } catch (err) {
+      const message = err instanceof ApiError ? err.message : "Could not save the settings";
+      setError(message);
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <Dialog open onClose={onClose} title={`Smart settings: ${link.title}`} description="Protect the link, limit its clicks, send visitors to different places, and test who goes where." wide>
+      {!form ? (
+        <p className="muted">Loading…</p>
+      ) : (
+        <div className="stack">
+          <form onSubmit={save} noValidate className="stack smart-form">
+            <fieldset className="stack" disabled={busy}>
+              <legend>Password</legend>
+              <p className="muted">{data?.hasPassword ? "This link is password protected." : "Visitors must enter this password before they are redirected."}</p>
+              <Field label={data?.hasPassword ? "New password (leave empty to keep)" : "Password (Optional)"} type="password" autoComplete="new-password" value={form.password} onChange={(e) => set({ password: e.target.value, removePassword: false })} />
+              {data?.hasPassword && (
+                <label className="check">
+                  <input type="checkbox" checked={form.removePassword} onChange={(e) => set({ removePassword: e.target.checked, password: "" })} /> Remove the password
+                </label>
+              )}
+            </fieldset>
+            <fieldset className="stack" disabled={busy}>
+              <legend>Click limit</legend>
+              <Field label="Maximum clicks (Optional)" type="number" min={1} inputMode="numeric" value={form.maxClicks} onChange={(e) => set({ maxClicks: e.target.value })} hint={`Counted so far: ${data?.clicks ?? 0}.`} />
+              <Field label="Fallback URL after the limit (Optional)" type="url" inputMode="url" placeholder="https://example.com/sold-out" value={form.fallbackUrl} onChange={(e) => set({ fallbackUrl: e.target.value })} hint="Without one, the link shows a 'no longer available' page." />
+            </fieldset>
+            <fieldset className="stack" disabled={busy}>
+              <legend>Redirect rules</legend>
+              <p className="muted">Tried in order; the first rule whose conditions all hold wins. Separate several values with commas. A language matches at quality {LANGUAGE_MIN_Q} or more.</p>
+              {form.rules.map((r, i) => (
+                <div key={i} className="smart-rule stack" role="group" aria-label={`Rule ${i + 1}`}>
+                  <div className="smart-grid">
+                    <Field label={`Rule ${i + 1} name`} value={r.name} onChange={(e) => setRule(i, { name: e.target.value })} />
+                    <Field label={`Rule ${i + 1} destination`} type="url" inputMode="url" value={r.url} onChange={(e) => setRule(i, { url: e.target.value })} />
+                    <Field label="Devices" hint={DEVICES.join(", ")} value={r.device} onChange={(e) => setRule(i, { device: e.target.value })} />
+                    <Field label="Operating systems" hint={OSES.join(", ")} value={r.os} onChange={(e) => setRule(i, { os: e.target.value })} />
+                    <Field label="Browsers" hint={BROWSERS.join(", ")} value={r.browser} onChange={(e) => setRule(i, { browser: e.target.value })} />
+                    <Field label="Languages" hint="e.g. en, pt-BR" value={r.language} onChange={(e) => setRule(i, { language: e.target.value })} />
+                    <Field label="Countries" hint="Two-letter codes, e.g. US, DE" value={r.country} onChange={(e) => setRule(i, { country: e.target.value })} />
+                    <Field label="Cities" value={r.city} onChange={(e) => setRule(i, { city: e.target.value })} />
+                    <Field label="From" type="datetime-local" value={r.from} onChange={(e) => setRule(i, { from: e.target.value })} />
+                    <Field label="Until" type="datetime-local" value={r.until} onChange={(e) => setRule(i, { until: e.target.value })} />
+                  </div>
+                  <Button variant="secondary" size="sm" onClick={() => set({ rules: form.rules.filter((_, j) => j !== i) })}>{`Remove rule ${i + 1}`}</Button>
+                </div>
+              ))}
+              <Button variant="secondary" onClick={() => set({ rules: [...form.rules, { ...EMPTY_RULE }] })}>Add rule</Button>
+            </fieldset>
+            <fieldset className="stack" disabled={busy}>
+              <legend>A/B split</legend>
+              <label className="check">
+                <input type="checkbox" checked={form.splitOn} onChange={(e) => set({ splitOn: e.target.checked })} /> Split visitors no rule matched between destinations
+              </label>
+              {form.splitOn && (
+                <>
+                  <label className="check">
+                    <input type="checkbox" checked={form.sticky} onChange={(e) => set({ sticky: e.target.checked })} /> Sticky: a returning visitor gets the same destination
+                  </label>
+                  {form.variants.map((x, i) => {
+                    const letter = String.fromCharCode(65 + i);
+                    return (
+                      <div key={i} className="smart-grid" role="group" aria-label={`Destination ${letter}`}>
+                        <Field label={`Destination ${letter} URL`} type="url" inputMode="url" value={x.url} onChange={(e) => setVariant(i, { url: e.target.value })} />
+                        <Field label={`Destination ${letter} weight`} type="number" min={1} max={1000} value={x.weight} onChange={(e) => setVariant(i, { weight: e.target.value })} />
+                        {form.variants.length > 2 && <Button variant="secondary" size="sm" onClick={() => set({ variants: form.variants.filter((_, j) => j !== i) })}>{`Remove destination ${letter}`}</Button>}
+                      </div>
+                    );
+                  })}
+                  {form.variants.length < 10 && <Button variant="secondary" onClick={() => set({ variants: [...form.variants, { name: "", url: "", weight: "50" }] })}>Add destination</Button>}
+                </>
+              )}
+            </fieldset>
+            {error && <p className="field-error" role="alert">{error}</p>}
+            <div className="dialog-actions">
+              <Button variant="secondary" onClick={onClose}>Cancel</Button>
+              <Button type="submit" busy={busy}>Save settings</Button>
+            </div>
+          </form>
+          <Simulator simulateUrl={`${apiBase}/${link.id}/simulate`} />
+        </div>
+      )}
+    </Dialog>
+  );
+}
+
+/** Asks the server where the saved settings send a visitor, and shows why. */
+function Simulator({ simulateUrl }: { simulateUrl: string }) {
+  const [facts, setFacts] = useState({ country: "", city: "", device: "", os: "", browser: "", language: "", at: "" });
+  const [result, setResult] = useState<Decision | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const set = (k: keyof typeof facts) => (e: { target: { value: string } }) => setFacts((f) => ({ ...f, [k]: e.target.value }));
+
+  async function run(useRequest: boolean) {
+    const body = useRequest
+      ? { useRequest: true }
+      : {
+          country: facts.country || null,
+          city: facts.city || null,
+          device: facts.device || null,
+          os: facts.os || null,
+          browser: facts.browser || null,
+          language: facts.language || null,
+          at: facts.at ? new Date(facts.at).toISOString() : null,
+        };
+    const checked = validateForm(SimulateBody, body);
+    if (!checked.ok) {
+      setError(Object.values(checked.errors)[0] ?? "Please check the visitor");
+      return;
+    }
+    setBusy(true);
+    setError(null);
+    try {
+      setResult(await api<Decision>(simulateUrl, { method: "POST", body }));
+    } catch (err) {
+      setError(err instanceof ApiError ? err.message : "Could not simulate");
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <section className="stack smart-simulator" aria-labelledby="sim-heading">
+      <h3 id="sim-heading">Rule simulator</h3>
+      <p className="muted">Uses the saved settings. Describe a visitor, or use this browser now.</p>
+      <form
+        className="stack"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void run(false);
+        }}
+      >
+        <div className="smart-grid">
+          <Field label="Country" placeholder="DE" value={facts.country} onChange={set("country")} maxLength={2} />
+          <Field label="City" value={facts.city} onChange={set("city")} />
+          <Select label="Device" value={facts.device} onChange={set("device")} options={choices(DEVICES)} />
+          <Select label="Operating system" value={facts.os} onChange={set("os")} options={choices(OSES)} />
+          <Select label="Browser" value={facts.browser} onChange={set("browser")} options={choices(BROWSERS)} />
+          <Field label="Language" placeholder="de-DE,de;q=0.9,en;q=0.8" value={facts.language} onChange={set("language")} />
+          <Field label="Time" type="datetime-local" value={facts.at} onChange={set("at")} hint="Empty: now." />
+        </div>
+        <div className="dialog-actions">
+          <Button variant="secondary" onClick={() => void run(true)} busy={busy}>This browser, now</Button>
+          <Button type="submit" busy={busy}>Simulate</Button>
+        </div>
+      </form>
+      <div aria-live="polite">
+        {error && <p className="field-error" role="alert">{error}</p>}
+        {result && (
+          <div className="stack smart-result">
+            <p>
+              <strong>{result.destination ? "Goes to: " : "Shows the 'no longer available' page"}</strong>
+              {result.destination && <code className="break">{result.destination}</code>}
+            </p>
+            <p>{result.reason}</p>
+            {result.passwordFirst && <p className="muted">The password page comes first.</p>}
+            {result.steps.length > 0 && (
+              <ol className="smart-steps">
+                {result.steps.map((s, i) => (
+                  <li key={i}>
+                    {s.matched ? "✓" : "✗"} {s.rule}: {s.why}
+                  </li>
+                ))}
+              </ol>
+            )}
+          </div>
+        )}
+      </div>
+    </section>
+  );
+}
