@@ -55,6 +55,15 @@ const quiet = await ok("POST", "/api/links", bob.cookie, { originalUrl: "https:/
 const agents = ["Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36", "curl/8.5.0", "Googlebot/2.1 (+http://www.google.com/bot.html)"];
 for (let i = 0; i < 6; i++) await t.call("GET", "/busy", { headers: { "user-agent": agents[i % 3]!, referer: "https://news.example/item?id=1" } });
 await t.call("GET", "/quiet");
+// A published stats page and a saved UTM template (issues 24, 26).
+await ok("POST", `/api/stats/${busy.id}/public`, alice.cookie);
+await ok("POST", "/api/utm-templates", alice.cookie, { name: "News", source: "newsletter", medium: "email" });
+// A password-protected link whose page a visitor opened (its view tally is written within a second).
+const locked = await ok("POST", "/api/links", alice.cookie, { originalUrl: "https://example.com/locked", title: "Locked", shortCode: "locked" });
+await ok("PUT", `/api/links/${locked.id}/smart`, alice.cookie, { password: "open sesame" });
+expect((await t.call("GET", "/locked")).status).toBe(200);
+const gateRows = () => (t.db.query("SELECT COUNT(*) AS n FROM link_gate_counts").get() as { n: number }).n;
+for (let i = 0; i < 150 && gateRows() === 0; i++) await Bun.sleep(20);
 const clicks = (id: number) => (t.db.query("SELECT clicks FROM link_click_counts WHERE link_id = ?").get(id) as { clicks: number }).clicks;
 for (let i = 0; i < 300 && (clicks(busy.id) < 6 || clicks(quiet.id) < 1); i++) await Bun.sleep(20);
 expect([clicks(busy.id), clicks(quiet.id)]).toEqual([6, 1]);
