@@ -118,6 +118,18 @@ export function analyticsStore(db: Database) {
     /** Clicks per UTC day from `since` (YYYY-MM-DD) on; days without clicks are absent. */
     days: (linkId: number, since: string) =>
       db.all<{ day: string; count: number }>("SELECT value AS day, count FROM link_rollups WHERE link_id = ? AND dim = 'day' AND value >= ? ORDER BY value", linkId, since),
+    /**
+     * Clicks per UTC day from `since` on for several links at once (a list page's sparklines):
+     * one read of the roll-ups' (link_id, dim, value) key per link, whatever the clicks.
+     */
+    daysOf: (linkIds: number[], since: string) =>
+      linkIds.length === 0
+        ? Promise.resolve([])
+        : db.all<{ link_id: number; day: string; count: number }>(
+            `SELECT link_id, value AS day, count FROM link_rollups WHERE link_id IN (${linkIds.map(() => "?").join(",")}) AND dim = 'day' AND value >= ?`,
+            ...linkIds,
+            since,
+          ),
     /** The link's 'summary' counts (tallies.ts SummaryValue), as one object. */
     summary: async (linkId: number) => {
       const rows = await db.all<{ value: string; count: number }>("SELECT value, count FROM link_rollups WHERE link_id = ? AND dim = 'summary'", linkId);

@@ -360,3 +360,22 @@ describe("exports", () => {
     await next.arrayBuffer();
   });
 });
+
+describe("sparklines: each listed link's clicks per day, from one read of the roll-ups", () => {
+  test("14 days, today last; a click today counts there; every other link of the page reads zeros", async () => {
+    const made = await t.call("POST", "/api/links", { body: { originalUrl: "https://spark.example/", title: "Spark" } as never, cookie: bob.cookie });
+    expect(made.status).toBe(201);
+    const code = (made.json as { shortCode: string }).shortCode;
+    for (let i = 0; i < 3; i++) expect((await t.call("GET", `/${code}`)).status).toBe(302);
+    const page = (await list("?limit=5", bob.cookie)).json as { shortCode: string; recentClicks: number[]; clickCount: number }[];
+    const spark = page.find((l) => l.shortCode === code)!;
+    expect(spark.recentClicks).toHaveLength(14);
+    expect(spark.recentClicks[13]).toBe(3);
+    expect(spark.recentClicks.slice(0, 13)).toEqual(new Array(13).fill(0));
+    for (const other of page.filter((l) => l.shortCode !== code)) expect(other.recentClicks.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(other.clickCount);
+    // Alice's page never carries bob's link or its clicks.
+    const alicePage = (await list("?limit=100", alice.cookie)).json as { shortCode: string; recentClicks: number[] }[];
+    expect(alicePage.some((l) => l.shortCode === code)).toBe(false);
+    expect(alicePage.every((l) => l.recentClicks.length === 14)).toBe(true);
+  });
+});

@@ -6,7 +6,8 @@ import type { AppContext } from "../context";
 import { ownerId, type AuthPlugin } from "../http/auth";
 import { notFound } from "../shared/errors";
 import { analyticsReports } from "../analytics/report";
-import { CreateLinkBody, EditLinkBody, EditMainLinkBody, LINK_PAGE_DEFAULT, LINK_PAGE_MAX, LinkView, ListQuery, LookupQuery, listTags, PatchLinkBody, PatchMainLinkBody, ResetQuery, type Tracker } from "./schema";
+import { analyticsStore } from "../analytics/store";
+import { CreateLinkBody, EditLinkBody, EditMainLinkBody, LINK_PAGE_DEFAULT, LINK_PAGE_MAX, LinkListItem, LinkView, ListQuery, SPARK_DAYS, LookupQuery, listTags, PatchLinkBody, PatchMainLinkBody, ResetQuery, type Tracker } from "./schema";
 import { AnalyticsQuery, AnalyticsReport } from "../analytics/schema";
 import * as v from "valibot";
 import { Ok, defineOperations } from "../shared/apiOperations";
@@ -23,6 +24,23 @@ export function linkRoutes(ctx: AppContext, auth: AuthPlugin, links: Links, trac
   const prefix = tracker === "main" ? "/api/links" : "/api/pic-drift-links";
   const reports = analyticsReports(ctx.db, { retentionDays: ctx.config.clickRetentionDays, detailPerMinute: ctx.config.clickDetailPerMinute });
   const isOwner = async (userId: number) => tracker === "brand" && (await ownerId(ctx)) === userId;
+  const analytics = analyticsStore(ctx.db);
+
+  /** A page's links with each one's clicks per day for its sparkline: one roll-up read per page. */
+  const withRecentClicks = async (rows: LinkRow[]): Promise<LinkListItem[]> => {
+    const today = Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth(), new Date().getUTCDate());
+    const dayAt = (i: number) => new Date(today - (SPARK_DAYS - 1 - i) * 86_400_000).toISOString().slice(0, 10);
+    const first = dayAt(0);
+    const byLink = new Map<number, number[]>();
+    for (const d of await analytics.daysOf(rows.map((r) => r.id), first)) {
+      const i = Math.round((Date.parse(d.day) - Date.parse(first)) / 86_400_000);
+      if (i < 0 || i >= SPARK_DAYS) continue;
+      let series = byLink.get(Number(d.link_id));
+      if (!series) byLink.set(Number(d.link_id), (series = new Array<number>(SPARK_DAYS).fill(0)));
+      series[i] = Number(d.count);
+    }
+    return rows.map((r) => ({ ...links.view(r), recentClicks: byLink.get(r.id) ?? new Array<number>(SPARK_DAYS).fill(0) }));
+  };
 
   /** The user's link in this tracker, or the root link for the instance owner; else 404. */
   const find = async (rawId: string, userId: number): Promise<LinkRow> => {
@@ -81,12 +99,12 @@ export function linkRoutes(ctx: AppContext, auth: AuthPlugin, links: Links, trac
         });
         pageHeaders(set, page, sort, (r) => linkCursorKeys(sort, r));
         set.headers["cache-control"] = "no-store";
-        const out = page.rows.map((r) => links.view(r));
+        const rows = [...page.rows];
         if (tracker === "brand" && !after && query.includeRoot === "true" && (await isOwner(user.id))) {
           const root = await links.store.root();
-          if (root) out.unshift(links.view(root));
+          if (root) rows.unshift(root);
         }
-        return out;
+        return withRecentClicks(rows);
       },
       { auth: true, query: ListQuery },
     )
@@ -186,7 +204,7 @@ export function linkOperations(tracker: Tracker) {
       responses: {
         200: {
           description: "The page's links",
-          schema: v.array(LinkView),
+          schema: v.array(LinkListItem),
           headers: { [TOTAL_HEADER]: "How many links match the query" },
           optionalHeaders: { [NEXT_HEADER]: "The next page's cursor; absent on the last page" },
         },

@@ -272,6 +272,17 @@ export const LinkView = v.object({
 });
 export type LinkView = v.InferOutput<typeof LinkView>;
 
+/** Days of clicks a list row's sparkline shows (today, UTC, last). */
+export const SPARK_DAYS = 14;
+
+/** A link in a list page: the link, and its clicks per UTC day over the last SPARK_DAYS days. */
+export const LinkListItem = v.object({
+  ...LinkView.entries,
+  /** Clicks per UTC day, oldest first, today last: SPARK_DAYS numbers (read from the daily roll-ups). */
+  recentClicks: v.array(v.number()),
+});
+export type LinkListItem = v.InferOutput<typeof LinkListItem>;
+
 export type Tracker = "main" | "brand";
 
 const flag = (about: string) => v.optional(v.pipe(v.picklist(["true", "false"]), v.description(about)));

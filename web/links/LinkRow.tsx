@@ -32,8 +32,27 @@ export function CopyButton({ text, label }: { text: string; label: string }) {
   );
 }
 
+/**
+ * A row's clicks over the last days (the list page carries them: no request per row), as a tiny
+ * line drawn in SVG; its text alternative says the total, which is what the line shows at a glance.
+ */
+export function Sparkline({ values }: { values: number[] }) {
+  const max = Math.max(1, ...values);
+  const w = 56;
+  const h = 16;
+  const step = values.length > 1 ? w / (values.length - 1) : w;
+  const points = values.map((n, i) => `${(i * step).toFixed(1)},${(h - 1 - (n / max) * (h - 2)).toFixed(1)}`).join(" ");
+  const total = values.reduce((a, b) => a + b, 0);
+  return (
+    <svg className="sparkline" width={w} height={h} viewBox={`0 0 ${w} ${h}`} role="img" aria-label={`${total.toLocaleString("en")} ${total === 1 ? "click" : "clicks"} in the last ${values.length} days`}>
+      <polyline points={points} fill="none" stroke="currentColor" strokeWidth="1.5" strokeLinejoin="round" />
+    </svg>
+  );
+}
+
 type Props = {
-  link: LinkView;
+  /** A list page's links also carry their recent clicks per day (recentClicks). */
+  link: LinkView & { recentClicks?: number[] };
   /** Each tag's colour by its lower-cased name. */
   tagColors: Map<string, TagColor>;
   brand: boolean;
@@ -96,7 +115,10 @@ export function LinkRow({ link: l, tagColors, brand, onAnalytics, onEdit, onSmar
         <CopyButton text={l.shortUrl} label={l.title} />
       </div>
       <div className="link-row-stats">
-        <span className="link-clicks">{clicksLabel(l.clickCount)}</span>
+        <span className="link-clicks">
+          {clicksLabel(l.clickCount)}
+          {l.recentClicks && <Sparkline values={l.recentClicks} />}
+        </span>
         {/* Visits the tool it was imported from had counted: shown apart, never added to ours. */}
         {l.importedClicks !== null && <span className="muted link-imported">{`+ ${l.importedClicks.toLocaleString("en")} before import`}</span>}
         <span className="muted">{l.expiresAt ? `Expires: ${formatDate(l.expiresAt)}` : `Created ${formatDate(l.createdAt)}`}</span>
