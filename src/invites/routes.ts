@@ -95,7 +95,7 @@ const NOT_SHARING = "This user does not share topics with you";
 
 const CODE = { code: "The invite code from the invite link" };
 
-export const inviteOperations = defineOperations({ tag: "Sharing", auth: "user" }, [
+export const inviteOperations = defineOperations({ tag: "Sharing", auth: "user", keyArea: "topics" }, [
   {
     method: "POST",
     path: "/api/invites",

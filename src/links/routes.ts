@@ -206,7 +206,7 @@ export function linkOperations(tracker: Tracker) {
   // The guarantee every link write gives (links/follow.ts, README "More than one server").
   const everywhere =
     " Answered once every instance serving redirects has the change (several instances on PostgreSQL: each live one confirms, waited for at most 1 s), so the next redirect through any of them follows it.";
-  return defineOperations({ tag: main ? "Links" : "Brand links", auth: "user" }, [
+  return defineOperations({ tag: main ? "Links" : "Brand links", auth: "user", keyArea: "links" }, [
     {
       method: "GET",
       path: `${prefix}/`,

@@ -2,8 +2,7 @@
 // converting their valibot schemas with the official converter. Built once at start.
 import { toJsonSchema, toJsonSchemaDefs, type ConversionConfig } from "@valibot/to-json-schema";
 import { ErrorBody, statusOf, type ErrorCode } from "../shared/errors";
-import { AREAS, SCOPES, type Area, type Scope } from "../apikeys/schema";
-import { keyRefusal, KEY_PREFIX } from "../apikeys/access";
+import { KEY_PREFIX, reachOf, scopeFor } from "../apikeys/access";
 import { RATE_LIMIT_DESCRIPTION, RATE_LIMIT_HEADERS, RETRY_AFTER_HEADER, UNLIMITED } from "../http/rateLimit";
 import type { Operation, ResponseSpec, Schema } from "./registry";
 
@@ -72,19 +71,11 @@ function commonErrors(op: Operation): ErrorCode[] {
 /** Whether the API's request limits count this operation (src/http/rateLimit.ts). */
 const rateLimited = (op: Operation) => op.path.startsWith("/api/") && !UNLIMITED.test(op.path.replace(/:\w+/g, "1"));
 
-/** What an API key needs for this operation, worked out from the rule the server enforces. */
+/** What an API key needs for this operation: read from the declaration the server enforces. */
 function keyRights(op: Operation) {
-  const path = op.path.replace(/:\w+/g, "1");
-  const allowed: { scope: Scope; only: Area | null }[] = [];
-  for (const scope of SCOPES) {
-    for (const only of [null, ...AREAS]) {
-      if (keyRefusal({ scope, only_area: only }, op.method, path) === null) allowed.push({ scope, only });
-    }
-  }
-  if (!allowed.length) return null;
-  const scope: Scope = allowed.some((a) => a.scope === "read") ? "read" : "read-write";
-  const areas = AREAS.filter((area) => allowed.some((a) => a.only === area));
-  return { scope, areas };
+  const reach = reachOf(op);
+  if (!reach) return null;
+  return { scope: scopeFor(op.method), areas: reach.area ? [reach.area] : [] };
 }
 
 export type Definitions = Record<string, Schema>;
