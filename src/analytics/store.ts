@@ -94,6 +94,12 @@ export function analyticsStore(db: Database) {
     /** Clicks per UTC day from `since` (YYYY-MM-DD) on; days without clicks are absent. */
     days: (linkId: number, since: string) =>
       db.all<{ day: string; count: number }>("SELECT value AS day, count FROM link_rollups WHERE link_id = ? AND dim = 'day' AND value >= ? ORDER BY value", linkId, since),
+    /**
+     * A dimension's roll-up rows with values from `from` to `to` inclusive (the series' 'day' and
+     * 'hour' rows, series.ts): one range of the primary key, a few hundred rows at most.
+     */
+    range: (linkId: number, dim: "day" | "hour", from: string, to: string) =>
+      db.all<{ value: string; count: number }>("SELECT value, count FROM link_rollups WHERE link_id = ? AND dim = ? AND value >= ? AND value <= ? ORDER BY value", linkId, dim, from, to),
     /** The link's 'summary' counts (tallies.ts SummaryValue), as one object. */
     summary: async (linkId: number) => {
       const rows = await db.all<{ value: string; count: number }>("SELECT value, count FROM link_rollups WHERE link_id = ? AND dim = 'summary'", linkId);

@@ -171,7 +171,7 @@ export function linkRoutes(ctx: AppContext, auth: AuthPlugin, links: Links, trac
         const row = await find(params.id, user.id);
         return await reports.report(row, links.shortUrl(row), query);
       },
-      { auth: true },
+      { auth: true, query: AnalyticsQuery },
     )
     .get(
       "/:id/clicks.csv",

@@ -1,0 +1,133 @@
+// The analytics timeseries (issue 23): clicks per day or per hour over a date range, in a time
+// zone. Read from the roll-ups alone (tallies.ts 'hour' and 'day' rows; one index range each,
+// at most 768 + 33 rows a report), never from click rows, so a 10M-click link costs what any
+// link costs and nothing here scales with clicks.
+//
+// The roll-ups count per UTC hour. A zone whose offset is a whole number of hours (most, DST
+// included) gets exact local hours and days. A zone offset by a fraction of an hour (Asia/Kolkata
+// +05:30, Asia/Kathmandu +05:45) gets hourly points at its UTC hours (labelled in local time,
+// 10:30, 11:30…) and days whose edges may be off by that fraction: a UTC hour is counted in the
+// local day its start falls in. Clicks tallied before the 'hour' roll-up existed have only their
+// UTC day: they are counted at that day's 12:00 UTC, so a series' total always equals the days'.
+import { badRequest } from "../http/errors";
+import { DATE_ONLY, offsetAt } from "../shared/time";
+import type { SERIES_INTERVALS } from "./schema";
+
+type Interval = (typeof SERIES_INTERVALS)[number];
+
+/** Longest range per interval: a year of days, a month of hours (744 points). */
+export const MAX_RANGE_DAYS: Record<Interval, number> = { day: 366, hour: 31 };
+
+const HOUR = 3_600_000;
+const DAY = 86_400_000;
+
+export const SERIES_MSG = {
+  order: "from must be before to",
+  range: (interval: Interval) => `A range by ${interval} covers at most ${MAX_RANGE_DAYS[interval]} days`,
+  daysWithRange: "Send days or from/to, not both",
+  toWithoutFrom: "to needs from",
+} as const;
+
+/** The instant a local wall-clock time (given as if it were UTC ms) happens in `tz`. */
+export function fromLocal(tz: string, localMs: number) {
+  // Two passes settle on the offset in force at that time; a time skipped by DST resolves later.
+  const first = localMs - offsetAt(tz, localMs);
+  return localMs - offsetAt(tz, first);
+}
+
+/** `ms` as local time in `tz`, RFC 3339 with its offset: 2026-03-29T00:00:00+01:00. */
+export function localIso(tz: string, ms: number) {
+  const off = offsetAt(tz, ms);
+  const abs = Math.abs(off) / 60_000;
+  const sign = off < 0 ? "-" : "+";
+  const zone = `${sign}${String(Math.floor(abs / 60)).padStart(2, "0")}:${String(abs % 60).padStart(2, "0")}`;
+  return `${new Date(ms + off).toISOString().slice(0, 19)}${zone}`;
+}
+
+/** A bound as an instant: a date is the start of that local day in `tz` (`end`: of the next). */
+function boundMs(s: string, tz: string, end: boolean) {
+  const d = DATE_ONLY.exec(s);
+  if (!d) return Date.parse(s);
+  return fromLocal(tz, Date.UTC(Number(d[1]), Number(d[2]) - 1, Number(d[3]) + (end ? 1 : 0)));
+}
+
+/** The local day (as UTC-midnight ms of its calendar date) that the instant `ms` falls in. */
+const localDay = (tz: string, ms: number) => Math.floor((ms + offsetAt(tz, ms)) / DAY) * DAY;
+
+export type SeriesQuery = { from?: string; to?: string; tz?: string; interval?: string; days?: string };
+
+export type SeriesRange = { interval: Interval; tz: string; fromMs: number; toMs: number };
+
+/**
+ * The range a report's series covers: [from, to) rounded out to whole UTC hours (what the
+ * roll-ups count). Without from: the last `days` local days, today included. `to` defaults to
+ * now (the end of today for a date range). Refuses an empty, reversed or too long range.
+ */
+export function seriesRange(q: SeriesQuery, days: number, now = Date.now()): SeriesRange {
+  const tz = q.tz ?? "UTC";
+  const interval = (q.interval ?? "day") as Interval;
+  if (q.days !== undefined && (q.from !== undefined || q.to !== undefined)) throw badRequest(SERIES_MSG.daysWithRange, { days: SERIES_MSG.daysWithRange });
+  if (q.to !== undefined && q.from === undefined) throw badRequest(SERIES_MSG.toWithoutFrom, { from: SERIES_MSG.toWithoutFrom });
+  let fromMs: number;
+  let toMs: number;
+  if (q.from === undefined) {
+    const today = localDay(tz, now);
+    toMs = fromLocal(tz, today + DAY);
+    fromMs = fromLocal(tz, today - (days - 1) * DAY);
+  } else {
+    fromMs = boundMs(q.from, tz, false);
+    toMs = q.to === undefined ? now : boundMs(q.to, tz, true);
+  }
+  fromMs = Math.floor(fromMs / HOUR) * HOUR;
+  toMs = Math.ceil(toMs / HOUR) * HOUR;
+  if (toMs <= fromMs) throw badRequest(SERIES_MSG.order, { to: SERIES_MSG.order });
+  // A day longer than 24 h (a DST change) is allowed for: the limit counts local days.
+  if (toMs - fromMs > MAX_RANGE_DAYS[interval] * DAY + 2 * HOUR) throw badRequest(SERIES_MSG.range(interval), { [q.from === undefined ? "days" : "to"]: SERIES_MSG.range(interval) });
+  return { interval, tz, fromMs, toMs };
+}
+
+/** The roll-up keys a range reads: whole UTC days around it, so a day's untimed clicks are known. */
+export function rollupKeys(r: SeriesRange) {
+  const firstDay = Math.floor(r.fromMs / DAY) * DAY;
+  const endDay = Math.ceil(r.toMs / DAY) * DAY;
+  const iso = (ms: number) => new Date(ms).toISOString();
+  return { dayFrom: iso(firstDay).slice(0, 10), dayTo: iso(endDay - DAY).slice(0, 10), hourFrom: iso(firstDay).slice(0, 13), hourTo: iso(endDay - HOUR).slice(0, 13) };
+}
+
+export type SeriesPoint = { start: string; count: number };
+
+/**
+ * The points of a range, zero-filled, from the roll-up rows read with rollupKeys: `hours`
+ * (YYYY-MM-DDTHH → clicks) and `days` (YYYY-MM-DD → clicks, every click of that UTC day).
+ */
+export function seriesPoints(r: SeriesRange, hours: { value: string; count: number }[], days: { value: string; count: number }[]): SeriesPoint[] {
+  const perHour = new Map<number, number>();
+  const timedPerDay = new Map<string, number>();
+  for (const h of hours) {
+    const ms = Date.parse(`${h.value}:00:00Z`);
+    const n = Number(h.count);
+    perHour.set(ms, (perHour.get(ms) ?? 0) + n);
+    const day = h.value.slice(0, 10);
+    timedPerDay.set(day, (timedPerDay.get(day) ?? 0) + n);
+  }
+  // A day's clicks without an hour (tallied before the hour roll-up): at its 12:00 UTC.
+  for (const d of days) {
+    const untimed = Number(d.count) - (timedPerDay.get(d.value) ?? 0);
+    if (untimed <= 0) continue;
+    const noon = Date.parse(`${d.value}T12:00:00Z`);
+    perHour.set(noon, (perHour.get(noon) ?? 0) + untimed);
+  }
+  const points: SeriesPoint[] = [];
+  if (r.interval === "hour") {
+    for (let h = r.fromMs; h < r.toMs; h += HOUR) points.push({ start: localIso(r.tz, h), count: perHour.get(h) ?? 0 });
+    return points;
+  }
+  // By local day: each UTC hour counts in the local day its start falls in.
+  const byDay = new Map<number, number>();
+  for (const [h, n] of perHour) if (h >= r.fromMs && h < r.toMs) byDay.set(localDay(r.tz, h), (byDay.get(localDay(r.tz, h)) ?? 0) + n);
+  const last = localDay(r.tz, r.toMs - 1);
+  for (let d = localDay(r.tz, r.fromMs); d <= last; d += DAY) {
+    points.push({ start: localIso(r.tz, Math.max(r.fromMs, fromLocal(r.tz, d))), count: byDay.get(d) ?? 0 });
+  }
+  return points;
+}
