@@ -5,6 +5,7 @@ import { ErrorBody, statusOf, type ErrorCode } from "../shared/errors";
 import { KEY_PREFIX, reachOf, scopeFor } from "../apikeys/access";
 import { RATE_LIMIT_DESCRIPTION, RATE_LIMIT_HEADERS, RETRY_AFTER_HEADER, UNLIMITED } from "../http/rateLimit";
 import type { Operation, ResponseSpec, Schema } from "./registry";
+import { DATE_FIELDS, DATE_TIME_FIELDS, FIELD_DOCS, URI_FIELDS } from "./fields";
 
 type Json = Record<string, unknown>;
 
@@ -78,9 +79,82 @@ function keyRights(op: Operation) {
   return { scope: scopeFor(op.method), areas: reach.area ? [reach.area] : [] };
 }
 
+/**
+ * Path parameters by name (issue 23): ids are integers here as in every body; a route still
+ * answers a non-number with its own 404 (or 400) in the error shape, never the framework's.
+ */
+const PATH_PARAMS: Record<string, Json> = {
+  id: { type: "integer", minimum: 1, maximum: 2147483647 },
+  deliveryId: { type: "integer", minimum: 1, maximum: 2147483647 },
+  code: { type: "string", minLength: 1, maxLength: 200 },
+  username: { type: "string", minLength: 1, maxLength: 100 },
+  topicSlug: { type: "string", minLength: 1, maxLength: 200 },
+};
+
+/**
+ * The typing pass over a converted schema: each property the feature's schema does not describe
+ * gets the glossary's words (./fields.ts); in what the server sends, numbers are integers (every
+ * number the API answers with is a count, an id or a size) and timestamps, dates and URLs carry
+ * their formats. Request bodies keep their schema's own types: what the server accepts.
+ */
+function typed(node: unknown, response: boolean, name?: string): unknown {
+  if (Array.isArray(node)) return node.map((n) => typed(n, response, name));
+  if (!node || typeof node !== "object") return node;
+  const s = { ...(node as Json) };
+  if (s.$ref) return s;
+  if (response && name !== undefined) {
+    if (s.type === "number") s.type = "integer";
+    if (s.type === "string" && !s.format && !s.enum && !s.const) {
+      if (DATE_TIME_FIELDS.has(name)) s.format = "date-time";
+      else if (URI_FIELDS.has(name)) s.format = "uri";
+      else if (DATE_FIELDS.has(name)) s.format = "date";
+    }
+  } else if (response && s.type === "number") s.type = "integer";
+  for (const key of ["anyOf", "oneOf", "allOf"]) if (s[key]) s[key] = typed(s[key], response, name);
+  if (s.items) s.items = typed(s.items, response, response ? undefined : name);
+  if (s.additionalProperties && typeof s.additionalProperties === "object") s.additionalProperties = typed(s.additionalProperties, response);
+  if (s.properties) {
+    const props: Record<string, Json> = {};
+    for (const [field, prop] of Object.entries(s.properties as Record<string, Json>)) {
+      const out = typed(prop, response, field) as Json;
+      if (!out.$ref && !out.description && FIELD_DOCS[field]) out.description = FIELD_DOCS[field];
+      props[field] = out;
+    }
+    s.properties = props;
+  }
+  return s;
+}
+
+/**
+ * A query parameter as a client sends it: a query string holds text, so the schemas check digits
+ * and "true"/"false" as text; the document says integer and boolean (src/shared/query.ts).
+ */
+function queryParam(schema: Json): Json {
+  const s = { ...schema };
+  if (s.type === "string" && typeof s.pattern === "string" && /^\^\\d\{[\d,]+\}\$$/.test(s.pattern)) {
+    s.type = "integer";
+    delete s.pattern;
+    s.minimum ??= 0;
+  }
+  if (s.type === "integer" || s.type === "boolean") delete s.pattern;
+  // Free text that Elysia may hand over split at commas (src/shared/paging.ts QueryText): a string to a client.
+  const any = s.anyOf as Json[] | undefined;
+  if (any?.length === 2 && any[0]?.type === "string" && any[1]?.type === "array") {
+    delete s.anyOf;
+    s.type = "string";
+  }
+  const e = s.enum as unknown[] | undefined;
+  if (e?.length === 2 && e.includes("true") && e.includes("false")) {
+    s.type = "boolean";
+    delete s.enum;
+  }
+  return s;
+}
+
 export type Definitions = Record<string, Schema>;
 
-export type DocumentInfo = { title: string; version: string; serverUrl: string; definitions: Definitions };
+/** `requests`: the names among `definitions` that are request bodies (typed as the server accepts them). */
+export type DocumentInfo = { title: string; version: string; serverUrl: string; definitions: Definitions; requests?: string[] };
 
 /** The OpenAPI 3.1 document for these operations. */
 export function buildDocument(operations: Operation[], info: DocumentInfo) {
@@ -90,7 +164,16 @@ export function buildDocument(operations: Operation[], info: DocumentInfo) {
     const { $schema: _, $defs: __, ...rest } = toJsonSchema(s, { ...CONVERT, definitions }) as Json;
     return relink(rest);
   };
-  const components = relink(toJsonSchemaDefs(definitions, CONVERT));
+  const converted = toJsonSchemaDefs(definitions, CONVERT) as Record<string, Json>;
+  // Named request bodies (info.requests) are typed as requests, the rest as answers.
+  const components = relink(
+    Object.fromEntries(
+      Object.entries(converted).map(([name, c]) => {
+        const request = info.requests?.includes(name) ?? false;
+        return [name, typed(request ? requiredWhereDefaultFails(definitions[name as keyof typeof definitions]!, c) : c, !request)];
+      }),
+    ),
+  );
 
   const paths: Record<string, Record<string, Json>> = {};
   const sharedResponses: Record<string, Json> = {};
@@ -203,18 +286,23 @@ function operation(op: Operation, schema: (s: Schema) => Json, sharedResponses: 
   for (const name of op.path.match(/:(\w+)/g)?.map((p) => p.slice(1)) ?? []) {
     const about = op.params?.[name];
     if (!about) throw new Error(`OpenAPI: ${op.method} ${op.path} does not describe its parameter ${name}`);
-    parameters.push({ name, in: "path", required: true, description: about, schema: { type: "string" } });
+    const type = PATH_PARAMS[name];
+    if (!type) throw new Error(`OpenAPI: ${op.method} ${op.path}: path parameter ${name} has no type in PATH_PARAMS`);
+    parameters.push({ name, in: "path", required: true, description: about, schema: type });
   }
   if (op.query) {
     const q = schema(op.query) as { properties?: Record<string, Json>; required?: string[] };
     for (const [name, s] of Object.entries(q.properties ?? {})) {
-      parameters.push({ name, in: "query", required: q.required?.includes(name) ?? false, schema: s });
+      const { description: about, ...rest } = queryParam(s);
+      parameters.push({ name, in: "query", required: q.required?.includes(name) ?? false, ...(about ? { description: about } : {}), schema: rest });
     }
   }
   if (parameters.length) out.parameters = parameters;
 
   if (op.body) {
-    const content: Json = { schema: requiredWhereDefaultFails(op.body, schema(op.body)) };
+    const body = schema(op.body);
+    // A named body is a $ref: the component carries its required fields (buildDocument).
+    const content: Json = { schema: typed(body.$ref ? body : requiredWhereDefaultFails(op.body, body), false) };
     if (op.example !== undefined) content.example = op.example;
     out.requestBody = { required: true, content: { "application/json": content } };
   }
@@ -270,7 +358,7 @@ function success(status: number, r: Schema | ResponseSpec, schema: (s: Schema) =
   const spec: ResponseSpec = isSchema(r) ? { schema: r } : r;
   const out: Json = { description: spec.description ?? (status === 201 ? "Created" : status === 204 ? "No content" : "OK") };
   const content: Json = {};
-  if (spec.schema) content["application/json"] = { schema: schema(spec.schema) };
+  if (spec.schema) content["application/json"] = { schema: typed(schema(spec.schema), true) };
   if (spec.media) content[spec.media.type] = { schema: { type: "string" }, ...(spec.media.example ? { example: spec.media.example } : {}) };
   if (Object.keys(content).length) out.content = content;
   if (spec.headers || spec.optionalHeaders) {

@@ -20,6 +20,12 @@ import { topicOperations } from "../topics/routes";
 import { webhookOperations } from "../webhooks/routes";
 import { Topic } from "../topics/schema";
 import type { Definitions } from "./document";
+import { CreateApiKeyBody } from "../apikeys/schema";
+import { BulkCreateBody, CreateLinkBody, EditLinkBody, EditMainLinkBody } from "../links/schema";
+import { CreateTitleBody, UpdateTitleBody } from "../titles/schema";
+import { CreateTopicBody, ReorderBody, UpdateTopicBody } from "../topics/schema";
+import { CreateWebhookBody, UpdateWebhookBody } from "../webhooks/schema";
+import { LoginBody, RegisterBody } from "../accounts/schema";
 import * as v from "valibot";
 import { defineOperations, type Operation } from "./registry";
 
@@ -65,8 +71,31 @@ export const OPERATIONS: Operation[] = [
   ...openApiOperations,
 ];
 
+/**
+ * Request bodies named in the document (components), so a generated client has one
+ * CreateLinkBody type for both trackers and for each item of a bulk create.
+ */
+const NAMED_REQUESTS: Definitions = {
+  RegisterBody,
+  LoginBody,
+  CreateLinkBody,
+  EditMainLinkBody,
+  EditLinkBody,
+  BulkCreateBody,
+  CreateTopicBody,
+  UpdateTopicBody,
+  ReorderBody,
+  CreateTitleBody,
+  UpdateTitleBody,
+  CreateWebhookBody,
+  UpdateWebhookBody,
+  CreateApiKeyBody,
+};
+export const REQUEST_NAMES = Object.keys(NAMED_REQUESTS);
+
 /** Response shapes named in the document (components), so clients see one LinkView, not copies. */
 export const NAMED_SCHEMAS: Definitions = {
+  ...NAMED_REQUESTS,
   PublicUser,
   LinkView,
   AnalyticsReport,
