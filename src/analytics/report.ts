@@ -5,13 +5,12 @@ import type { LinkRow } from "../links/store";
 import { badRequest } from "../http/errors";
 import * as v from "valibot";
 import { validationFailure } from "../http/errors";
-import { AnalyticsQuery, DIMENSIONS, PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX, type AnalyticsReport } from "./schema";
+import { AnalyticsQuery, DIMENSIONS, PAGE_SIZE_DEFAULT, type AnalyticsReport } from "./schema";
 import { rollupKeys, seriesPoints, seriesRange } from "./series";
 import { analyticsStore, type ClickRow } from "./store";
 import { DETAIL_PER_MINUTE } from "./tallies";
 import type { Database } from "../db/database";
 
-export { PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX };
 /**
  * A page named by number alone (`page`, without `before`) is read from the newest click on,
  * so it may lie this many rows deep at most; deeper pages follow `nextBefore`.

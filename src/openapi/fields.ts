@@ -34,7 +34,7 @@ export const ACCESS_TYPE_DOC =
 export const FIELD_DOCS: Record<string, string> = {
   // The error shape.
   error: "The failure: a stable code, a message for people, and the field at fault when there is one.",
-  code: "Stable error code (the table in the document's description says when each is used); for an invite, its code.",
+  code: "A stable code: an error's (the table in the document's description says when each is used), or an invite's.",
   message: "What went wrong, in words a user can act on.",
   fields: "Field name → the message for that field, when one field of the request is at fault.",
   // Users and accounts.

@@ -1,7 +1,8 @@
 // Query-string parameters typed for the document (issue 23): a query string is text, so each
 // schema checks the text and keeps it (the handler reads the number), and `metadata` gives the
 // OpenAPI document the type a client sends it as (integer, boolean). The checks are v.check, not
-// v.regex, so the document carries no string pattern on an integer.
+// v.regex, so the document carries no string pattern on an integer. (A true/false picklist is
+// documented as a boolean by src/openapi/document.ts.)
 import * as v from "valibot";
 
 const WHOLE = /^\d{1,16}$/;
@@ -30,10 +31,4 @@ export const QueryIntOf = (name: string, values: readonly number[], fallback: nu
       v.description(description),
     ),
   );
-};
-
-/** true or false, as text. */
-export const QueryFlag = (description: string, name = "The flag") => {
-  const message = `${name} must be true or false`;
-  return v.optional(v.pipe(v.string(message), v.check((s) => s === "true" || s === "false", message), v.metadata({ type: "boolean" }), v.description(description)));
 };
