@@ -16,10 +16,10 @@ if (!out) {
 const dir = mkdtempSync(join(tmpdir(), "threadlink-openapi-"));
 try {
   // The public address a deployment would set; the document's `servers` names it.
-  const config = loadConfig({ DATA_DIR: dir, PUBLIC_URL: "https://links.example.com" });
+  const config = loadConfig({ DATA_DIR: dir, PUBLIC_URL: "https://links.threadlink.test" });
   const { db } = await openDatabase(config);
   const { app, ctx } = await createApp({ db, config });
-  const res = await app.handle(new Request("https://links.example.com/api/openapi.json"));
+  const res = await app.handle(new Request("https://links.threadlink.test/api/openapi.json"));
   if (res.status !== 200) throw new Error(`GET /api/openapi.json answered ${res.status}`);
   writeFileSync(out, `${JSON.stringify(await res.json(), null, 2)}\n`);
   for (const hook of ctx.shutdownHooks) await hook();
