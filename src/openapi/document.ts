@@ -319,7 +319,8 @@ function operation(op: Operation, schema: (s: Schema) => Json, sharedResponses: 
   if (op.query) {
     const q = schema(op.query) as { properties?: Record<string, Json>; required?: string[] };
     for (const [name, s] of Object.entries(q.properties ?? {})) {
-      const { description: about, ...rest } = queryParam(s);
+      const { description: own, ...rest } = queryParam(s);
+      const about = own ?? FIELD_DOCS[name];
       parameters.push({ name, in: "query", required: q.required?.includes(name) ?? false, ...(about ? { description: about } : {}), schema: rest });
     }
   }

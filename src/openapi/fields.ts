@@ -162,6 +162,9 @@ export const FIELD_DOCS: Record<string, string> = {
   skipped: "Rows skipped (each with its error in `results`).",
   row: "The row's number in the file, the header being row 1 (as a spreadsheet shows it).",
   note: "Something worth knowing about how it was read.",
+  updateAllVersions: "true: the new name is given to every version of the title (its series); false or absent: this version only.",
+  allVersions: "true: every version of the title (its series) is deleted; false or absent: this version only.",
+  rowOffset: "Added to every row number reported (a whole number, default 0): when a file is sent in parts, the rows before this part.",
   counted: "True when it was counted.",
   // Webhooks.
   events: "The event types it receives.",
