@@ -264,7 +264,8 @@ export function linkOperations(tracker: Tracker) {
       method: "GET",
       path: `${prefix}/:id/analytics`,
       summary: `A ${what}'s analytics`,
-      description: "Counts, unique visitors, tallies by country, city, browser, device, OS and referrer, a daily series and a page of clicks.",
+      description:
+        "Counts, unique visitors, tallies by country, city, browser, device, OS and referrer, a daily `timeline`, a page of clicks, and a `series` by day or hour over a date range (`from`, `to`) in a time zone (`tz`), read from roll-ups counted per UTC hour. Each parameter is checked: a wrong one is 400 naming it, never replaced by a default.",
       params: LINK_ID,
       query: AnalyticsQuery,
       responses: { 200: AnalyticsReport },
