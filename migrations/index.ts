@@ -16,6 +16,11 @@ import m0013 from "./0013_lists.sql" with { type: "text" };
 import m0014 from "./0014_link_changes.sql" with { type: "text" };
 import m0015 from "./0015_events.sql" with { type: "text" };
 import m0016 from "./0016_notification_count.sql" with { type: "text" };
+import m0017 from "./0017_link_external_id.sql" with { type: "text" };
+import m0018 from "./0018_tags.sql" with { type: "text" };
+import m0019 from "./0019_imported_clicks.sql" with { type: "text" };
+import m0020 from "./0020_public_stats.sql" with { type: "text" };
+import m0021 from "./0021_qr_styles.sql" with { type: "text" };
 
 export const migrations: { version: number; name: string; sql: string }[] = [
   { version: 1, name: "0001_init", sql: m0001 },
@@ -34,6 +39,11 @@ export const migrations: { version: number; name: string; sql: string }[] = [
   { version: 14, name: "0014_link_changes", sql: m0014 },
   { version: 15, name: "0015_events", sql: m0015 },
   { version: 16, name: "0016_notification_count", sql: m0016 },
+  { version: 17, name: "0017_link_external_id", sql: m0017 },
+  { version: 18, name: "0018_tags", sql: m0018 },
+  { version: 19, name: "0019_imported_clicks", sql: m0019 },
+  { version: 20, name: "0020_public_stats", sql: m0020 },
+  { version: 21, name: "0021_qr_styles", sql: m0021 },
 ];
 
 /**
@@ -60,4 +70,9 @@ export const frozenChecksums: Record<string, string> = {
   "0014_link_changes": "fca0fc6d0c979a886db69d12dd40a177e402c5b7f6e5d2e51235f11ed15cac2c",
   "0015_events": "c888f7188add8665f38aa3f5cc770812a1fcdeb0e85120b5fa79cf3fd14b4c1f",
   "0016_notification_count": "9f737e3becbc3700266f2a82c155a95e7adee386cab8678375518bcfd8bfce43",
+  "0017_link_external_id": "da3236b5e026821fb1cc534a40ffad156105376254c943430bc73990f1c5aec6",
+  "0018_tags": "10b0c35bf9aae2851be75c3268683398860bf2525b34b11bf433df6118d3d403",
+  "0019_imported_clicks": "bfe20bbcf7c4667132390ca91886b3100e0f1f69ed4c9396436c277666d7f75e",
+  "0020_public_stats": "7041b617063401b16c049275a98f114b70f543851594292cbdb167d7dbb401bc",
+  "0021_qr_styles": "ce7a234ef224986a1fe493ec74542554f1bd3bd4f0224986ed66e77e457cfcdc",
 };

@@ -2,7 +2,8 @@ import { Elysia } from "elysia";
 import type { Config } from "./config";
 import type { Database } from "./db/database";
 import { createContext, type AppContext } from "./context";
-import { AppError, errorHandler, notFound } from "./http/errors";
+import { AppError, notFound } from "./shared/errors";
+import { errorHandler } from "./http/errors";
 import { allowedMethods } from "./http/methods";
 import { malformedPaths, originGuard, securityHeaders } from "./http/security";
 import { visitorPages } from "./redirects/visitorPages";
@@ -15,8 +16,10 @@ import { accountRoutes } from "./accounts/routes";
 import { healthRoutes } from "./health/routes";
 import { createLinks } from "./links/service";
 import { linkRoutes } from "./links/routes";
-import { IMPORT_PATH, bulkLinkRoutes } from "./links/bulkRoutes";
-import { redirectRoutes, redirectServeRoutes, rootRoute } from "./redirects/routes";
+import { tagRoutes } from "./tags/routes";
+import { BULK_PATH, IMPORT_PATH, bulkLinkRoutes } from "./links/bulkRoutes";
+import { BULK_MAX_VALUES } from "./links/schema";
+import { multiSegmentRedirects, redirectRoutes, redirectServeRoutes, rootRoute } from "./redirects/routes";
 import { topicRoutes } from "./topics/routes";
 import { inviteRoutes } from "./invites/routes";
 import { planRoutes } from "./plans/routes";
@@ -24,18 +27,30 @@ import { notificationRoutes } from "./notifications/routes";
 import { titleRoutes } from "./titles/routes";
 import { vendorRoutes } from "./vendor/routes";
 import { apiKeyRoutes } from "./apikeys/routes";
+import { qrStyleRoutes } from "./qrstyles/routes";
 import { openApiRoutes } from "./openapi/routes";
 import { OPERATIONS } from "./openapi/operations";
 import { keyReachTable } from "./apikeys/access";
 import { webhookRoutes } from "./webhooks/routes";
 import { startWebhookWorker } from "./webhooks/worker";
 import { startEventRetention } from "./events/service";
+import { eventFeed } from "./events/feed";
+import { startLiveHub } from "./events/live";
+import { eventRoutes } from "./events/routes";
+import { publicStatsRoutes } from "./publicstats/routes";
 
 
 /**
  * Builds the whole HTTP app: /api features first, redirects next, the web app last.
  * `maxClickBacklog`: the click recorder's bound (tests lower it to reach overload quickly).
  */
+/**
+ * A route group added without its route types: nothing reads the app's own type (there is no
+ * typed client), and the link groups' types made the chain's type more than TypeScript can
+ * represent (TS2590). Each group's handlers are still typed inside its own module.
+ */
+const untyped = (group: unknown) => group as Elysia;
+
 export async function createApp({ db, config, maxClickBacklog }: { db: Database; config: Config; maxClickBacklog?: number }) {
   const ctx: AppContext = createContext(db, config);
   const bearer = bearerKeys(ctx);
@@ -43,9 +58,13 @@ export async function createApp({ db, config, maxClickBacklog }: { db: Database;
   const auth = authPlugin(ctx, bearer, keyReachTable(OPERATIONS));
   const heavy = heavyCallLimit(ctx, bearer);
   const links = await createLinks(ctx, { maxClickBacklog });
-  // The event log's consumers that run on their own: retention, and the webhook outbox's sender.
-  const events = { retention: startEventRetention(ctx), webhooks: startWebhookWorker(ctx) };
-  const spa = await spaPlugin();
+  // The event log's consumers that run on their own: retention, the webhook outbox's sender and
+  // the live updates, the last two woken by the feed when events are committed (src/events/feed.ts).
+  const feed = eventFeed(config);
+  const events = { retention: startEventRetention(ctx), webhooks: startWebhookWorker(ctx, feed), live: startLiveHub(ctx, feed), feed };
+  ctx.shutdownHooks.push(() => feed.stop());
+  // Paths no route serves go to the web app, after a look for an imported multi-segment code.
+  const spa = await spaPlugin(multiSegmentRedirects(ctx, links));
   // Static pages for visitors (no app bundle): a path that cannot be decoded gets the 404 one.
   const pages = visitorPages(config.appName);
   // Redirect routes hand app pages and unknown codes to the web app through this.
@@ -74,7 +93,7 @@ export async function createApp({ db, config, maxClickBacklog }: { db: Database;
     .use(heavy.plugin)
     .use(malformedPaths(ctx, () => pages.notFound.respond()))
     // JSON bodies everywhere; the link import alone takes a CSV file (its own 10 MB cap).
-    .use(bodyLimit(ctx, [IMPORT_PATH], heavy.gate))
+    .use(bodyLimit(ctx, [IMPORT_PATH], heavy.gate, { [BULK_PATH]: BULK_MAX_VALUES }))
     .use(healthRoutes(ctx, links))
     .use(accountRoutes(ctx, auth))
     // Only 4-segment paths ending in /titles reach it (titles.test.ts checks the neighbours).
@@ -84,11 +103,15 @@ export async function createApp({ db, config, maxClickBacklog }: { db: Database;
     .use(planRoutes(ctx, auth))
     .use(notificationRoutes(ctx, auth))
     .use(apiKeyRoutes(ctx, auth))
-    .use(webhookRoutes(ctx, auth))
+    .use(qrStyleRoutes(ctx, auth))
+    .use(webhookRoutes(ctx, auth, events.webhooks))
+    .use(eventRoutes(ctx, auth, events.live))
+    .use(publicStatsRoutes(ctx, auth, () => pages.notFound.respond()))
     .use(vendorRoutes())
-    .use(bulkLinkRoutes(ctx, auth, links))
-    .use(linkRoutes(ctx, auth, links, "main"))
-    .use(linkRoutes(ctx, auth, links, "brand"))
+    .use(untyped(bulkLinkRoutes(ctx, auth, links)))
+    .use(untyped(linkRoutes(ctx, auth, links, "main")))
+    .use(untyped(linkRoutes(ctx, auth, links, "brand")))
+    .use(untyped(tagRoutes(auth, links.tags, () => links.recorder.flush())))
     // /{code}, /l/{code}, /r/{code}, /api/links/redirect/{code}; app pages pass through to the SPA.
     .use(redirectRoutes(ctx, links, webPage))
     // /api/openapi.json and the reference page /api/docs (a screen of the web app).

@@ -96,8 +96,10 @@ const Env = v.object({
   MAX_LINKS_PER_USER: v.optional(int("MAX_LINKS_PER_USER", 0, 100_000_000), "100000"),
   MAX_API_KEYS_PER_USER: v.optional(int("MAX_API_KEYS_PER_USER", 0, 1_000_000), "50"),
   MAX_TOPICS_PER_USER: v.optional(int("MAX_TOPICS_PER_USER", 0, 1_000_000), "500"),
+  MAX_TAGS_PER_USER: v.optional(int("MAX_TAGS_PER_USER", 0, 1_000_000), "500"),
   MAX_TITLES_PER_TOPIC: v.optional(int("MAX_TITLES_PER_TOPIC", 0, 10_000_000), "1000"),
   MAX_TOPIC_TEXT_BYTES: v.optional(int("MAX_TOPIC_TEXT_BYTES", 0, 1_000_000_000_000), "10000000"),
+  MAX_QR_STYLES_PER_USER: v.optional(int("MAX_QR_STYLES_PER_USER", 0, 1_000_000), "50"),
   // Calls a minute per signed-in user to bulk, import, exports and analytics (0: off).
   HEAVY_RATE_LIMIT: v.optional(int("HEAVY_RATE_LIMIT", 0, 1_000_000), "120"),
   // SQLite: the WAL is truncated once it passes this many MB, even while writes continue.
@@ -111,6 +113,14 @@ const Env = v.object({
   WEBHOOK_TIMEOUT_SECONDS: v.optional(int("WEBHOOK_TIMEOUT_SECONDS", 1, 60), "10"),
   // The wait before a failed delivery's first retry; each later one doubles, up to 360 times it.
   WEBHOOK_RETRY_BASE_MS: v.optional(int("WEBHOOK_RETRY_BASE_MS", 10, 600_000), "10000"),
+  // Live updates (GET /api/events/stream): open streams per user, and seconds between the
+  // keep-alive lines a stream sends while nothing happens (proxies end silent connections).
+  LIVE_STREAMS_PER_USER: v.optional(int("LIVE_STREAMS_PER_USER", 1, 1000), "8"),
+  LIVE_HEARTBEAT_SECONDS: v.optional(int("LIVE_HEARTBEAT_SECONDS", 1, 300), "15"),
+  // Public stats pages (/public/stats/TOKEN): views a minute from one address (0: no limit),
+  // and seconds a page is cached (in this process and by browsers and proxies).
+  PUBLIC_STATS_RATE_LIMIT: v.optional(int("PUBLIC_STATS_RATE_LIMIT", 0, 1_000_000), "60"),
+  PUBLIC_STATS_CACHE_SECONDS: v.optional(int("PUBLIC_STATS_CACHE_SECONDS", 0, 3600), "60"),
   // Seconds `serve` waits at start for a PostgreSQL that does not answer yet (0: exit at once).
   DATABASE_START_WAIT: v.optional(int("DATABASE_START_WAIT", 0, 86_400), "120"),
 });
@@ -193,8 +203,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       linksPerUser: e.MAX_LINKS_PER_USER,
       apiKeysPerUser: e.MAX_API_KEYS_PER_USER,
       topicsPerUser: e.MAX_TOPICS_PER_USER,
+      tagsPerUser: e.MAX_TAGS_PER_USER,
       titlesPerTopic: e.MAX_TITLES_PER_TOPIC,
       topicTextBytes: e.MAX_TOPIC_TEXT_BYTES,
+      qrStylesPerUser: e.MAX_QR_STYLES_PER_USER,
     },
     heavyRateLimit: e.HEAVY_RATE_LIMIT,
     walLimitBytes: e.WAL_LIMIT_MB * 1024 * 1024,
@@ -204,5 +216,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     webhookTimeoutMs: e.WEBHOOK_TIMEOUT_SECONDS * 1000,
     webhookRetryBaseMs: e.WEBHOOK_RETRY_BASE_MS,
     databaseStartWaitMs: e.DATABASE_START_WAIT * 1000,
+    liveStreamsPerUser: e.LIVE_STREAMS_PER_USER,
+    liveHeartbeatMs: e.LIVE_HEARTBEAT_SECONDS * 1000,
+    publicStatsRateLimit: e.PUBLIC_STATS_RATE_LIMIT,
+    publicStatsCacheMs: e.PUBLIC_STATS_CACHE_SECONDS * 1000,
   };
 }

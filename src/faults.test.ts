@@ -12,7 +12,7 @@ import { PASSWORD, onPostgres, setup, testCluster, testDatabaseUrl } from "./tes
 import { startCluster } from "../scripts/lib/pgcluster";
 import { dbPath } from "./db/open";
 import { openDatabase } from "./db/connect";
-import { BUSY_MESSAGE, BUSY_RETRY_AFTER_S, FULL_MESSAGE, UNREACHABLE_MESSAGE, UNREACHABLE_RETRY_AFTER_S, UNWRITABLE_MESSAGE } from "./http/errors";
+import { BUSY_MESSAGE, BUSY_RETRY_AFTER_S, FULL_MESSAGE, UNREACHABLE_MESSAGE, UNREACHABLE_RETRY_AFTER_S, UNWRITABLE_MESSAGE } from "./db/faults";
 import { WRITE_WITHIN_MS } from "./analytics/recorder";
 
 const TABLES = ["users", "sessions", "topics", "topic_slugs", "titles", "short_links"] as const;

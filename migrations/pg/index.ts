@@ -13,6 +13,11 @@ import p0013 from "./0013_lists.sql" with { type: "text" };
 import p0014 from "./0014_link_changes.sql" with { type: "text" };
 import p0015 from "./0015_events.sql" with { type: "text" };
 import p0016 from "./0016_notification_count.sql" with { type: "text" };
+import p0017 from "./0017_link_external_id.sql" with { type: "text" };
+import p0018 from "./0018_tags.sql" with { type: "text" };
+import p0019 from "./0019_imported_clicks.sql" with { type: "text" };
+import p0020 from "./0020_public_stats.sql" with { type: "text" };
+import p0021 from "./0021_qr_styles.sql" with { type: "text" };
 
 export const pgMigrations: { version: number; name: string; sql: string }[] = [
   { version: 7, name: "0007_baseline", sql: p0007 },
@@ -25,6 +30,11 @@ export const pgMigrations: { version: number; name: string; sql: string }[] = [
   { version: 14, name: "0014_link_changes", sql: p0014 },
   { version: 15, name: "0015_events", sql: p0015 },
   { version: 16, name: "0016_notification_count", sql: p0016 },
+  { version: 17, name: "0017_link_external_id", sql: p0017 },
+  { version: 18, name: "0018_tags", sql: p0018 },
+  { version: 19, name: "0019_imported_clicks", sql: p0019 },
+  { version: 20, name: "0020_public_stats", sql: p0020 },
+  { version: 21, name: "0021_qr_styles", sql: p0021 },
 ];
 
 /** sha256 (hex) of each landed file, as migrations/index.ts keeps for SQLite (same rules). */
@@ -39,4 +49,9 @@ export const pgFrozenChecksums: Record<string, string> = {
   "0014_link_changes": "7f2dacc57c5f2f6d509fbb30f4cfbba642e6e4419bf51b4586e82e562cac5bb1",
   "0015_events": "53c131b3c8c93de8c0cd0a49541eebed15af007288fdd933ae0b98b68e0e99ed",
   "0016_notification_count": "66e988133426a212940ef655c14d3b8773d50bb8b9a506e5ea6865d675f521ef",
+  "0017_link_external_id": "3ff77fb304c17ee033846dea62d9dbbfbb20d0ccd13ca639d54b29d63bf9d7d9",
+  "0018_tags": "fae5bfe412620cb7d1afa5bb0b1d5d9b204803c4c7dab076b5d9f3b138bbf458",
+  "0019_imported_clicks": "c915ee46b71bf6f79b6c3684fa80c8d4f767468e078264acd1e5e27c3b1bd3ff",
+  "0020_public_stats": "667da73b453f036bec0a0056b215d2dc9c54c52c85936f936ebf77c39421ed03",
+  "0021_qr_styles": "52096eff2a38265c79c38638c8ef2e9ef67eea3255581fdfcd3b67d3464f5e78",
 };

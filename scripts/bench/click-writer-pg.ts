@@ -16,7 +16,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { startCluster } from "../lib/pgcluster";
 import { migratePg, openPg } from "../../src/db/pg";
 import { PgClickWriter } from "../../src/analytics/pgWriter";
-import { ClickLines, decodeClicks } from "../../src/analytics/recorder";
+import { ClickLines, decodeClicks } from "../../src/analytics/clickMessages";
 
 const LINKS = Number(process.env.BENCH_LINKS ?? 100_000);
 const CLICKS = Number(process.env.BENCH_CLICKS ?? 300_000);

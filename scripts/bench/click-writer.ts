@@ -31,7 +31,7 @@ import { openDbFile } from "../../src/db/open";
 import { migrate } from "../../src/db/migrate";
 import { existsSync, readFileSync } from "node:fs";
 import { ClickWriter } from "../../src/analytics/writer";
-import { ClickLines, decodeClicks } from "../../src/analytics/recorder";
+import { ClickLines, decodeClicks } from "../../src/analytics/clickMessages";
 
 const LINKS = Number(process.env.BENCH_LINKS ?? 100_000);
 const CLICKS = Number(process.env.BENCH_CLICKS ?? 300_000);

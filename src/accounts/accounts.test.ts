@@ -291,12 +291,13 @@ describe("health and unknown API paths", () => {
     expect(made.status).toBe(201);
     const before = await t.database.all("SELECT * FROM short_links ORDER BY id");
     for (const [m, p, allow] of [
-      ["PATCH", `/api/links/${made.json.id}`, "DELETE, PUT"],
+      // A link takes GET, PATCH, PUT and DELETE (issue 23), not POST.
+      ["POST", `/api/links/${made.json.id}`, "DELETE, GET, HEAD, PATCH, PUT"],
       ["OPTIONS", "/api/links", "GET, HEAD, POST"],
       ["PUT", "/api/health", "GET, HEAD"],
       ["DELETE", "/api/topics", "GET, HEAD, POST"],
     ] as const) {
-      const r = await t.call(m, p, { cookie: u.cookie, headers: { origin: "http://localhost:3000" }, body: m === "PATCH" ? { title: "changed" } : undefined });
+      const r = await t.call(m, p, { cookie: u.cookie, headers: { origin: "http://localhost:3000" }, body: m === "POST" ? { title: "changed" } : undefined });
       expect(r.status, `${m} ${p}`).toBe(405);
       expect(r.json.error.code).toBe("METHOD_NOT_ALLOWED");
       expect(r.headers.get("allow")).toBe(allow);

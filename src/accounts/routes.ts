@@ -1,11 +1,11 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../context";
-import { AppError } from "../http/errors";
+import { AppError } from "../shared/errors";
 import { tooManyAttempts } from "../http/rateLimit";
 import { attemptStore } from "../http/attemptStore";
 import { clientIp } from "../http/security";
 import { LoginBody, PublicUser, RegisterBody, SignedIn } from "./schema";
-import { Ok, defineOperations } from "../openapi/registry";
+import { Ok, defineOperations } from "../shared/apiOperations";
 import { PASSWORD_HASH, hashPassword, needsRehash } from "./password";
 import { jsonBody } from "../http/bodyLimit";
 import {

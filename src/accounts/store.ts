@@ -1,7 +1,7 @@
 // The only SQL for users and sessions.
 import type { Database, Queries } from "../db/database";
 import { uniqueOr } from "../db/constraints";
-import { conflict } from "../http/errors";
+import { conflict } from "../shared/errors";
 import { nowIso } from "../shared/time";
 
 const TAKEN = {

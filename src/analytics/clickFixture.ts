@@ -6,7 +6,8 @@ import { openDb } from "../db/open";
 import { openPg } from "../db/pg";
 import { linksStore } from "../links/store";
 import { onPostgres, setup, testCluster } from "../test/helpers";
-import { ClickRecorder, type RawClick } from "./recorder";
+import { ClickRecorder } from "./recorder";
+import type { RawClick } from "./clickMessages";
 
 // The throwaway cluster starts (initdb, a migrated template: seconds) when a test file loads
 // this, not inside its first test's time limit.

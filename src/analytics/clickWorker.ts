@@ -18,43 +18,12 @@
 import { statSync } from "node:fs";
 import type { Db } from "../db/open";
 import { openDbFile } from "../db/open";
-import { decodeClicks } from "./recorder";
-import { ClickWriter, type IpStorage } from "./writer";
+import { decodeClicks, type FromWorker, type ToWorker } from "./clickMessages";
+import { ClickWriter } from "./writer";
 import { PgClickWriter } from "./pgWriter";
 import { RETENTION_CHUNK } from "./writerStore";
 
 declare const self: Worker;
-
-export type ToWorker =
-  /** `url`: PostgreSQL's (DATABASE_URL), written to instead of the SQLite file at `path`. */
-  | {
-      type: "open";
-      path: string;
-      url: string | null;
-      ipStorage: IpStorage;
-      geoipDb: string | null;
-      checkpointMs: number;
-      coalesceMs: number;
-      foldEvery?: number | undefined;
-      /** CLICK_RETENTION_DAYS: null keeps click rows forever. */
-      retentionDays: number | null;
-      detailPerMinute?: number | undefined;
-      /** WAL_LIMIT_MB in bytes: the WAL is truncated past half of it (watchWal). */
-      walLimitBytes?: number | undefined;
-    }
-  | { type: "batch"; data: string; n: number }
-  | { type: "counts"; counts: [number, number][] }
-  | { type: "flush"; id: number }
-  | { type: "maintain"; id: number }
-  | { type: "close" };
-
-export type FromWorker =
-  | { type: "ready" }
-  | { type: "written"; n: number }
-  | { type: "flushed"; id: number; ok: boolean }
-  | { type: "maintained"; id: number; ok: boolean }
-  | { type: "closed" }
-  | { type: "error"; message: string };
 
 // Clicks per transaction at most. When the writer falls behind, the batches waiting are merged
 // into one transaction: a random index page dirtied once serves every click that lands on it,

@@ -5,8 +5,8 @@
 // the same for both backends.
 import { openPg } from "../db/pg";
 import { backfillStep, retentionStep, writeClicks } from "./pgWriterStore";
-import type { RawClick } from "./recorder";
-import { ClickEnricher, type IpStorage } from "./writer";
+import type { IpStorage, RawClick } from "./clickMessages";
+import { ClickEnricher } from "./writer";
 
 export class PgClickWriter extends ClickEnricher {
   // One connection: batches are written one after another anyway (clickWorker.ts).

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { storeIp } from "./writer";
 import { isPrivateIp } from "./geo";
-import { csvCell } from "./report";
+import { csvCell } from "../shared/csv";
 
 describe("IP_STORAGE", () => {
   const cases: [string, "truncated" | "full" | "none", string | null][] = [
@@ -36,6 +36,10 @@ describe("CSV cells", () => {
     ["+cmd", "'+cmd"],
     ["-2", "'-2"],
     ["@SUM(A1)", "'@SUM(A1)"],
+    // Reversible: a cell already starting with apostrophes before a formula character gets one more.
+    ["'=already quoted", "''=already quoted"],
+    ["''+x", "'''+x"],
+    ["'hello", "'hello"],
   ];
   for (const [input, out] of cases) test(`${JSON.stringify(input)} → ${out}`, () => expect(csvCell(input)).toBe(out));
 });

@@ -5,87 +5,8 @@
 // every click await flush().
 import type { Database } from "../db/database";
 import { log } from "../http/log";
-import type { FromWorker, ToWorker } from "./clickWorker";
-
-/** What the redirect captures: cheap to take, nothing parsed yet. */
-export type RawClick = {
-  linkId: number;
-  at: number;
-  userAgent: string | null;
-  referrer: string | null;
-  /** The visitor's full address: used for location, then stored per IP_STORAGE. */
-  ip: string | null;
-  visitorId: string | null;
-  /** The visitor cookie was minted for this click. */
-  newVisitor: boolean;
-  source: string;
-  /** Location a trusted proxy told us, when it did. */
-  country: string | null;
-  city: string | null;
-};
-
-/** Values per click in a batch: see ClickLines.add. */
-const FIELDS = 10;
-
-/**
- * A batch of clicks as text: a batch travels to the worker as one string (a copy, not a
- * structured clone of thousands of objects) and waits there at a fraction of the memory. The
- * first line lists the batch's distinct user agents (JSON), the second is one flat JSON array,
- * FIELDS values a click, naming its agent by index: agents repeat heavily and were half of a
- * click's bytes, so a backlog takes about half the memory (docs/performance.md). A redirect only
- * pushes its values; the text is made once a batch (a string a click cost the request thread an
- * allocation and a copy more).
- */
-export class ClickLines {
-  private values: (string | number | null)[] = [];
-  private agents = new Map<string, number>();
-
-  get length() {
-    return this.values.length / FIELDS;
-  }
-
-  add(c: RawClick) {
-    let ua = -1;
-    if (c.userAgent !== null) {
-      ua = this.agents.get(c.userAgent) ?? -1;
-      if (ua < 0) this.agents.set(c.userAgent, (ua = this.agents.size));
-    }
-    this.values.push(c.linkId, c.at, ua, c.referrer, c.ip, c.visitorId, c.newVisitor ? 1 : 0, c.source, c.country, c.city);
-  }
-
-  /** The batch as one string (see decodeClicks), and an empty batch to go on with. */
-  take(): string {
-    const data = `${JSON.stringify([...this.agents.keys()])}\n${JSON.stringify(this.values)}`;
-    this.values = [];
-    this.agents = new Map();
-    return data;
-  }
-}
-
-/** The worker's side of ClickLines: one batch back into clicks. */
-export function decodeClicks(data: string): RawClick[] {
-  const nl = data.indexOf("\n");
-  const agents = JSON.parse(data.slice(0, nl)) as string[];
-  // One parse for the whole batch: a parse per line cost a third more.
-  const v = JSON.parse(data.slice(nl + 1)) as (string | number | null)[];
-  const clicks: RawClick[] = new Array(v.length / FIELDS);
-  for (let i = 0, k = 0; i < v.length; i += FIELDS, k++) {
-    const ua = v[i + 2] as number;
-    clicks[k] = {
-      linkId: v[i] as number,
-      at: v[i + 1] as number,
-      userAgent: ua < 0 ? null : agents[ua]!,
-      referrer: v[i + 3] as string | null,
-      ip: v[i + 4] as string | null,
-      visitorId: v[i + 5] as string | null,
-      newVisitor: v[i + 6] === 1,
-      source: v[i + 7] as string,
-      country: v[i + 8] as string | null,
-      city: v[i + 9] as string | null,
-    };
-  }
-  return clicks;
-}
+import { ClickLines, type FromWorker, type RawClick, type ToWorker } from "./clickMessages";
+import { eventsWritten } from "../events/feed";
 
 export const FLUSH_INTERVAL_MS = 100;
 /** How long the worker gathers batches into one transaction when few clicks arrive. */
@@ -316,6 +237,8 @@ export class ClickRecorder {
       const m = e.data;
       if (m.type === "written") {
         this.written += m.n;
+        // Its clicks.recorded events are committed: the live updates and webhooks look (SQLite).
+        eventsWritten();
         this.postUncounted();
       }
       else if (m.type === "flushed" || m.type === "maintained") {

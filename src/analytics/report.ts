@@ -2,14 +2,14 @@
 // a page of click detail), built from the roll-ups alone (the click writers keep them: a first
 // view of a 10,000,000-click link reads as little as any other) and one keyset page of clicks.
 import type { LinkRow } from "../links/store";
-import { badRequest } from "../http/errors";
 import * as v from "valibot";
-import { validationFailure } from "../http/errors";
+import { badRequest, validationFailure } from "../shared/errors";
 import { AnalyticsQuery, DIMENSIONS, PAGE_SIZE_DEFAULT, type AnalyticsReport } from "./schema";
 import { rollupKeys, seriesPoints, seriesRange } from "./series";
 import { analyticsStore, type ClickRow } from "./store";
 import { DETAIL_PER_MINUTE } from "./tallies";
 import type { Database } from "../db/database";
+import { csvCell } from "../shared/csv";
 
 /**
  * A page named by number alone (`page`, without `before`) is read from the newest click on,
@@ -152,13 +152,6 @@ function csvRow(r: ClickRow) {
     r.user_agent,
     r.ip,
   ]);
-}
-
-/** RFC 4180 quoting, plus a leading quote on cells a spreadsheet would run as a formula. */
-export function csvCell(v: string | null | undefined) {
-  let s = v ?? "";
-  if (/^[=+\-@\t\r]/.test(s)) s = `'${s}`;
-  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }
 
 const csvLine = (cells: (string | null | undefined)[]) => cells.map(csvCell).join(",") + "\r\n";

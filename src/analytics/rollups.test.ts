@@ -9,7 +9,7 @@ import { clickFixture } from "./clickFixture";
 import { analyticsReports } from "./report";
 import { analyticsStore, toClickView, type ClickRow } from "./store";
 import { DETAIL_TEXT_MAX, referrerHost, UNKNOWN } from "./tallies";
-import type { RawClick } from "./recorder";
+import type { RawClick } from "./clickMessages";
 
 const AGENTS = [
   "Mozilla/5.0 (X11; Linux x86_64; rv:125.0) Gecko/20100101 Firefox/125.0",

@@ -9,7 +9,7 @@
 // 10:30, 11:30…) and days whose edges may be off by that fraction: a UTC hour is counted in the
 // local day its start falls in. Clicks tallied before the 'hour' roll-up existed have only their
 // UTC day: they are counted at that day's 12:00 UTC, so a series' total always equals the days'.
-import { badRequest } from "../http/errors";
+import { badRequest } from "../shared/errors";
 import { DATE_ONLY, offsetAt } from "../shared/time";
 import type { SERIES_INTERVALS } from "./schema";
 

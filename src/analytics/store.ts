@@ -87,6 +87,30 @@ const CSV_PAGE = 100;
  */
 export const ROLL_UP_LOCK = 0x746c7275;
 
+/**
+ * A link's count to zero and its history with it, inside the caller's transaction (the links
+ * store's reset), so the analytics always add up to the count. A link's clicks are the folded
+ * ones (link_clicks) and the unfolded tail (migrations/0008, whose trigger does the same when a
+ * link is deleted); the fold tables exist on both backends.
+ */
+export async function clearLinkClicks(q: Queries, linkId: number) {
+  // SQLite: BEGIN IMMEDIATE already holds the one writer lock (the click writer's connection
+  // included). PostgreSQL, where every instance's click writer runs beside this: the fold mark's
+  // row is the lock those writers take first for each batch (pgWriterStore.ts), so taken here
+  // first, no batch of clicks is half counted and half deleted, and the rows, roll-ups and count
+  // are cleared as one. Then the link's roll-up lock: a roll-up that read the clicks before this
+  // reset must not write their tallies back after it.
+  if (q.dialect === "postgres") {
+    await q.run("SELECT folded FROM click_fold WHERE id = 1 FOR UPDATE");
+    await q.get("SELECT pg_advisory_xact_lock(?, ?)", ROLL_UP_LOCK, linkId);
+  }
+  await q.run("UPDATE link_click_counts SET clicks = 0 WHERE link_id = ?", linkId);
+  await q.run("DELETE FROM link_analytics WHERE id IN (SELECT click_id FROM link_clicks WHERE link_id = ?1)", linkId);
+  await q.run("DELETE FROM link_analytics WHERE id > (SELECT folded FROM click_fold) AND link_id = ?1", linkId);
+  await q.run("DELETE FROM link_clicks WHERE link_id = ?1", linkId);
+  await q.run("DELETE FROM link_rollups WHERE link_id = ?", linkId);
+}
+
 export function analyticsStore(db: Database) {
   return {
     top: (linkId: number, dim: Dimension, limit = TOP) =>

@@ -8,10 +8,8 @@ import type { Db } from "../db/open";
 import { sqliteClickEvents } from "../events/store";
 import { clickWriterStore, MILESTONES, type ClickRecord, type CountMove, type LinkInfo } from "./writerStore";
 import { Geo } from "./geo";
-import type { RawClick } from "./recorder";
+import type { IpStorage, RawClick } from "./clickMessages";
 import { clip, DetailThrottle } from "./tallies";
-
-export type IpStorage = "truncated" | "full" | "none";
 
 const UA_CACHE_MAX = 2_000;
 const TRACKER_PAGE: Record<string, string> = { main: "/link-tracker", brand: "/pic-drift-link-tracker" };

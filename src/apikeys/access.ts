@@ -29,7 +29,7 @@ export const isKeyShaped = (s: string) => KEY_SHAPE.test(s);
 
 /**
  * What API keys may do with one operation, from the operation's own declaration beside its
- * route (src/openapi/registry.ts: `auth` and `keyArea`): null when no key may (a session-only
+ * route (src/shared/apiOperations.ts: `auth` and `keyArea`): null when no key may (a session-only
  * operation, or one that is not declared at all); else the area a key limited to an area must
  * be limited to (null: only keys not limited to an area reach it). The scope follows from the
  * method: a read key may GET (and HEAD), every other method needs read-write.

@@ -4,11 +4,11 @@ import { Elysia } from "elysia";
 import { rowId } from "../db/ids";
 import type { AppContext } from "../context";
 import { hashToken, type AuthPlugin } from "../http/auth";
-import { notFound } from "../http/errors";
+import { notFound } from "../shared/errors";
 import { jsonBody } from "../http/bodyLimit";
 import { ApiKeyView, CreateApiKeyBody, CreatedApiKey } from "./schema";
 import * as v from "valibot";
-import { Ok, defineOperations } from "../openapi/registry";
+import { Ok, defineOperations } from "../shared/apiOperations";
 import { apiKeysStore, toView } from "./store";
 import { newApiKey } from "./access";
 

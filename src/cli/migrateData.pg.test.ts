@@ -45,10 +45,12 @@ await ok("POST", `/api/topic/alice/${board.linkSlug}/open`, bob.cookie);
 const invite = await ok("POST", "/api/invites", alice.cookie);
 await ok("POST", `/api/invites/${encodeURIComponent(invite.code)}/accept`, bob.cookie);
 await ok("POST", "/api/api-keys", alice.cookie, { name: "ci", scope: "read" });
+// A saved QR style, with a frame text that COPY must carry as typed.
+await ok("POST", "/api/qr-styles", alice.cookie, { name: "Poster", foreground: "#0b3d91", background: "#fff", dots: "dots", corners: "rounded", frameText: "Scan \\ me 🧵" });
 // A webhook, whose queue gets the links below (the event log has rows by now too).
 await ok("POST", "/api/webhooks", alice.cookie, { url: "https://hooks.example.invalid/in", events: ["link.created"] });
 expect((await t.call("POST", "/api/login", { body: { username: "bob", password: PASSWORD } })).status).toBe(200);
-const busy = await ok("POST", "/api/links", alice.cookie, { originalUrl: "https://example.com/busy?a=1&b=2", title: "Busy; DROP TABLE users; --", shortCode: "busy" });
+const busy = await ok("POST", "/api/links", alice.cookie, { originalUrl: "https://example.com/busy?a=1&b=2", title: "Busy; DROP TABLE users; --", shortCode: "busy", tags: ["Launch", "news"] });
 const quiet = await ok("POST", "/api/links", bob.cookie, { originalUrl: "https://example.com/quiet", title: "Quiet", shortCode: "quiet" });
 const agents = ["Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36", "curl/8.5.0", "Googlebot/2.1 (+http://www.google.com/bot.html)"];
 for (let i = 0; i < 6; i++) await t.call("GET", "/busy", { headers: { "user-agent": agents[i % 3]!, referer: "https://news.example/item?id=1" } });
@@ -122,6 +124,7 @@ describe("a copy of a real install", async () => {
     await same("SELECT * FROM link_rollups ORDER BY link_id, dim, value", ["count"]);
     await same("SELECT * FROM sessions ORDER BY id");
     await same("SELECT * FROM api_keys ORDER BY id");
+    expect((await same("SELECT * FROM qr_styles ORDER BY id"))[0]!.frame_text).toBe("Scan \\ me 🧵");
   });
 
   test("new rows continue after the copied ids", async () => {

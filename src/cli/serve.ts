@@ -35,7 +35,7 @@ export async function stopServing(server: { stop(closeActive?: boolean): Promise
 export async function serve(config: Config) {
   const { db, applied } = await openDatabase(config, { waitMs: config.databaseStartWaitMs });
   if (applied.length) log.info("migrations applied", { applied });
-  const { app, ctx, clicks } = await createApp({ db, config });
+  const { app, ctx, clicks, events } = await createApp({ db, config });
   // Building the redirect map leaves its rows and parsed URLs behind: collected before serving.
   Bun.gc(true);
   app.listen({ port: config.port, hostname: config.host });
@@ -63,6 +63,8 @@ export async function serve(config: Config) {
     log.info("shutting down", { signal });
     clearInterval(sweep);
     clearInterval(young);
+    // Live update streams never finish by themselves: ended first, so the grace is the requests'.
+    events.live.closeAll();
     await stopServing(app.server);
     for (const hook of ctx.shutdownHooks) await hook();
     await db.close();

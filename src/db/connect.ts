@@ -6,7 +6,7 @@ import { migrate } from "./migrate";
 import { openDb } from "./open";
 import { migratePg, openPg } from "./pg";
 import { log } from "../http/log";
-import { postgresUnreachable } from "../http/errors";
+import { postgresUnreachable } from "./faults";
 
 /**
  * Session settings of the app's PostgreSQL connections. A row lock held by a stuck transaction

@@ -2,7 +2,7 @@
 // SQLite result code, never by the message text, and the routes only pass them on.
 import { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";
-import { AppError } from "../http/errors";
+import { AppError } from "../shared/errors";
 import { linksStore } from "../links/store";
 import { randomPhone, topicsStore } from "../topics/store";
 import { PASSWORD, setup } from "../test/helpers";

@@ -3,7 +3,7 @@
 // PostgreSQL as SQLSTATE 23505 (unique_violation, primary keys included). The message text
 // ("UNIQUE constraint failed: …", "duplicate key value …") is for people and is never matched.
 import { SQLiteError } from "bun:sqlite";
-import type { AppError } from "../http/errors";
+import type { AppError } from "../shared/errors";
 
 /** SQLITE_CONSTRAINT_UNIQUE (2067) and SQLITE_CONSTRAINT_PRIMARYKEY (1555). */
 const UNIQUE_CODES = new Set(["SQLITE_CONSTRAINT_UNIQUE", "SQLITE_CONSTRAINT_PRIMARYKEY"]);

@@ -6,7 +6,7 @@ import { isUniqueViolation, uniqueOr } from "./constraints";
 import { type Database, pgDatabase } from "./database";
 import { openPg } from "./pg";
 import { openDatabase, PG_SESSION } from "./connect";
-import { conflict } from "../http/errors";
+import { conflict } from "../shared/errors";
 
 const cluster = await startCluster();
 const dbs: Database[] = [];

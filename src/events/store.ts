@@ -9,6 +9,7 @@ import { addNotices, collapseNotice, sqliteNotifications, type CollapsingNotice,
 import { noticesFor } from "../notifications/events";
 import { fanOutSql } from "../webhooks/store";
 import type { EventType, NewEvent, StoredEvent } from "./schema";
+import { eventsWritten } from "./feed";
 
 type EventRow = { id: number; type: string; user_id: number | null; link_id: number | null; topic_id: number | null; data: string; created_at: string };
 
@@ -36,6 +37,8 @@ export async function appendEvents(q: Queries, events: readonly NewEvent[]): Pro
     stored.push(...rows.sort((a, b) => a.id - b.id).map(toEvent));
   }
   await consume(q, stored);
+  // The readers in this process look once the transaction has committed (./feed.ts).
+  if (stored.length) eventsWritten();
   return stored;
 }
 
@@ -102,16 +105,52 @@ export function sqliteClickEvents(handle: SqliteHandle) {
   };
 }
 
-/** The log read by the live updates and the retention job. */
+/** The log as the live updates (./live.ts) and the retention job read it. */
 export function eventsStore(db: Database) {
   return {
-    /** Events after `afterId`, oldest first (a stream's catch-up; one page). */
-    after: async (afterId: number, limit: number) =>
-      (await db.all<EventRow>(`SELECT ${COLS} FROM events WHERE id > ? ORDER BY id LIMIT ?`, afterId, limit)).map(toEvent),
-    /** Events with ids in [lo, hi] (a PostgreSQL notification's range). */
-    between: async (lo: number, hi: number) =>
-      (await db.all<EventRow>(`SELECT ${COLS} FROM events WHERE id BETWEEN ? AND ? ORDER BY id`, lo, hi)).map(toEvent),
-    lastId: async () => (await db.get<{ id: number | null }>("SELECT MAX(id) AS id FROM events"))?.id ?? 0,
+    /**
+     * The live updates' read: events with ids in (afterId, upTo] that belong to one of `userIds`
+     * or are titles added (which members of a shared topic may see), oldest first, at most
+     * `limit`. The owners' index and the id range keep it to the streams' own events, so other
+     * users' click batches are neither read nor parsed.
+     */
+    forStreams: async (afterId: number, upTo: number, userIds: readonly number[], limit: number) =>
+      (
+        await db.all<EventRow>(
+          `SELECT ${COLS} FROM events WHERE id > ? AND id <= ? AND (type = 'title.added' OR user_id IN (${
+            db.dialect === "postgres" ? "SELECT value::int FROM json_array_elements_text(?::text::json)" : "SELECT value FROM json_each(?)"
+          })) ORDER BY id LIMIT ?`,
+          afterId, upTo, JSON.stringify(userIds), limit,
+        )
+      ).map(toEvent),
+    lastId: async () => Number((await db.get<{ id: number | null }>("SELECT MAX(id) AS id FROM events"))?.id ?? 0),
+    firstId: async () => Number((await db.get<{ id: number | null }>("SELECT MIN(id) AS id FROM events"))?.id ?? 0),
+    /**
+     * Who besides its owner sees a topic's events: the members the owner shares with, when the
+     * topic is not private (the rule of topicsStore.findVisible for members).
+     */
+    topicMembers: async (topicId: number) =>
+      (
+        await db.all<{ member_id: number }>(
+          "SELECT s.member_id FROM topics t JOIN shares s ON s.owner_id = t.user_id WHERE t.id = ? AND t.access_type IN ('personal', 'public')",
+          topicId,
+        )
+      ).map((r) => Number(r.member_id)),
+    /**
+     * A reconnecting stream's catch-up: events after `afterId` that `userId` may see (its own,
+     * and titles added to topics shared with it), oldest first, at most `limit`. Two reads, each
+     * on an index or the id range, merged.
+     */
+    async visibleAfter(userId: number, afterId: number, limit: number) {
+      const own = await db.all<EventRow>(`SELECT ${COLS} FROM events WHERE user_id = ? AND id > ? ORDER BY id LIMIT ?`, userId, afterId, limit);
+      const shared = await db.all<EventRow>(
+        `SELECT ${COLS} FROM events WHERE id > ? AND type = 'title.added' AND user_id != ? AND topic_id IN (
+           SELECT t.id FROM topics t JOIN shares s ON s.owner_id = t.user_id WHERE s.member_id = ? AND t.access_type IN ('personal', 'public'))
+         ORDER BY id LIMIT ?`,
+        afterId, userId, userId, limit,
+      );
+      return [...own, ...shared].map(toEvent).sort((a, b) => a.id - b.id).slice(0, limit);
+    },
     /** Appends outside a caller's transaction (a change that is itself the event: an import's end). */
     append: (events: readonly NewEvent[]) => db.tx((q) => appendEvents(q, events)),
     /**

@@ -2,7 +2,7 @@ import { Elysia } from "elysia";
 import type { AppContext } from "../context";
 import { VERSION } from "../version";
 import { Health, PublicConfig } from "./schema";
-import { defineOperations } from "../openapi/registry";
+import { defineOperations } from "../shared/apiOperations";
 import { freeDisk, healthStore } from "./store";
 import { log } from "../http/log";
 import type { ClickRecorder } from "../analytics/recorder";

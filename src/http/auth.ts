@@ -2,7 +2,7 @@ import { Elysia } from "elysia";
 import type { AppContext } from "../context";
 import type { SessionUser, UserRow } from "../accounts/store";
 import type { PublicUser } from "../accounts/schema";
-import { AppError, forbidden } from "./errors";
+import { AppError, forbidden } from "../shared/errors";
 import { apiKeysStore, type ApiKeyRow } from "../apikeys/store";
 import { KEY_MSG, isKeyShaped, keyInQuery, keyRefusal, type KeyReachOf } from "../apikeys/access";
 import { DAY_MS, isoIn } from "../shared/time";

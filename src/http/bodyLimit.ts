@@ -4,7 +4,7 @@
 import { Elysia } from "elysia";
 import * as v from "valibot";
 import type { AppContext } from "../context";
-import { AppError, validationFailure } from "./errors";
+import { AppError, validationFailure } from "../shared/errors";
 import { SESSION_COOKIE } from "./auth";
 
 /** Largest request body the app reads. Every form and API body is a few kB at most. */
@@ -16,7 +16,7 @@ export const MAX_BODY_BYTES = 1024 * 1024;
  */
 export const CSV_BODY_BYTES = 10 * MAX_BODY_BYTES;
 export const CSV_TOO_LARGE_MESSAGE = "The file is too large. The limit is 10 MB: split it and import the parts one after another.";
-export const NOT_CSV_TYPE_MESSAGE = "Send the file as the request body, with the header Content-Type: text/csv.";
+export const NOT_CSV_TYPE_MESSAGE = "Send the file as the request body, with the header Content-Type: text/csv (or application/json for this app's JSON export).";
 /**
  * Bun's own ceiling (maxRequestBodySize): bodies above it are refused by the server itself
  * with a bare 413 before any route runs. It sits above the largest cap (CSV_BODY_BYTES) so
@@ -38,7 +38,13 @@ export const BAD_JSON_MESSAGE = "The request body is not valid JSON";
 export const BAD_UTF8_MESSAGE = "The request body is not valid UTF-8 text";
 export const NOT_AN_OBJECT_MESSAGE = "Send the request body as a JSON object";
 export const TOO_DEEP_MESSAGE = `The request body is nested too deeply (at most ${MAX_JSON_DEPTH} levels)`;
-export const TOO_MANY_VALUES_MESSAGE = `The request body holds too many values (at most ${MAX_JSON_VALUES.toLocaleString("en")})`;
+export const tooManyValuesMessage = (max: number) => `The request body holds too many values (at most ${max.toLocaleString("en")})`;
+export const TOO_MANY_VALUES_MESSAGE = tooManyValuesMessage(MAX_JSON_VALUES);
+/**
+ * Values a JSON file sent to an import route may hold: 100,000 exported links of ~13 values
+ * and up to 20 tags each fit, within the file's 10 MB.
+ */
+export const JSON_FILE_VALUES = 4_000_000;
 
 /**
  * A body that was refused while reading. It is not thrown from the parse phase because that
@@ -118,6 +124,14 @@ export function jsonShapeProblem(bytes: Uint8Array, maxDepth: number, maxValues:
   return null;
 }
 
+/** A JSON file sent to an import route (this app's own JSON export), parsed. */
+export class JsonFileBody {
+  constructor(readonly value: unknown) {}
+  toJSON() {
+    return "[json file body]";
+  }
+}
+
 /** A CSV body, read as bytes: the import decides the encoding (a BOM, UTF-16, bad bytes). */
 export class CsvBody {
   constructor(readonly bytes: Uint8Array) {}
@@ -148,9 +162,16 @@ export async function readCsvBody(request: Request, contentType: string, gate: B
   const admitted = await gate(request, path);
   if (admitted === "anonymous") return {};
   if (admitted !== "read") return new RejectedBody(admitted);
-  if (!CSV_TYPES.has(contentType.split(";")[0]!.trim().toLowerCase())) return reject("UNSUPPORTED_MEDIA_TYPE", NOT_CSV_TYPE_MESSAGE);
+  const type = contentType.split(";")[0]!.trim().toLowerCase();
+  const json = isJsonType(type);
+  if (!json && !CSV_TYPES.has(type)) return reject("UNSUPPORTED_MEDIA_TYPE", NOT_CSV_TYPE_MESSAGE);
   const bytes = await readCapped(request.body, request, CSV_BODY_BYTES, CSV_TOO_LARGE_MESSAGE);
-  return bytes instanceof RejectedBody ? bytes : new CsvBody(bytes);
+  if (bytes instanceof RejectedBody) return bytes;
+  if (!json) return new CsvBody(bytes);
+  // The JSON export, taken as it is: the same depth bound as any body, a count bound sized
+  // for a whole file (JSON_FILE_VALUES), then parsed.
+  const parsed = parseJson(bytes, JSON_FILE_VALUES);
+  return parsed instanceof RejectedBody ? parsed : new JsonFileBody(parsed);
 }
 
 /** The body's bytes, refused when its declared length or the bytes actually read pass `limit`. */
@@ -173,14 +194,19 @@ const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
  * The whole body as JSON, or a RejectedBody. No body at all, or an empty one, reads as {} so
  * that a schema answers "… is required" and routes that take no body are unaffected.
  */
-export async function readJsonBody(request: Request, contentType: string): Promise<unknown> {
+export async function readJsonBody(request: Request, contentType: string, maxValues = MAX_JSON_VALUES): Promise<unknown> {
   if (request.body === null) return {};
   const bytes = await readCapped(request.body, request, MAX_BODY_BYTES, TOO_LARGE_MESSAGE);
   if (bytes instanceof RejectedBody) return bytes;
   if (bytes.byteLength === 0) return {};
   if (!isJsonType(contentType.trim().toLowerCase())) return reject("UNSUPPORTED_MEDIA_TYPE", NOT_JSON_TYPE_MESSAGE);
-  const shape = jsonShapeProblem(bytes, MAX_JSON_DEPTH, MAX_JSON_VALUES);
-  if (shape) return reject("BAD_REQUEST", shape === "depth" ? TOO_DEEP_MESSAGE : TOO_MANY_VALUES_MESSAGE);
+  return parseJson(bytes, maxValues);
+}
+
+/** JSON text within the depth bound and `maxValues`, parsed, or a RejectedBody. */
+function parseJson(bytes: Uint8Array, maxValues: number): unknown {
+  const shape = jsonShapeProblem(bytes, MAX_JSON_DEPTH, maxValues);
+  if (shape) return reject("BAD_REQUEST", shape === "depth" ? TOO_DEEP_MESSAGE : tooManyValuesMessage(maxValues));
   let text: string;
   try {
     text = utf8.decode(bytes);
@@ -197,8 +223,10 @@ export async function readJsonBody(request: Request, contentType: string): Promi
 /**
  * One parser for every route with a body: bounded read (declared length and bytes actually
  * read, chunked included), JSON only (415 otherwise), bounded depth and count, then JSON.parse.
- * `csvPaths` (exact paths) take a CSV file instead, through readCsvBody and its larger cap,
- * read only once `gate` has found the caller signed in and within its limits.
+ * `csvPaths` (exact paths) take a CSV file instead (or a JSON file: this app's JSON export),
+ * through readCsvBody and its larger cap, read only once `gate` has found the caller signed in
+ * and within its limits. `valueCaps` raises the count bound for the paths it names (bulk create:
+ * 1,000 export-shaped items hold more than the 10,000 values any form needs).
  *
  * It is a global parse hook. Such a hook turns Elysia's `parse: "none"` on a route into a
  * second parser (Elysia recognises "none" only when it is a route's sole parse hook), which is
@@ -206,10 +234,10 @@ export async function readJsonBody(request: Request, contentType: string): Promi
  * streamed in, no `.mount()`), and a route that ever does must be served outside this app.
  * security.test.ts and hardening.test.ts exercise every route through it.
  */
-export function bodyLimit(ctx: AppContext, csvPaths: readonly string[] = [], gate: BodyGate = async () => "read") {
+export function bodyLimit(ctx: AppContext, csvPaths: readonly string[] = [], gate: BodyGate = async () => "read", valueCaps: Readonly<Record<string, number>> = {}) {
   return new Elysia({ name: "body-limit", seed: ctx.instanceId })
     .onParse({ as: "global" }, ({ request, path }, contentType) =>
-      csvPaths.includes(path) ? readCsvBody(request, contentType, gate, path) : readJsonBody(request, contentType),
+      csvPaths.includes(path) ? readCsvBody(request, contentType, gate, path) : readJsonBody(request, contentType, valueCaps[path] ?? MAX_JSON_VALUES),
     )
     .onBeforeHandle({ as: "global" }, ({ body }) => {
       // Routes without a schema: a refused body is answered here, after the sign-in check.

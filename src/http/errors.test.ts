@@ -5,7 +5,8 @@ import { describe, expect, test } from "bun:test";
 import { Elysia } from "elysia";
 import { SQL } from "bun";
 import { onPostgres, setup, testCluster } from "../test/helpers";
-import { BUSY_MESSAGE, BUSY_RETRY_AFTER_S, errorHandler } from "./errors";
+import { BUSY_MESSAGE, BUSY_RETRY_AFTER_S } from "../db/faults";
+import { errorHandler } from "./errors";
 
 describe.skipIf(!onPostgres)("PostgreSQL errors as answers", async () => {
   const t = await setup();

@@ -1,6 +1,6 @@
 // The server half of keyset paging (src/shared/paging.ts): cursors and the page headers.
 import type { Context } from "elysia";
-import { badRequest } from "./errors";
+import { badRequest } from "../shared/errors";
 import { CAPPED_HEADER, NEXT_HEADER, PAGE_MSG, TOTAL_HEADER } from "../shared/paging";
 
 /** What a cursor holds: the sort it was made for and the last row's keys under that sort. */

@@ -5,7 +5,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { setup } from "../test/helpers";
 import { loadConfig } from "../config";
 import { API_RATE_WINDOW_S, AttemptLimiter, RATE_LIMIT_DESCRIPTION, RATE_LIMIT_HEADERS, RETRY_AFTER_HEADER, apiRequestLimits } from "./rateLimit";
-import { AppError } from "./errors";
+import { AppError } from "../shared/errors";
 
 const KEY_LIMIT = 4;
 const ANON_LIMIT = 3;

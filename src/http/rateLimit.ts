@@ -4,7 +4,7 @@
 // counted in memory, per process.
 import { Elysia } from "elysia";
 import type { AppContext } from "../context";
-import { AppError } from "./errors";
+import { AppError } from "../shared/errors";
 import { sessionRow } from "./auth";
 import { clientIp } from "./security";
 

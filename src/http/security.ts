@@ -1,6 +1,7 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../context";
-import { PageError, forbidden, notFound } from "./errors";
+import { forbidden, notFound } from "../shared/errors";
+import { PageError } from "./errors";
 import { BASE_SECURITY_HEADERS } from "./headers";
 import { ipv4Int, ipv6Words, isIp, limitKey, normaliseIp, parseProxyEntry, prefixMatch } from "./ip";
 

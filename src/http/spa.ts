@@ -212,7 +212,11 @@ function screenLinks(chunks: string[]): Record<string, string> {
  */
 const PARTLESS = /^\/(share|invite)\/?$/;
 
-export async function spaPlugin() {
+/**
+ * `before`: asked first for a path no route serves (the app's pages are client-routed): an
+ * answer of its own, or null for the app. The redirects use it for imported multi-segment codes.
+ */
+export async function spaPlugin(before: (request: Request, server: unknown) => Response | null = () => null) {
   const { html, assets, preloads } = await loadWebApp();
   const app = new Elysia({ name: "spa" });
   for (const [path, e] of assets) app.get(path, ({ request }) => send(e, request));
@@ -222,6 +226,7 @@ export async function spaPlugin() {
   }
   // /share/ and /invite/ without their part name no page: the app shows 'Page Not Found'
   // there, and the status says so too (issue 13).
-  const page = ({ request }: { request: Request }) => send(html, request, PARTLESS.test(new URL(request.url).pathname) ? 404 : 200);
+  const page = ({ request, server }: { request: Request; server: unknown }) =>
+    before(request, server) ?? send(html, request, PARTLESS.test(new URL(request.url).pathname) ? 404 : 200);
   return app.get("/", ({ request }) => send(html, request, 200, dashboardPreloads(request))).get("/*", page);
 }

@@ -1,7 +1,7 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../context";
 import type { AuthPlugin } from "../http/auth";
-import { AppError, badRequest, conflict, notFound } from "../http/errors";
+import { AppError, badRequest, conflict, notFound } from "../shared/errors";
 import { tooManyAttempts } from "../http/rateLimit";
 import { attemptStore } from "../http/attemptStore";
 import { clientIp } from "../http/security";
@@ -9,7 +9,7 @@ import { MAX_OPEN_INVITES, invitesStore } from "./store";
 import { Invite, InviteAccepted, InviteInfo, SharingMember } from "./schema";
 import { rowId } from "../db/ids";
 import * as v from "valibot";
-import { defineOperations } from "../openapi/registry";
+import { defineOperations } from "../shared/apiOperations";
 
 const UNKNOWN = "This invite link is not valid. Check the code and try again.";
 

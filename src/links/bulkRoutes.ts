@@ -4,17 +4,18 @@ import { Elysia } from "elysia";
 import * as v from "valibot";
 import type { AppContext } from "../context";
 import type { AuthPlugin } from "../http/auth";
-import { AppError, validationFailure } from "../http/errors";
-import { CsvBody, NOT_CSV_TYPE_MESSAGE, jsonBody } from "../http/bodyLimit";
-import { defineOperations } from "../openapi/registry";
-import { WRITE_BATCH, checkItem, writeLinks } from "./bulk";
+import { AppError, validationFailure } from "../shared/errors";
+import { CsvBody, JsonFileBody, NOT_CSV_TYPE_MESSAGE, jsonBody } from "../http/bodyLimit";
+import { defineOperations } from "../shared/apiOperations";
+import { checkItem } from "./rules";
 import { EXPORT_BUSY, EXPORT_RETRY_AFTER_S, exportFilename, exportStream } from "./export";
 import { linkImporter } from "./import";
-import { BulkCreateBody, BulkCreateResult, ExportJson, ImportQuery, ImportReport, type BulkItemResult } from "./schema";
-import type { Links } from "./service";
+import { BULK_MAX, BULK_MAX_VALUES, BulkCreateBody, BulkCreateResult, brandDomainSet, ExportJson, ImportQuery, ImportReport, type BulkItemResult } from "./schema";
+import { WRITE_BATCH, type Links } from "./service";
 
-/** The one route that takes a CSV body (src/http/bodyLimit.ts reads it with its 10 MB cap). */
+/** The one route that takes a file body, CSV or JSON (src/http/bodyLimit.ts reads it with its 10 MB cap). */
 export const IMPORT_PATH = "/api/links/import";
+export const BULK_PATH = "/api/links/bulk";
 
 function query<S extends v.GenericSchema>(schema: S, value: unknown): v.InferOutput<S> {
   const r = v.safeParse(schema, value, { abortEarly: true });
@@ -57,9 +58,9 @@ export function bulkLinkRoutes(ctx: AppContext, auth: AuthPlugin, links: Links) 
         for (let at = 0; at < body.links.length; at += WRITE_BATCH) {
           if (at > 0) await links.writeGap();
           const checked = body.links.slice(at, at + WRITE_BATCH).map((item) => checkItem(item, links.ownHosts));
-          const written = await writeLinks(
-            links,
+          const written = await links.createMany(
             user.id,
+            "main",
             checked.flatMap((c) => (c.ok ? [c.link] : [])),
           );
           let w = 0;
@@ -67,11 +68,12 @@ export function bulkLinkRoutes(ctx: AppContext, auth: AuthPlugin, links: Links) 
             const index = at + i;
             if (!c.ok) return results.push({ index, status: "refused", error: c.error });
             const r = written[w++]!;
-            results.push("short_code" in r ? { index, status: "created", link: links.view(r) } : { index, status: "refused", error: r });
+            if ("existing" in r) results.push({ index, status: "existing", link: links.view(r.existing) });
+            else results.push("short_code" in r ? { index, status: "created", link: links.view(r) } : { index, status: "refused", error: r });
           });
         }
-        const created = results.filter((r) => r.status === "created").length;
-        return { created, refused: results.length - created, results };
+        const count = (status: BulkItemResult["status"]) => results.filter((r) => r.status === status).length;
+        return { created: count("created"), existing: count("existing"), refused: count("refused"), results };
       },
       { auth: true, body: jsonBody(BulkCreateBody) },
     )
@@ -82,9 +84,11 @@ export function bulkLinkRoutes(ctx: AppContext, auth: AuthPlugin, links: Links) 
     .post(
       "/import",
       ({ body, user, query: raw, request }) => {
-        const { rowOffset } = query(ImportQuery, raw);
+        const { rowOffset, brandDomains } = query(ImportQuery, raw);
+        const opts = { rowOffset: Number(rowOffset ?? 0), signal: request.signal, brandDomains: brandDomainSet(brandDomains) };
+        if (body instanceof JsonFileBody) return importer.runJson(user.id, body.value, opts);
         if (!(body instanceof CsvBody)) throw new AppError("UNSUPPORTED_MEDIA_TYPE", NOT_CSV_TYPE_MESSAGE);
-        return importer.run(user.id, body.bytes, { rowOffset: Number(rowOffset ?? 0), signal: request.signal });
+        return importer.run(user.id, body.bytes, opts);
       },
       { auth: true },
     );
@@ -98,7 +102,8 @@ export const bulkLinkOperations = defineOperations({ tag: "Links", auth: "user",
     path: "/api/links/bulk",
     summary: "Create up to 1,000 links",
     description:
-      "Each item is checked as POST /api/links checks one link and is created whole or not at all. The answer lists every item in the order sent: `created` with its link, or `refused` with the error (a stable `code`, the message and the field). More than 1,000 items is a 400.",
+      `Limits: at most ${BULK_MAX.toLocaleString("en")} items, a body of at most 1 MB, and at most ${BULK_MAX_VALUES.toLocaleString("en")} JSON values in it (room for ${BULK_MAX.toLocaleString("en")} items shaped like the JSON export's links, read-only fields and 20 tags each included: they are ignored, so an export's links can be sent back as they are). ` +
+      "Each item is checked as POST /api/links checks one link and is created whole or not at all. The answer lists every item in the order sent: `created` with its link, `existing` with the link an item's `externalId` already names (nothing made: a retried bulk request is safe), or `refused` with the error (a stable `code`, the message and the field). More than 1,000 items is a 400.",
     body: BulkCreateBody,
     example: { links: [{ originalUrl: "https://example.com/a", title: "A" }, { originalUrl: "https://example.com/b", title: "B", shortCode: "bee-link" }] },
     responses: { 200: BulkCreateResult },
@@ -108,11 +113,11 @@ export const bulkLinkOperations = defineOperations({ tag: "Links", auth: "user",
     path: "/api/links/export.csv",
     summary: "Export your links as CSV",
     description:
-      "Every link of the Link Tracker with its click count, as a download: UTF-8 with a BOM, CRLF lines, the header row code,url,title,description,expiresAt,clicks,shortUrl,active,createdAt,updatedAt, newest link first. Streamed as it is read; one export (CSV or JSON) runs at a time per user: another while it streams is a 429 `EXPORT_IN_PROGRESS`. A cell starting with = + - @, a tab or a carriage return gets a leading ' so a spreadsheet never runs it as a formula (the import removes it again). The file imports back through POST /api/links/import.",
+      "Every link of the Link Tracker with its click count, as a download: UTF-8 with a BOM, CRLF lines, the header row code,url,title,description,expiresAt,clicks,shortUrl,active,createdAt,updatedAt,tags,importedClicks (tag names comma-separated in one cell; importedClicks the visits an imported link's source tool had counted), newest link first. Streamed as it is read; one export (CSV or JSON) runs at a time per user: another while it streams is a 429 `EXPORT_IN_PROGRESS`. A cell starting with = + - @, a tab or a carriage return (or apostrophes and then one of those) gets a leading ' so a spreadsheet never runs it as a formula; the import removes exactly that one again. The file imports back through POST /api/links/import.",
     responses: {
       200: {
         description: "The links as CSV",
-        media: { type: "text/csv", example: "code,url,title,description,expiresAt,clicks,shortUrl,active,createdAt,updatedAt\r\nspring-sale,https://example.com/sale,Spring sale,,,12,https://go.example/spring-sale,true,2026-03-01T09:00:00.000Z,2026-03-01T09:00:00.000Z\r\n" },
+        media: { type: "text/csv", example: "code,url,title,description,expiresAt,clicks,shortUrl,active,createdAt,updatedAt,tags,importedClicks\r\nspring-sale,https://example.com/sale,Spring sale,,,12,https://go.example/spring-sale,true,2026-03-01T09:00:00.000Z,2026-03-01T09:00:00.000Z,\"campaign,spring\",\r\n" },
         headers: { "Content-Disposition": 'attachment; filename="links-<username>-<date>.csv"' },
       },
     },
@@ -133,7 +138,7 @@ export const bulkLinkOperations = defineOperations({ tag: "Links", auth: "user",
     path: IMPORT_PATH,
     summary: "Import links from a CSV file",
     description:
-      "The body is the file itself (Content-Type: text/csv, at most 10 MB and 100,000 rows). The header row names the format: `url,code,title` (optional description, expiresAt; this API's own export too), Shlink's export (createdAt,domain,shortCode,shortUrl,longUrl,title,tags,visits) or YOURLS's (keyword,url,title,timestamp,ip,clicks). Rows are checked as POST /api/links checks a link (an empty title becomes the address); good rows are imported and every bad one is reported with its row number (the header is row 1) and reason. `rowOffset` shifts the row numbers when a file is sent in parts.",
+      "The body is the file itself, at most 10 MB and 100,000 rows or links: a CSV file (Content-Type: text/csv) or this API's JSON export as it is (Content-Type: application/json; `{\"links\": [...]}` or the list alone, each link checked as a create body, its read-only fields ignored, rows numbered from 1). A CSV file's header row names the format: `url,code,title` (optional description, expiresAt, tags; this API's own export too), Shlink's export (createdAt,domain,shortCode,shortUrl,longUrl,title,tags,visits; its tags are kept) or YOURLS's (keyword,url,title,timestamp,ip,clicks). Rows are checked as POST /api/links checks a link (an empty title becomes the address); good rows are imported and every bad one is reported with its row number (the header is row 1) and reason. `rowOffset` shifts the row numbers when a file is sent in parts. A Shlink export's links keep their codes (1–2 characters and multi-segment slugs too, redirected at the same path), tags, creation times and visit counts (`importedClicks`); `brandDomains` names the Shlink domains whose links go to the brand tracker (a code is one link whichever domain served it: the same code on two domains imports once).",
     query: ImportQuery,
     bodyMedia: "text/csv",
     example: CSV_EXAMPLE,

@@ -1,10 +1,10 @@
 // Exporting every Link Tracker link of a user with its click count (GET /api/links/export.csv|json).
 // The CSV's columns are the plain import format's (url, code, title, description, expiresAt)
 // plus read-only ones, so an export imports back as the same links.
-import { csvCell } from "../analytics/report";
+import { csvCell } from "../shared/csv";
 import type { ExportRow } from "./schema";
 import type { Links } from "./service";
-import type { LinkRow } from "./store";
+import { tagNames, type LinkRow } from "./store";
 
 /** CSV header → the ExportRow field it holds. */
 const COLUMNS = [
@@ -18,6 +18,8 @@ const COLUMNS = [
   ["active", "active"],
   ["createdAt", "createdAt"],
   ["updatedAt", "updatedAt"],
+  ["tags", "tags"],
+  ["importedClicks", "importedClicks"],
 ] as const satisfies readonly (readonly [string, keyof ExportRow])[];
 
 export const EXPORT_HEADER = COLUMNS.map(([name]) => name);
@@ -34,10 +36,14 @@ export function exportRow(links: Links, r: LinkRow): ExportRow {
     createdAt: r.created_at,
     updatedAt: r.updated_at,
     expiresAt: r.expires_at,
+    tags: tagNames(r),
+    importedClicks: r.imported_clicks === null ? null : Number(r.imported_clicks),
   };
 }
 
 const line = (cells: (string | null)[]) => `${cells.map(csvCell).join(",")}\r\n`;
+/** A CSV cell's text: a list (tags) comma-separated, as Shlink's export writes it. */
+const cellOf = (v: ExportRow[keyof ExportRow]) => (v === null ? null : Array.isArray(v) ? v.join(",") : String(v));
 
 export const EXPORT_BUSY = "An export of your links is already running. Please wait for it to finish.";
 /** Seconds a client is told to wait before trying another export. */
@@ -45,8 +51,15 @@ export const EXPORT_RETRY_AFTER_S = 5;
 
 /** Links read per statement while an export streams: memory holds one batch, whatever the total. */
 export const EXPORT_BATCH = 1000;
-/** Batches between collections of an export's garbage (see pull). */
-const GC_EVERY = 8;
+/**
+ * Bytes streamed, over every running export, between two young collections (Bun.gc(false)).
+ * Without them the rows' garbage outran the collector: four exports of 250,000 links each grew
+ * the process by ~540 MB; a collection every 4 MB held it to ~+90 MB, where every 1–2 MB or 16
+ * MB did worse (docs/performance.md, issue 21). A full collection would stop the thread that
+ * serves redirects for tens of milliseconds, so none is asked for.
+ */
+const GC_BYTES = 4 * 1024 * 1024;
+let bytesSinceGc = 0;
 
 /**
  * The export, streamed as it is read: a batch of links (a keyset page, see store.batches) is
@@ -62,7 +75,6 @@ export function exportStream(links: Links, userId: number, format: "csv" | "json
   const batches = links.store.batches(userId, "main", EXPORT_BATCH);
   let started = false;
   let first = true;
-  let sent = 0;
   let ended = false;
   const end = () => {
     if (ended) return;
@@ -87,19 +99,21 @@ export function exportStream(links: Links, userId: number, format: "csv" | "json
         let chunk = "";
         for (const r of next.value) {
           const row = exportRow(links, r);
-          if (format === "csv") chunk += line(COLUMNS.map(([, field]) => (row[field] === null ? null : String(row[field]))));
+          if (format === "csv") chunk += line(COLUMNS.map(([, field]) => cellOf(row[field])));
           else {
             chunk += `${first ? "" : ","}${JSON.stringify(row)}`;
             first = false;
           }
         }
-        controller.enqueue(enc.encode(chunk));
-        // Each batch leaves ~1 MB of rows and text behind, and over a real socket the heap grew
-        // with the export (+84 MB for 200,000 links). A young collection (under 1 ms) every
-        // GC_EVERY batches trims it a little; a full one every 25 batches held it to +30 MB but
-        // stops this thread, the redirects' too, ~27 ms each time, so it is not used
-        // (docs/performance.md, issue 21).
-        if (++sent % GC_EVERY === 0) Bun.gc(false);
+        // A new array per batch: a chunk may still sit in the gzip pipe (compression.ts) when
+        // the next is pulled, so one buffer re-filled per batch corrupted compressed exports.
+        const bytes = enc.encode(chunk);
+        controller.enqueue(bytes);
+        bytesSinceGc += bytes.byteLength;
+        if (bytesSinceGc >= GC_BYTES) {
+          bytesSinceGc = 0;
+          Bun.gc(false);
+        }
       } catch (e) {
         end();
         controller.error(e);

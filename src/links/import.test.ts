@@ -3,9 +3,9 @@
 import { describe, expect, test } from "bun:test";
 import * as v from "valibot";
 import { ORIGIN, setup } from "../test/helpers";
-import { CSV_BODY_BYTES } from "../http/bodyLimit";
+import { CSV_BODY_BYTES, NOT_CSV_TYPE_MESSAGE } from "../http/bodyLimit";
 import { IMPORT_MSG } from "../shared/csvImport";
-import { IMPORT_BUSY_MESSAGE, TOO_MANY_ROWS_MESSAGE } from "./import";
+import { IMPORT_BUSY_MESSAGE, JSON_SHAPE_MESSAGE, TOO_MANY_ROWS_MESSAGE } from "./import";
 import { ExportJson, IMPORT_MAX_ROWS, ImportReport, MSG } from "./schema";
 
 const t = await setup({ SHORT_DOMAIN: "go.example" });
@@ -36,7 +36,7 @@ describe("import formats, from fixture files", () => {
     const r = await importCsv(await fixture("plain.csv"));
     expect(r.status).toBe(200);
     expect(v.is(ImportReport, r.json)).toBe(true);
-    expect(r.json).toMatchObject({ format: "plain", rows: 7, imported: 4, skipped: 3 });
+    expect(r.json).toMatchObject({ format: "plain", rows: 7, imported: 5, skipped: 2 });
     const generated = r.json.results[1].shortCode;
     expect(generated).toMatch(/^[A-Za-z0-9_-]{7}$/);
     expect(r.json.results).toEqual([
@@ -45,10 +45,11 @@ describe("import formats, from fixture files", () => {
       imported(4, "shoe-1234"),
       skipped(5, "VALIDATION", MSG.urlSpaces, "originalUrl"),
       skipped(6, "VALIDATION", MSG.codeReserved, "shortCode"),
-      skipped(7, "VALIDATION", MSG.codeShort, "shortCode"),
+      // An import keeps a code of 1–2 characters (codes other tools issued: issue 23).
+      imported(7, "ab"),
       imported(8, "no-title", IMPORT_MSG.titleFilled),
     ]);
-    expect(await links()).toBe(before + 4);
+    expect(await links()).toBe(before + 5);
     expect(await link("shoe-1234")).toMatchObject({ user_id: alice.user.id, title: 'The "Runner" shoe' });
     expect(await link(generated)).toMatchObject({ title: "Getting started, step by step", original_url: "https://docs.example.org/guide/getting-started" });
     expect(await link("no-title")).toMatchObject({ title: "example.com/no-title" });
@@ -56,28 +57,28 @@ describe("import formats, from fixture files", () => {
     expect(await location("spring-sale")).toBe("https://example.com/spring-sale?utm_source=newsletter&utm_medium=email");
   });
 
-  test("Shlink's web-client export (CRLF, tags and visits columns ignored)", async () => {
+  test("Shlink's web-client export (CRLF; a two-character code kept, as Shlink issued it)", async () => {
     const r = await importCsv(await fixture("shlink.csv"), bob.cookie);
     expect(r.status).toBe(200);
-    expect(r.json).toMatchObject({ format: "shlink", rows: 4, imported: 3, skipped: 1 });
+    expect(r.json).toMatchObject({ format: "shlink", rows: 4, imported: 4, skipped: 0 });
     expect(r.json.results).toEqual([
       imported(2, "q4Xf2"),
       imported(3, "meetup-feb"),
       imported(4, "xmas", IMPORT_MSG.titleFilled),
-      skipped(5, "VALIDATION", MSG.codeShort, "shortCode"),
+      imported(5, "b8"),
     ]);
     expect(await link("q4Xf2")).toMatchObject({ user_id: bob.user.id, original_url: "https://blog.example.com/2024/03/release-notes", title: "Release notes, March" });
     expect(await location("meetup-feb")).toBe("https://www.meetup.com/example-group/events/298765432/");
   });
 
-  test("YOURLS's export (keyword,url,title,timestamp,ip,clicks): one-character keywords and javascript: URLs are refused", async () => {
+  test("YOURLS's export (keyword,url,title,timestamp,ip,clicks): one-character keywords kept, javascript: URLs refused", async () => {
     const r = await importCsv(await fixture("yourls.csv"), bob.cookie);
     expect(r.status).toBe(200);
-    expect(r.json).toMatchObject({ format: "yourls", rows: 5, imported: 3, skipped: 2 });
+    expect(r.json).toMatchObject({ format: "yourls", rows: 5, imported: 4, skipped: 1 });
     expect(r.json.results).toEqual([
       imported(2, "ozh"),
       imported(3, "yourls"),
-      skipped(4, "VALIDATION", MSG.codeShort, "shortCode"),
+      imported(4, "1"),
       imported(5, "gh-repo"),
       skipped(6, "VALIDATION", MSG.urlScheme, "originalUrl"),
     ]);
@@ -183,7 +184,8 @@ describe("hostile files", () => {
   const refused: [string, () => Promise<Awaited<ReturnType<typeof importCsv>>>, number, string][] = [
     ["not signed in", () => importCsv("url\nhttps://example.com/anon", ""), 401, "Please sign in to continue"],
     ["a wrong session", () => importCsv("url\nhttps://example.com/anon", "tl_session=not-a-session-token-at-all"), 401, "Please sign in to continue"],
-    ["JSON instead of a file", () => importCsv('{"url":"https://example.com"}', alice.cookie, { type: "application/json" }), 415, "Send the file as the request body, with the header Content-Type: text/csv."],
+    ["JSON that is not the JSON export", () => importCsv('{"url":"https://example.com"}', alice.cookie, { type: "application/json" }), 400, JSON_SHAPE_MESSAGE],
+    ["a file of another type", () => importCsv("<xml/>", alice.cookie, { type: "application/xml" }), 415, NOT_CSV_TYPE_MESSAGE],
     ["an empty file", () => importCsv(""), 400, IMPORT_MSG.empty],
     ["a file of blank lines", () => importCsv("\r\n\r\n  \n"), 400, IMPORT_MSG.empty],
     ["a header that names no known format", () => importCsv("name,link\nx,https://example.com"), 400, IMPORT_MSG.header],
@@ -242,7 +244,7 @@ describe("GET /api/links/export", () => {
     // UTF-8 with a BOM (Response.text() drops it, so the bytes are read).
     const raw = await t.app.handle(new Request(`${ORIGIN}/api/links/export.csv`, { headers: { host: "localhost:3000", cookie: c.cookie } }));
     expect([...new Uint8Array(await raw.arrayBuffer()).slice(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
-    expect(r.text.startsWith("code,url,title,description,expiresAt,clicks,shortUrl,active,createdAt,updatedAt\r\n")).toBe(true);
+    expect(r.text.startsWith("code,url,title,description,expiresAt,clicks,shortUrl,active,createdAt,updatedAt,tags,importedClicks\r\n")).toBe(true);
     const lines = r.text.trim().split("\r\n");
     expect(lines).toHaveLength(2);
     expect(lines[1]).toMatch(/^carol-one,https:\/\/example\.com\/c1,'=1\+2,'-minus first,,1,http:\/\/go\.example\/carol-one,true,/);
@@ -262,14 +264,18 @@ describe("GET /api/links/export", () => {
   });
 
   test("round trip: an export imported into an account on another instance gives the same links", async () => {
+    // Tags travel too: two of alice's links carry some.
+    const tagged = (await t.call("GET", "/api/links?limit=2", { cookie: alice.cookie })).json as { id: number }[];
+    await t.call("PATCH", `/api/links/${tagged[0]!.id}`, { body: { tags: ["Round", "trip"] }, cookie: alice.cookie });
+    await t.call("PATCH", `/api/links/${tagged[1]!.id}`, { body: { tags: ["trip"] }, cookie: alice.cookie });
     const exported = await t.call("GET", "/api/links/export.csv", { cookie: alice.cookie });
     const other = await setup({ SHORT_DOMAIN: "go.example" });
     const dave = await other.signUp("dave");
     const r = await send(other, exported.text, dave.cookie);
     expect(r.status).toBe(200);
     expect(r.json.skipped).toBe(0);
-    const shape = (rows: { shortCode: string; originalUrl: string; title: string; description: string | null; expiresAt: string | null }[]) =>
-      rows.map(({ shortCode, originalUrl, title, description, expiresAt }) => ({ shortCode, originalUrl, title, description, expiresAt })).sort((a, b) => a.shortCode.localeCompare(b.shortCode));
+    const shape = (rows: { shortCode: string; originalUrl: string; title: string; description: string | null; expiresAt: string | null; tags: string[] }[]) =>
+      rows.map(({ shortCode, originalUrl, title, description, expiresAt, tags }) => ({ shortCode, originalUrl, title, description, expiresAt, tags })).sort((a, b) => a.shortCode.localeCompare(b.shortCode));
     // Every page of each list (x-next-cursor until the last).
     const all = async (app: typeof t, cookie: string) => {
       const rows = [];
@@ -285,6 +291,7 @@ describe("GET /api/links/export", () => {
     expect(mine.length).toBeGreaterThan(5);
     expect(shape(theirs)).toEqual(shape(mine));
     expect(mine.some((l: { title: string }) => l.title.startsWith("="))).toBe(true);
+    expect(theirs.some((l: { tags: string[] }) => l.tags.join() === "Round,trip")).toBe(true);
     // A second instance (a second database on PostgreSQL) and thousands of links: seconds under load.
   }, 30_000);
 });

@@ -4,29 +4,17 @@ import { Elysia } from "elysia";
 import { rowId } from "../db/ids";
 import type { AppContext } from "../context";
 import { ownerId, type AuthPlugin } from "../http/auth";
-import { badRequest, conflict, forbidden, notFound } from "../http/errors";
-import { isReserved } from "../shared/reserved";
+import { notFound } from "../shared/errors";
 import { analyticsReports } from "../analytics/report";
-import { CreateLinkBody, EditLinkBody, EditMainLinkBody, LINK_PAGE_DEFAULT, LINK_PAGE_MAX, LinkView, ListQuery, MSG, ResetQuery, destinationProblem, type Tracker } from "./schema";
+import { CreateLinkBody, EditLinkBody, EditMainLinkBody, LINK_PAGE_DEFAULT, LINK_PAGE_MAX, LinkView, ListQuery, LookupQuery, listTags, PatchLinkBody, PatchMainLinkBody, ResetQuery, type Tracker } from "./schema";
 import { AnalyticsQuery, AnalyticsReport } from "../analytics/schema";
 import * as v from "valibot";
-import { Ok, defineOperations } from "../openapi/registry";
+import { Ok, defineOperations } from "../shared/apiOperations";
 import { jsonBody } from "../http/bodyLimit";
 import type { Links } from "./service";
-import { codeConflict, linkCursorKeys, linkSortKinds, type LinkRow } from "./store";
+import { linkCursorKeys, linkSortKinds, type LinkRow } from "./store";
 import { cursorKeys, pageHeaders } from "../http/paging";
 import { NEXT_HEADER, TOTAL_HEADER, searchWords } from "../shared/paging";
-
-// URL-safe and unambiguous enough; 64^7 ≈ 4.4e12 codes, so collisions are checked, not feared.
-const ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-";
-export const GENERATED_CODE_LENGTH = 7;
-
-export function generateCode() {
-  const bytes = crypto.getRandomValues(new Uint8Array(GENERATED_CODE_LENGTH));
-  let s = "";
-  for (const b of bytes) s += ALPHABET[b & 63];
-  return s;
-}
 
 // 0 names no row: ids past PostgreSQL's integer are refused before any query (src/db/ids.ts).
 const parseId = (raw: string) => rowId(raw) ?? 0;
@@ -43,48 +31,24 @@ export function linkRoutes(ctx: AppContext, auth: AuthPlugin, links: Links, trac
     return row;
   };
 
-  const checkDestination = (url: string) => {
-    const problem = destinationProblem(url, links.ownHosts);
-    if (problem) throw badRequest(problem, { originalUrl: problem });
-  };
-
-  const expiryProblem = (expiresAt: string | null, current: string | null = null) =>
-    // An unchanged expiry may be in the past (editing the title of an expired link keeps it
-    // expired); a new one must be in the future, as on create.
-    expiresAt && expiresAt !== current && Date.parse(expiresAt) <= Date.now() ? MSG.expiresPast : null;
-
-  const editMain = new Elysia().use(auth).put(
+  // The trackers edit different things (the brand tracker renames codes; the Link Tracker
+  // sets expiry), so each has its own schema; the link service applies either.
+  const edit = new Elysia().use(auth).put(
     "/:id",
     async ({ params, body, user }) => {
       const row = await find(params.id, user.id);
-      checkDestination(body.originalUrl);
-      const past = expiryProblem(body.expiresAt, row.expires_at);
-      if (past) throw badRequest(past, { expiresAt: past });
-      const shortCode = body.shortCode ?? null;
-      if (shortCode !== null && shortCode !== row.short_code && (await links.store.codeTaken(shortCode, row.id))) throw codeConflict();
-      const updated = await links.store.edit(row.id, user.id, tracker, { ...body, shortCode });
-      if (!updated) throw notFound("Link not found");
-      links.remember(updated, row.short_code);
-      await links.published();
-      return links.view(updated);
+      return links.view(await links.edit(row, user.id, { ...body, shortCode: body.shortCode ?? null }));
     },
-    { auth: true, body: jsonBody(EditMainLinkBody) },
+    { auth: true, body: jsonBody(tracker === "main" ? EditMainLinkBody : EditLinkBody) },
   );
 
-  const editBrand = new Elysia().use(auth).put(
+  const patch = new Elysia().use(auth).patch(
     "/:id",
     async ({ params, body, user }) => {
       const row = await find(params.id, user.id);
-      if (row.is_system) throw forbidden("The root link cannot be edited");
-      checkDestination(body.originalUrl);
-      if (await links.store.codeTaken(body.shortCode, row.id)) throw codeConflict();
-      const updated = await links.store.update(row.id, user.id, tracker, body);
-      if (!updated) throw notFound("Link not found");
-      links.remember(updated, row.short_code);
-      await links.published();
-      return links.view(updated);
+      return links.view(await links.patch(row, user.id, body));
     },
-    { auth: true, body: jsonBody(EditLinkBody) },
+    { auth: true, body: jsonBody(tracker === "main" ? PatchMainLinkBody : PatchLinkBody) },
   );
 
   const resetClicks = new Elysia().use(auth).post(
@@ -93,9 +57,7 @@ export function linkRoutes(ctx: AppContext, auth: AuthPlugin, links: Links, trac
       const row = await find(params.id, user.id);
       // isRoot=true is how the page addresses the root link (spec §7); it must match the row.
       if ((query.isRoot === "true") !== (row.is_system === 1)) throw notFound("Link not found");
-      await links.recorder.flush();
-      await links.store.resetClicks(row.id);
-      return links.view({ ...row, click_count: 0 });
+      return links.view(await links.resetClicks(row));
     },
     { auth: true },
   );
@@ -115,6 +77,7 @@ export function linkRoutes(ctx: AppContext, auth: AuthPlugin, links: Links, trac
           status: query.status ?? "all",
           limit: query.limit ?? LINK_PAGE_DEFAULT,
           after,
+          tags: listTags(query.tags),
         });
         pageHeaders(set, page, sort, (r) => linkCursorKeys(sort, r));
         set.headers["cache-control"] = "no-store";
@@ -130,36 +93,40 @@ export function linkRoutes(ctx: AppContext, auth: AuthPlugin, links: Links, trac
     .post(
       "/",
       async ({ body, user, set }) => {
-        checkDestination(body.originalUrl);
-        const past = expiryProblem(body.expiresAt);
-        if (past) throw badRequest(past, { expiresAt: past });
-        let code = body.shortCode;
-        if (code && (await links.store.codeTaken(code))) throw codeConflict();
-        for (let i = 0; !code && i < 10; i++) {
-          const c = generateCode();
-          if (!isReserved(c) && !(await links.store.codeTaken(c))) code = c;
-        }
-        if (!code) throw conflict("Could not generate a free short code. Please try again.");
-        // Two creates racing for one code: the UNIQUE constraint decides, in the store.
-        const row = await links.store.create(user.id, tracker, { ...body, shortCode: code });
-        links.remember(row);
-        await links.published();
-        set.status = 201;
+        const { row, existing } = await links.create(user.id, tracker, body);
+        set.status = existing ? 200 : 201;
         return links.view(row);
       },
       { auth: true, body: jsonBody(CreateLinkBody) },
     )
+    // Static before the parameter: "lookup" is never read as an id.
+    .get(
+      "/lookup",
+      async ({ user, query, set }) => {
+        await links.recorder.flush();
+        const row = await links.store.byCode(query.code);
+        const mine = row && row.tracker === tracker && (row.user_id === user.id || (row.is_system === 1 && (await isOwner(user.id))));
+        if (!mine) throw notFound("Link not found");
+        set.headers["cache-control"] = "no-store";
+        return links.view(row);
+      },
+      { auth: true, query: LookupQuery },
+    )
+    .get(
+      "/:id",
+      async ({ params, user, set }) => {
+        // The count includes every click captured so far, as the list's does.
+        await links.recorder.flush();
+        const row = await find(params.id, user.id);
+        set.headers["cache-control"] = "no-store";
+        return links.view(row);
+      },
+      { auth: true },
+    )
     .delete(
       "/:id",
       async ({ params, user }) => {
-        const row = await find(params.id, user.id);
-        if (row.is_system) throw forbidden("The root link cannot be deleted");
-        // Buffered clicks for this link are written first, so none is left pointing at nothing.
-        await links.recorder.flush();
-        const gone = await links.store.delete(row.id, user.id, tracker);
-        if (!gone) throw notFound("Link not found");
-        links.forget(gone.short_code);
-        await links.published();
+        await links.remove(await find(params.id, user.id), user.id);
         return { ok: true };
       },
       { auth: true },
@@ -188,9 +155,8 @@ export function linkRoutes(ctx: AppContext, auth: AuthPlugin, links: Links, trac
       },
       { auth: true },
     )
-    // The trackers edit different things (the brand tracker renames codes; the Link Tracker
-    // never does, and sets expiry), so each has its own schema and handler.
-    .use(tracker === "main" ? editMain : editBrand)
+    .use(edit)
+    .use(patch)
     // The brand tracker's alone: on the Link Tracker the path is not a route at all (404).
     .use(tracker === "brand" ? resetClicks : new Elysia());
 }
@@ -230,10 +196,11 @@ export function linkOperations(tracker: Tracker) {
       method: "POST",
       path: `${prefix}/`,
       summary: `Create a ${what}`,
-      description: `Leave \`shortCode\` empty for a generated 7-character code.${everywhere}`,
+      description:
+        `Leave \`shortCode\` empty for a generated 7-character code. **Idempotent with \`externalId\`:** your own id for the link, unique among your links; a create naming an externalId you already used makes nothing and answers 200 with that link as it is now (whatever else the retry sends), so a request retried after a timeout, even while the first is still running, never makes a second link. An externalId used in the other tracker is a 409.${everywhere}`,
       body: CreateLinkBody,
-      example: main ? { ...example, expiresAt: "2030-01-01T00:00:00Z" } : example,
-      responses: { 201: LinkView },
+      example: main ? { ...example, expiresAt: "2030-01-01T00:00:00Z", externalId: "crm-4711" } : example,
+      responses: { 201: LinkView, 200: { description: "A link with this externalId existed: that link, unchanged", schema: LinkView } },
       errors: ["CONFLICT", "QUOTA_EXCEEDED"],
     },
     main
@@ -259,6 +226,37 @@ export function linkOperations(tracker: Tracker) {
           responses: { 200: LinkView },
           errors: ["CONFLICT"],
         },
+    {
+      method: "GET",
+      path: `${prefix}/:id`,
+      summary: `One ${what}`,
+      description: "The link with its click count up to this moment. Another user's link, or none, is a 404.",
+      params: LINK_ID,
+      responses: { 200: LinkView },
+    },
+    {
+      method: "GET",
+      path: `${prefix}/lookup`,
+      summary: `Find a ${what} by its short code`,
+      description:
+        `Answers "does this code exist, and where does it go?" without listing every link: your ${what} whose short code is exactly \`code\` (codes are case-sensitive), with its click count. A code that is not one of your ${what}s (unknown, another user's, or the other tracker's) is a 404.` +
+        (main ? "" : " The instance owner finds the root link with `code=root`."),
+      query: LookupQuery,
+      responses: { 200: LinkView },
+      errors: ["VALIDATION"],
+    },
+    {
+      method: "PATCH",
+      path: `${prefix}/:id`,
+      summary: main ? "Edit some fields of a link" : "Edit some fields of a brand link",
+      description:
+        `Only the fields sent change; every other keeps its value (PUT replaces them all). A \`description\`${main ? " or `expiresAt`" : ""} sent as null clears it. Each field is checked as on PUT${main ? "; a new expiry must be in the future, an unchanged one may have passed" : "; the root link cannot be edited (403)"}.${everywhere}`,
+      params: LINK_ID,
+      body: main ? PatchMainLinkBody : PatchLinkBody,
+      example: { title: "Summer sale" },
+      responses: { 200: LinkView },
+      errors: ["CONFLICT"],
+    },
     { method: "DELETE", path: `${prefix}/:id`, summary: `Delete a ${what}`, description: `Its code stops redirecting.${everywhere}`, params: LINK_ID, responses: { 200: Ok } },
     {
       method: "GET",

@@ -3,7 +3,8 @@
 import * as v from "valibot";
 import { isReserved } from "../shared/reserved";
 import { noControlChars, noControlCharsInText } from "../shared/text";
-import { Cursor, Limit, Search } from "../shared/paging";
+import { Cursor, Limit, QueryText, Search } from "../shared/paging";
+import { LinkTags, TAG_NAME_MAX } from "../tags/schema";
 
 export const MAX_URL_LENGTH = 2048;
 export const TITLE_MAX = 100;
@@ -26,10 +27,13 @@ export const MSG = {
   codeShort: "Short code must be at least 3 characters",
   codeLong: "Short code must be at most 50 characters",
   codeChars: "Short code may only contain letters, numbers, '-' and '_'",
+  codeCharsImported: "Short code may only contain letters, numbers, '-' and '_', with '/' between its parts",
   codeReserved: "That short code is reserved. Please choose another.",
   codeTaken: "That short code is already taken",
   expires: "Please enter a valid date",
   expiresPast: "The expiry date must be in the future",
+  externalIdLength: "externalId must be at most 255 characters",
+  externalIdOther: "This externalId names a link in the other tracker",
 } as const;
 
 // Any C0/C1 control character or whitespace inside the URL: browsers silently drop some of
@@ -132,12 +136,58 @@ export const ExpiresAt = v.pipe(
   v.transform((s) => (s === "" ? null : new Date(Date.parse(s)).toISOString())),
 );
 
+export const EXTERNAL_ID_MAX = 255;
+
+/**
+ * The client's own id for a link (idempotent create): a create naming an externalId the user's
+ * link already has answers with that link instead of making another. Empty means none.
+ */
+export const ExternalId = v.pipe(
+  v.optional(v.nullable(v.string("externalId must be text")), ""),
+  v.transform((s) => (s ?? "").trim()),
+  v.maxLength(EXTERNAL_ID_MAX, MSG.externalIdLength),
+  noControlChars("externalId"),
+  v.transform((s) => (s === "" ? null : s)),
+  v.description(
+    "Your own id for this link, unique among your links (at most 255 characters). A create naming an externalId you already used answers 200 with that link, unchanged, instead of making a second: a retried request is safe.",
+  ),
+);
+
 export const CreateLinkBody = v.object({
   originalUrl: OriginalUrl,
   title: Title,
   description: Description,
   expiresAt: ExpiresAt,
   shortCode: OptionalShortCode,
+  externalId: ExternalId,
+  tags: v.optional(LinkTags),
+});
+
+/** On PUT too an absent `tags` keeps the link's tags (clients older than tags send none); a list replaces them. */
+const EditTags = v.optional(LinkTags);
+
+/**
+ * A code an import keeps as the source tool issued it: besides the create's codes, 1–2
+ * characters (YOURLS's first 1,295 keywords) and Shlink's multi-segment slugs ("promo/spring"),
+ * each part letters, digits, '-' and '_'. Safe means no part is empty and the first is no word
+ * of the app's own (a reserved first part would be shadowed by, or shadow, a page or a route).
+ */
+export const IMPORTED_CODE_PATTERN = /^[A-Za-z0-9_-]+(?:\/[A-Za-z0-9_-]+)*$/;
+const ImportedShortCode = v.pipe(
+  v.optional(v.nullable(v.string("Short code must be text")), ""),
+  v.transform((s) => (s ?? "").trim()),
+  v.check((s) => s.length <= CODE_MAX, MSG.codeLong),
+  v.check((s) => s === "" || IMPORTED_CODE_PATTERN.test(s), MSG.codeCharsImported),
+  v.check((s) => s === "" || !isReserved(s.split("/")[0]!), MSG.codeReserved),
+);
+const ImportedCount = v.optional(v.nullable(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(2_147_483_647))));
+
+/** One link of an import: a create's body, with the source's code, creation time and visit count kept. */
+export const ImportLinkBody = v.object({
+  ...CreateLinkBody.entries,
+  shortCode: ImportedShortCode,
+  createdAt: v.optional(v.nullable(v.pipe(v.string(), v.check((s) => s === "" || !Number.isNaN(Date.parse(s)), MSG.expires), v.transform((s) => (s === "" ? null : new Date(Date.parse(s)).toISOString()))))),
+  importedClicks: ImportedCount,
 });
 
 export const EditLinkBody = v.object({
@@ -146,6 +196,7 @@ export const EditLinkBody = v.object({
   originalUrl: OriginalUrl,
   title: Title,
   description: Description,
+  tags: EditTags,
 });
 
 /**
@@ -161,6 +212,27 @@ export const EditMainLinkBody = v.object({
   title: Title,
   description: Description,
   expiresAt: ExpiresAt,
+  tags: EditTags,
+});
+
+/**
+ * PATCH: only the fields sent change; the rest keep the link's values. A field sent as null
+ * (description, expiresAt) clears it, as an absent one does on PUT. Each field is checked as on PUT.
+ */
+export const PatchMainLinkBody = v.partial(EditMainLinkBody);
+export const PatchLinkBody = v.partial(EditLinkBody);
+
+/** Longest code a lookup takes: the longest a link can have (an imported multi-segment slug). */
+export const LOOKUP_CODE_MAX = 200;
+
+/** GET …/lookup?code=: one of your links by its short code (any case is not folded: codes are case-sensitive). */
+export const LookupQuery = v.object({
+  code: v.pipe(
+    v.string("code is required"),
+    v.nonEmpty("code is required"),
+    v.maxLength(LOOKUP_CODE_MAX, `code must be at most ${LOOKUP_CODE_MAX} characters`),
+    v.description("The short code, exactly as in the short URL (codes are case-sensitive)."),
+  ),
 });
 
 /** Why a destination's host may imitate another site (see src/links/hostWarning.ts). */
@@ -186,6 +258,12 @@ export const LinkView = v.object({
   expiresAt: v.nullable(v.string()),
   /** Set when the destination's host mixes writing systems: shown as a warning with its punycode name. */
   hostWarning: v.nullable(HostWarning),
+  /** The client's own id given at create (idempotent create), or null. */
+  externalId: v.nullable(v.string()),
+  /** The link's tag names, A→Z. */
+  tags: v.array(v.string()),
+  /** Visits counted by the tool the link was imported from (Shlink, YOURLS), apart from clickCount; null when none. */
+  importedClicks: v.nullable(v.number()),
 });
 export type LinkView = v.InferOutput<typeof LinkView>;
 
@@ -224,7 +302,17 @@ export const ListQuery = v.object({
   limit: Limit(LINK_PAGE_DEFAULT, LINK_PAGE_MAX),
   cursor: Cursor,
   includeRoot: flag("Brand tracker: with true, the instance owner's root link comes first on the first page."),
+  tags: v.optional(
+    v.pipe(
+      QueryText("tags must be comma-separated tag names"),
+      v.maxLength(20 * (TAG_NAME_MAX + 1), "tags is too long"),
+      v.description("Comma-separated tag names (any case): only links carrying every one of them."),
+    ),
+  ),
 });
+
+/** The tag names of a list's `tags` parameter. */
+export const listTags = (raw: string | undefined) => [...new Set((raw ?? "").split(",").map((t) => t.trim()).filter(Boolean))];
 
 /** POST …/reset-clicks: the root link is addressed with isRoot=true. */
 export const ResetQuery = v.object({ isRoot: flag("true when the link is the root link.") });
@@ -233,6 +321,11 @@ export const ResetQuery = v.object({ isRoot: flag("true when the link is the roo
 
 /** Most links one bulk-create request may hold. */
 export const BULK_MAX = 1000;
+/**
+ * JSON values one bulk-create body may hold (the body reader's count bound, src/http/bodyLimit.ts):
+ * 1,000 items shaped like the JSON export's links (13 fields, 20 tags) fit.
+ */
+export const BULK_MAX_VALUES = BULK_MAX * 40;
 /** Most data rows one import may hold (a 10 MB file of ~100-byte rows). */
 export const IMPORT_MAX_ROWS = 100_000;
 
@@ -241,6 +334,7 @@ export const BULK_MSG = {
   empty: "Send at least one link",
   tooMany: `At most ${BULK_MAX.toLocaleString("en")} links per request: send the rest in another request`,
   notObject: "Each link must be an object with originalUrl and title",
+  externalIdTaken: "A link with this externalId exists already",
   noCode: "Could not generate a free short code. Please try again.",
 } as const;
 
@@ -267,12 +361,16 @@ export type ItemError = v.InferOutput<typeof ItemError>;
 /** One item of a bulk create, in the order sent: created with its link, or refused and why. */
 export const BulkItemResult = v.variant("status", [
   v.object({ index: v.number(), status: v.literal("created"), link: LinkView }),
+  /** The item's externalId names a link you already have: that link, unchanged (a retried item). */
+  v.object({ index: v.number(), status: v.literal("existing"), link: LinkView }),
   v.object({ index: v.number(), status: v.literal("refused"), error: ItemError }),
 ]);
 export type BulkItemResult = v.InferOutput<typeof BulkItemResult>;
 
 export const BulkCreateResult = v.object({
   created: v.number(),
+  /** Items whose externalId named a link you already had (nothing was made for them). */
+  existing: v.number(),
   refused: v.number(),
   results: v.array(BulkItemResult),
 });
@@ -290,6 +388,10 @@ export const ExportRow = v.object({
   createdAt: v.string(),
   updatedAt: v.string(),
   expiresAt: v.nullable(v.string()),
+  /** Tag names, A→Z (the CSV's tags cell: comma-separated). */
+  tags: v.array(v.string()),
+  /** Visits counted by the tool the link was imported from, or null. */
+  importedClicks: v.nullable(v.number()),
 });
 export type ExportRow = v.InferOutput<typeof ExportRow>;
 
@@ -301,9 +403,21 @@ export const ExportJson = v.object({ exportedAt: v.string(), links: v.array(Expo
  */
 export const ImportQuery = v.object({
   rowOffset: v.optional(v.pipe(v.string(), v.regex(/^\d{1,7}$/, "rowOffset must be a whole number"))),
+  brandDomains: v.optional(
+    v.pipe(
+      QueryText("brandDomains must be comma-separated domain names"),
+      v.maxLength(2000, "brandDomains is too long"),
+      v.regex(/^[A-Za-z0-9.:,\s-]*$/, "brandDomains must be comma-separated domain names"),
+      v.description("A Shlink export's domains (comma-separated) whose links go to the brand tracker; `default` names Shlink's default domain (the empty domain column). Every other link goes to the Link Tracker."),
+    ),
+  ),
 });
 
-export const IMPORT_FORMATS = ["plain", "shlink", "yourls"] as const;
+/** The domains of an import's `brandDomains`, lower-cased; "default" stands for Shlink's empty domain column. */
+export const brandDomainSet = (raw: string | undefined) =>
+  new Set((raw ?? "").split(",").map((d) => d.trim().toLowerCase()).filter(Boolean).map((d) => (d === "default" ? "" : d)));
+
+export const IMPORT_FORMATS = ["plain", "shlink", "yourls", "json"] as const;
 export type ImportFormat = (typeof IMPORT_FORMATS)[number];
 
 /** One data row of an import. `row` counts the header as row 1, as a spreadsheet shows the file. */

@@ -1,15 +1,48 @@
-// The short-link feature's state, built once per app: the store, the in-memory code → link
-// map the redirects read, and the click recorder. Every write goes through here so the map
-// stays exact (a changed destination is used by the very next redirect).
+// The link service, built once per app: the store, the in-memory code → link map the redirects
+// read, the click recorder, and the one place a link is checked, created, edited or deleted
+// (for the routes, bulk create and import alike: the rules themselves are in rules.ts). Every
+// write goes through here so the map stays exact (a changed destination is used by the very
+// next redirect) and every instance has it before the answer.
 import type { AppContext } from "../context";
 import { ClickRecorder } from "../analytics/recorder";
-import { linksStore, type LinkRow, type RedirectRow } from "./store";
-import type { LinkView } from "./schema";
+import { OVER_QUOTA, codeConflict, linksStore, tagNames, type Existing, type LinkRow, type NewLink, type RedirectRow } from "./store";
+import { BULK_MSG, MSG, type ItemError, type LinkView, type Tracker } from "./schema";
 import { hostWarning } from "./hostWarning";
 import { followLinks } from "./follow";
 import { walBytes } from "../db/open";
-import { nextTurn } from "./bulk";
 import { eventsStore } from "../events/store";
+import { AppError, badRequest, conflict, forbidden, notFound } from "../shared/errors";
+import { isReserved } from "../shared/reserved";
+import { QUOTA_MSG } from "../plans/quotas";
+import { destinationRefused, expiryProblem, freshCode, generateCode, newLinkProblem, refusal, type Problem } from "./rules";
+import { tagKey, tagsStore } from "../tags/store";
+
+/**
+ * Items checked and written per transaction. Each costs ~20–100 µs (the create's checks, the
+ * insert and its trigger, the redirect-map entry), so 100 hold the event loop for a few
+ * milliseconds at most: a redirect arriving meanwhile waits that long (500 measured stalls up to
+ * ~90 ms on this machine; docs/performance.md, "Import").
+ */
+export const WRITE_BATCH = 100;
+
+/**
+ * A turn of the event loop between two transactions: on SQLite a transaction holds the one
+ * connection (other requests' statements wait for its end), so redirects and reads get in here.
+ */
+export const nextTurn = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
+
+/** A create's values after its schema: `shortCode` empty or absent means "generate one". */
+export type CreateInput = { originalUrl: string; title: string; description: string; expiresAt: string | null; shortCode?: string | null; externalId?: string | null; tags?: readonly string[] | undefined };
+
+/**
+ * An edit's values, whole (PUT sends them all; PATCH fills the ones it leaves out from the
+ * link). `shortCode` null keeps the link's code; `expiresAt` is the Link Tracker's alone.
+ */
+export type EditInput = { originalUrl: string; title: string; description: string; shortCode: string | null; expiresAt?: string | null; tags?: readonly string[] | undefined };
+
+const refuse = (p: Problem | null) => {
+  if (p) throw badRequest(p.message, { [p.field]: p.message });
+};
 
 export type CachedLink = {
   id: number;
@@ -38,6 +71,9 @@ function toCached(r: RedirectRow): CachedLink | null {
  */
 export async function createLinks(ctx: AppContext, opts: { maxClickBacklog?: number | undefined } = {}) {
   const store = linksStore(ctx.db, { maxPerUser: ctx.config.quotas.linksPerUser });
+  const tags = tagsStore(ctx.db, { maxPerUser: ctx.config.quotas.tagsPerUser });
+  /** Tag names → the user's tag ids, made where missing (undefined: the link's tags are left as they are). */
+  const tagIdsFor = async (userId: number, names: readonly string[] | undefined) => (names ? (await tags.ensure(userId, names)).map((t) => t.id) : undefined);
   // Every instance runs this at start, with no lock: one UPDATE that writes only when the URL
   // differs, so N instances with the same ROOT_REDIRECT_URL set it once and the rest find it
   // done (instances configured apart would each set theirs: configure them alike, README).
@@ -90,8 +126,16 @@ export async function createLinks(ctx: AppContext, opts: { maxClickBacklog?: num
   const dbFile = ctx.db.sqlite?.filename ?? null;
   const walOver = () => dbFile !== null && walBytes(dbFile) > ctx.config.walLimitBytes / 2;
 
+  const published = () => follower?.barrier() ?? Promise.resolve();
+  const remember = (row: RedirectRow, previousCode?: string) => {
+    if (previousCode && previousCode !== row.short_code) byCode.delete(previousCode);
+    put(row);
+  };
+
   return {
     store,
+    /** The user's tags (src/tags): a link names them; the tag routes manage them. */
+    tags,
     /** The event log, for a change that is not one link's write (an import's end). */
     events: eventsStore(ctx.db),
     recorder,
@@ -103,15 +147,12 @@ export async function createLinks(ctx: AppContext, opts: { maxClickBacklog?: num
      * Awaited by every link write before it answers: resolves once every live instance has the
      * write in its map (follow.ts, barrier; at most ACK_WAIT_MS). At once on SQLite.
      */
-    published: () => follower?.barrier() ?? Promise.resolve(),
+    published,
     /**
      * Keeps the redirect map exact after a create or an edit (old code removed when renamed).
      * Any row with the redirect's columns will do (a route's LinkRow, or one read by code).
      */
-    remember(row: RedirectRow, previousCode?: string) {
-      if (previousCode && previousCode !== row.short_code) byCode.delete(previousCode);
-      put(row);
-    },
+    remember,
     forget: (code: string) => byCode.delete(code),
     /**
      * Between two transactions of a bulk create or an import: a turn of the event loop for
@@ -125,6 +166,140 @@ export async function createLinks(ctx: AppContext, opts: { maxClickBacklog?: num
       if (!walOver()) return;
       recorder.start();
       for (let waited = 0; waited < WAL_GAP_MS && walOver(); waited += 5) await Bun.sleep(5);
+    },
+    /**
+     * One link, checked as every create is (the schema has run: here the destination's host,
+     * the expiry and a free code). A code left empty is generated. Throws the error answer.
+     * With an `externalId` the user's link already has, that link (`existing`), unchanged: a
+     * retried create, even one racing the first, never makes a second link.
+     */
+    async create(userId: number, tracker: Tracker, body: CreateInput): Promise<{ row: LinkRow; existing: boolean }> {
+      const externalId = body.externalId ?? null;
+      const prior = async () => {
+        const row = externalId ? await store.byExternalId(userId, externalId) : null;
+        if (row && row.tracker !== tracker) throw conflict(MSG.externalIdOther, { externalId: MSG.externalIdOther });
+        return row;
+      };
+      const first = await prior();
+      if (first) return { row: first, existing: true };
+      refuse(newLinkProblem(body, ownHosts));
+      const tagIds = await tagIdsFor(userId, body.tags);
+      let code = body.shortCode || null;
+      if (code && (await store.codeTaken(code))) throw codeConflict();
+      for (let i = 0; !code && i < 10; i++) {
+        const c = generateCode();
+        if (!isReserved(c) && !(await store.codeTaken(c))) code = c;
+      }
+      if (!code) throw conflict(BULK_MSG.noCode);
+      // Two creates racing for one code or one externalId: the UNIQUE constraints decide, in
+      // the store; the loser of an externalId race answers with the winner's link.
+      let row: LinkRow;
+      try {
+        row = await store.create(userId, tracker, { ...body, shortCode: code, externalId, tagIds });
+      } catch (e) {
+        const won = e instanceof AppError && e.code === "CONFLICT" ? await prior() : null;
+        if (won) return { row: won, existing: true };
+        throw e;
+      }
+      remember(row);
+      await published();
+      return { row, existing: false };
+    },
+    /**
+     * Links already checked (rules.ts checkItem) written in one transaction, each put in the
+     * redirect map at once. Aligned with `items`: the row, or the reason it was not written
+     * (its code is taken, or the owner's link quota is full: QUOTA_EXCEEDED for that item and
+     * every later one). At most WRITE_BATCH items a call.
+     */
+    async createMany(userId: number, tracker: Tracker, items: readonly NewLink[]): Promise<(LinkRow | Existing | ItemError)[]> {
+      if (items.length === 0) return [];
+      // The batch's tags are made in one go; over the tag quota, the items naming tags are
+      // refused and the others written.
+      const tagIds = new Map<string, number>();
+      const refused = new Set<number>();
+      const isQuota = (e: unknown) => e instanceof AppError && e.code === "QUOTA_EXCEEDED";
+      const keep = (made: { id: number; name: string }[]) => {
+        for (const t of made) tagIds.set(tagKey(t.name), t.id);
+      };
+      try {
+        keep(await tags.ensure(userId, items.flatMap((i) => i.tags ?? [])));
+      } catch (e) {
+        if (!isQuota(e)) throw e;
+        // Past the cap: item by item, in order, so the items naming tags that exist (or fit) go in.
+        for (const [i, item] of items.entries()) {
+          if (!item.tags?.length) continue;
+          try {
+            keep(await tags.ensure(userId, item.tags));
+          } catch (e2) {
+            if (!isQuota(e2)) throw e2;
+            refused.add(i);
+          }
+        }
+      }
+      const writing = items.filter((_, i) => !refused.has(i)).map((i) => ({ ...i, tagIds: (i.tags ?? []).flatMap((n) => tagIds.get(tagKey(n)) ?? []) }));
+      const written = await store.createMany(userId, tracker, writing, freshCode);
+      let w = 0;
+      const rows = items.map((_, i) => (refused.has(i) ? null : written[w++]!));
+      const out = rows.map((row, i) => {
+        if (refused.has(i)) return refusal("QUOTA_EXCEEDED", QUOTA_MSG.tags(tags.maxPerUser), "tags");
+        if (row === OVER_QUOTA) return refusal("QUOTA_EXCEEDED", QUOTA_MSG.links(store.maxPerUser));
+        if (row && "existing" in row) return row.existing.tracker === tracker ? row : refusal("CONFLICT", MSG.externalIdOther, "externalId");
+        if (!row) return items[i]!.shortCode === null ? refusal("CONFLICT", BULK_MSG.noCode) : refusal("CONFLICT", MSG.codeTaken, "shortCode");
+        remember(row);
+        return row;
+      });
+      // Every instance has them before the answer (one barrier per batch of links).
+      await published();
+      return out;
+    },
+    /**
+     * Replaces a link's values (the row as read for its owner). The root link is never edited;
+     * a new expiry must be in the future; a new code must be free.
+     */
+    async edit(row: LinkRow, userId: number, change: EditInput): Promise<LinkRow> {
+      if (row.is_system) throw forbidden("The root link cannot be edited");
+      refuse(destinationRefused(change.originalUrl, ownHosts));
+      if (row.tracker === "main") refuse(expiryProblem(change.expiresAt, row.expires_at));
+      const shortCode = change.shortCode;
+      if (shortCode !== null && shortCode !== row.short_code && (await store.codeTaken(shortCode, row.id))) throw codeConflict();
+      const tagIds = await tagIdsFor(userId, change.tags);
+      const updated =
+        row.tracker === "main"
+          ? await store.edit(row.id, userId, row.tracker, { ...change, shortCode, expiresAt: change.expiresAt ?? null, tagIds })
+          : await store.update(row.id, userId, row.tracker, { ...change, shortCode: shortCode ?? row.short_code, tagIds });
+      if (!updated) throw notFound("Link not found");
+      remember(updated, row.short_code);
+      await published();
+      return updated;
+    },
+    /**
+     * A partial edit: the fields given replace the link's, the rest are kept (a null
+     * description or expiry clears it). Then checked and written as a whole edit is.
+     */
+    patch(row: LinkRow, userId: number, change: Partial<EditInput>): Promise<LinkRow> {
+      return this.edit(row, userId, {
+        originalUrl: change.originalUrl ?? row.original_url,
+        title: change.title ?? row.title,
+        description: change.description === undefined ? (row.description ?? "") : change.description,
+        shortCode: change.shortCode ?? null,
+        expiresAt: change.expiresAt === undefined ? row.expires_at : change.expiresAt,
+        tags: change.tags,
+      });
+    },
+    /** Deletes a link; buffered clicks for it are written first, so none is left pointing at nothing. */
+    async remove(row: LinkRow, userId: number) {
+      if (row.is_system) throw forbidden("The root link cannot be deleted");
+      await recorder.flush();
+      const gone = await store.delete(row.id, userId, row.tracker);
+      if (!gone) throw notFound("Link not found");
+      byCode.delete(gone.short_code);
+      await published();
+    },
+    /** The link's clicks cleared (every captured click written first, so none comes back). */
+    async resetClicks(row: LinkRow): Promise<LinkRow> {
+      await recorder.flush();
+      await store.resetClicks(row.id);
+      return { ...row, click_count: 0 };
     },
     shortUrl: (row: Pick<LinkRow, "tracker" | "short_code" | "is_system">) => {
       const base = row.tracker === "brand" ? ctx.config.brandBaseUrl : ctx.config.shortBaseUrl;
@@ -146,6 +321,9 @@ export async function createLinks(ctx: AppContext, opts: { maxClickBacklog?: num
         updatedAt: row.updated_at,
         expiresAt: row.expires_at,
         hostWarning: hostWarning(row.original_url),
+        externalId: row.external_id,
+        tags: tagNames(row),
+        importedClicks: row.imported_clicks === null ? null : Number(row.imported_clicks),
       };
     },
   };

@@ -2,13 +2,14 @@
 // Ownership is inside every WHERE clause, so "not yours" and "missing" are the same null → 404.
 import type { Database, Queries } from "../db/database";
 import { uniqueOr } from "../db/constraints";
-import { badRequest, conflict } from "../http/errors";
+import { badRequest, conflict } from "../shared/errors";
 import { nowIso } from "../shared/time";
-import { ROLL_UP_LOCK } from "../analytics/store";
+import { clearLinkClicks } from "../analytics/store";
 import { QUOTA_MSG, assertRoom, roomLeft } from "../plans/quotas";
 import { CLICK_SORT_MAX, CLICK_SORT_MSG, MSG, type LinkSort, type LinkStatus, type Tracker } from "./schema";
 import type { CursorKeys, Page } from "../http/paging";
 import { appendEvents } from "../events/store";
+import { tagKey, writeLinkTags } from "../tags/store";
 
 export type LinkRow = {
   id: number;
@@ -24,13 +25,30 @@ export type LinkRow = {
   created_at: string;
   updated_at: string;
   expires_at: string | null;
+  /** The client's own id for the link (idempotent create), unique per user; null when none was given. */
+  external_id: string | null;
+  /** The link's tag names joined by U+001F (see TAG_SEP), or null when it has none. */
+  tags: string | null;
+  /** The visits the tool it was imported from had counted (kept apart from our clicks), or null. */
+  imported_clicks: number | null;
 };
+
+/** Separates tag names in LinkRow.tags: a control character, which no tag name may hold. */
+export const TAG_SEP = "\u001f";
+export const tagNames = (r: Pick<LinkRow, "tags">) => (r.tags ? r.tags.split(TAG_SEP).sort((a, b) => a.localeCompare(b)) : []);
 
 /** An item of createMany the owner's link quota had no room for. */
 export const OVER_QUOTA = "over-quota" as const;
 
+/** An item of createMany whose externalId names a link the user already has: that link. */
+export type Existing = { existing: LinkRow };
+
 /** A link to write in a bulk create: `shortCode` null means "generate one". */
-export type NewLink = { shortCode: string | null; originalUrl: string; title: string; description: string; expiresAt: string | null };
+export type NewLink = { shortCode: string | null; originalUrl: string; title: string; description: string; expiresAt: string | null; externalId?: string | null; tags?: readonly string[] | undefined; tagIds?: readonly number[] | undefined;
+  /** An import's: the source's creation time (ISO) and visit count. */
+  createdAt?: string | null | undefined;
+  importedClicks?: number | null | undefined;
+};
 
 /** Generated codes tried per link before it is reported as refused (64^7 codes: never in practice). */
 const GENERATE_TRIES = 10;
@@ -42,23 +60,25 @@ export type RedirectRow = Pick<LinkRow, "id" | "short_code" | "original_url" | "
 const REDIRECT_PAGE = 5000;
 
 // click_count comes from link_click_counts (migrations/0003): the click writer never rewrites a link row.
-const COLS =
+const BASE_COLS =
   "id, user_id, tracker, short_code, original_url, title, description, active, is_system, " +
-  "COALESCE((SELECT clicks FROM link_click_counts WHERE link_id = short_links.id), 0) AS click_count, created_at, updated_at, expires_at";
+  "COALESCE((SELECT clicks FROM link_click_counts WHERE link_id = short_links.id), 0) AS click_count, created_at, updated_at, expires_at, external_id, imported_clicks";
 
-const INSERT = "INSERT INTO short_links (user_id, tracker, short_code, original_url, title, description, expires_at, created_at, updated_at) VALUES";
-/** One row's values for INSERT, in its column order. */
-const ROW = "(?, ?, ?, ?, ?, ?, ?, ?, ?)";
-const rowValues = (userId: number, tracker: Tracker, code: string, f: Fields, now: string) =>
-  [userId, tracker, code, f.originalUrl, f.title, f.description || null, f.expiresAt, now, now] as const;
+const INSERT = "INSERT INTO short_links (user_id, tracker, short_code, original_url, title, description, expires_at, created_at, updated_at, external_id, imported_clicks) VALUES";
+/** One row's values for INSERT, in its column order. An import keeps the source's creation time. */
+const ROW = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+const rowValues = (userId: number, tracker: Tracker, code: string, f: Fields & Pick<NewLink, "externalId" | "createdAt" | "importedClicks">, now: string) =>
+  [userId, tracker, code, f.originalUrl, f.title, f.description || null, f.expiresAt, f.createdAt ?? now, now, f.externalId ?? null, f.importedClicks ?? null] as const;
 
 // Bulk create and import: many rows per INSERT, and a taken code returns no row instead of
 // failing the statement, so one clash neither aborts its batch's transaction (PostgreSQL aborts
 // a transaction at any error) nor costs an exception. A new link has no clicks, so the count is
-// a constant here rather than a subquery per row.
+// a constant here rather than a subquery per row. No conflict target: an externalId another
+// connection wrote meanwhile (PostgreSQL) is skipped like a taken code, never an error that
+// would abort the batch (the externalIds taken before are sorted out first, see createMany).
 const insertIfFree = (rows: number) =>
-  `${INSERT} ${Array(rows).fill(ROW).join(", ")} ON CONFLICT (short_code) DO NOTHING
-   RETURNING id, user_id, tracker, short_code, original_url, title, description, active, is_system, 0 AS click_count, created_at, updated_at, expires_at`;
+  `${INSERT} ${Array(rows).fill(ROW).join(", ")} ON CONFLICT DO NOTHING
+   RETURNING id, user_id, tracker, short_code, original_url, title, description, active, is_system, 0 AS click_count, created_at, updated_at, expires_at, external_id, imported_clicks, NULL AS tags`;
 
 /**
  * short_code is the only unique column a link write can clash on: a code taken between the
@@ -70,10 +90,32 @@ export const codeConflict = () => conflict(MSG.codeTaken, { shortCode: MSG.codeT
 const linkEvent = (type: "link.created" | "link.updated", r: LinkRow) =>
   ({ type, userId: r.user_id, linkId: r.id, data: { id: r.id, shortCode: r.short_code, tracker: r.tracker, originalUrl: r.original_url, title: r.title } }) as const;
 
-/** One statement's row, and its event in the same transaction; no event when no row. */
-const withEvent = (db: Database, type: "link.created" | "link.updated", text: string, ...params: (string | number | null)[]) =>
+/**
+ * A link's tag names as LinkRow.tags has them: one subquery a row (the link_tags primary key,
+ * then the tag's), aggregated in each dialect's own words.
+ */
+const tagsCol = (pg: boolean) =>
+  pg
+    ? "(SELECT string_agg(t.name, chr(31)) FROM link_tags lt JOIN tags t ON t.id = lt.tag_id WHERE lt.link_id = short_links.id) AS tags"
+    : "(SELECT group_concat(t.name, char(31)) FROM link_tags lt JOIN tags t ON t.id = lt.tag_id WHERE lt.link_id = short_links.id) AS tags";
+
+/** A link's tags as LinkRow.tags has them, read inside a transaction that just wrote them. */
+async function tagsOfLink(q: Queries, linkId: number) {
+  const rows = await q.all<{ name: string }>("SELECT t.name FROM link_tags lt JOIN tags t ON t.id = lt.tag_id WHERE lt.link_id = ?", linkId);
+  return rows.length ? rows.map((r) => r.name).join(TAG_SEP) : null;
+}
+
+/**
+ * One statement's row, its tags when given (`tagIds`: exactly these; undefined keeps them) and
+ * its event, in one transaction; no event when no row.
+ */
+const withEvent = (db: Database, type: "link.created" | "link.updated", text: string, params: (string | number | null)[], tagIds?: readonly number[]) =>
   db.tx(async (q) => {
-    const row = await q.get<LinkRow>(text, ...params);
+    let row = await q.get<LinkRow>(text, ...params);
+    if (row && tagIds) {
+      await writeLinkTags(q, row.user_id!, row.id, tagIds);
+      row = { ...row, tags: await tagsOfLink(q, row.id) };
+    }
     if (row) await appendEvents(q, [linkEvent(type, row)]);
     return row;
   });
@@ -94,14 +136,14 @@ async function ownedLinks(q: Queries, userId: number, cap: number) {
 }
 
 /** What a list page asks for: every part is bound or picked from a whitelist, never spliced from input. */
-export type LinkListQuery = { words: string[]; sort: LinkSort; status: LinkStatus; limit: number; after: CursorKeys | null };
+export type LinkListQuery = { words: string[]; sort: LinkSort; status: LinkStatus; limit: number; after: CursorKeys | null; tags: readonly string[] };
 
 const L = "short_links";
 const CLICKS = `COALESCE((SELECT clicks FROM link_click_counts WHERE link_id = ${L}.id), 0)`;
-/** COLS with every column named by its table: a search joins the index, whose columns share the names. */
-const QCOLS =
+/** BASE_COLS with every column named by its table: a search joins the index, whose columns share the names. */
+const BASE_QCOLS =
   ["id", "user_id", "tracker", "short_code", "original_url", "title", "description", "active", "is_system"].map((c) => `${L}.${c}`).join(", ") +
-  `, ${CLICKS} AS click_count, ${L}.created_at, ${L}.updated_at, ${L}.expires_at`;
+  `, ${CLICKS} AS click_count, ${L}.created_at, ${L}.updated_at, ${L}.expires_at, ${L}.external_id, ${L}.imported_clicks`;
 
 /**
  * Each sort: its ORDER BY keys (one direction for all, so a row-value comparison is the
@@ -151,6 +193,8 @@ const tsQuery = (words: string[]) => words.join(" & ");
 
 /** `maxPerUser`: MAX_LINKS_PER_USER (0: no cap). */
 export function linksStore(db: Database, { maxPerUser = 0 }: { maxPerUser?: number } = {}) {
+  const COLS = `${BASE_COLS}, ${tagsCol(db.dialect === "postgres")}`;
+  const QCOLS = `${BASE_QCOLS}, ${tagsCol(db.dialect === "postgres")}`;
   const getOwn = (id: number, userId: number, tracker: Tracker) =>
     db.get<LinkRow>(`SELECT ${COLS} FROM short_links WHERE id = ? AND user_id = ? AND tracker = ?`, id, userId, tracker);
   const getSystem = (id: number, tracker: Tracker) =>
@@ -170,15 +214,35 @@ export function linksStore(db: Database, { maxPerUser = 0 }: { maxPerUser?: numb
   const createMany = (userId: number, tracker: Tracker, items: readonly NewLink[], generate: () => string | null) =>
     db.tx(async (q) => {
       const now = nowIso();
-      const rows: (LinkRow | null | typeof OVER_QUOTA)[] = items.map(() => null);
+      const rows: (LinkRow | null | typeof OVER_QUOTA | Existing)[] = items.map(() => null);
       let room = roomLeft(await ownedLinks(q, userId, maxPerUser), maxPerUser);
       let pending = items.map((_, i) => i);
       // Every round decides at least one item or redraws a generated code, so the rounds are
       // bounded by the items plus the redraws.
       for (let round = 0; pending.length > 0 && room > 0 && round < GENERATE_TRIES + items.length; round++) {
+        // An externalId the user already has answers with that link (a retried item), whether
+        // it was written before this call or by an earlier item of it.
+        const named = [...new Set(pending.flatMap((i) => (items[i]!.externalId ? [items[i]!.externalId!] : [])))];
+        if (named.length > 0) {
+          const found = new Map((await q.all<LinkRow>(`SELECT ${COLS} FROM short_links WHERE user_id = ? AND external_id IN (${named.map(() => "?").join(", ")})`, userId, ...named)).map((r) => [r.external_id, r]));
+          for (const i of pending) {
+            const hit = items[i]!.externalId ? found.get(items[i]!.externalId!) : undefined;
+            if (hit) rows[i] = { existing: hit };
+          }
+          pending = pending.filter((i) => !rows[i]);
+        }
         // At most `room` items are tried: one that fails (its code taken) hands its place to
-        // the next item in a later round.
-        const trying = pending.slice(0, room);
+        // the next item in a later round. Of two items naming one externalId only the first
+        // is tried; the second finds its link next round.
+        const trying: number[] = [];
+        const claimedIds = new Set<string>();
+        for (const i of pending) {
+          if (trying.length >= room) break;
+          const ext = items[i]!.externalId;
+          if (ext && claimedIds.has(ext)) continue;
+          if (ext) claimedIds.add(ext);
+          trying.push(i);
+        }
         const claims = new Map<string, number>();
         for (const i of trying) {
           const code = items[i]!.shortCode ?? generate();
@@ -187,7 +251,13 @@ export function linksStore(db: Database, { maxPerUser = 0 }: { maxPerUser?: numb
         if (claims.size > 0) {
           const values = [...claims].flatMap(([code, i]) => rowValues(userId, tracker, code, items[i]!, now));
           for (const row of await q.all<LinkRow>(insertIfFree(claims.size), ...values)) {
-            rows[claims.get(row.short_code)!] = row;
+            const i = claims.get(row.short_code)!;
+            const tagIds = items[i]!.tagIds;
+            if (tagIds?.length) {
+              await writeLinkTags(q, userId, row.id, tagIds);
+              row.tags = await tagsOfLink(q, row.id);
+            }
+            rows[i] = row;
             room--;
           }
         }
@@ -197,7 +267,14 @@ export function linksStore(db: Database, { maxPerUser = 0 }: { maxPerUser?: numb
         pending = pending.filter((i) => !rows[i] && (!tried.has(i) || items[i]!.shortCode === null));
       }
       if (room <= 0) for (const i of pending) rows[i] = OVER_QUOTA;
-      await appendEvents(q, rows.flatMap((r) => (r && r !== OVER_QUOTA ? [linkEvent("link.created", r)] : [])));
+      // A given code refused because another connection wrote the item's externalId meanwhile
+      // (PostgreSQL): that link is the answer, as it would have been a moment later.
+      for (const [i, item] of items.entries()) {
+        if (rows[i] || !item.externalId) continue;
+        const hit = await q.get<LinkRow>(`SELECT ${COLS} FROM short_links WHERE user_id = ? AND external_id = ?`, userId, item.externalId);
+        if (hit) rows[i] = { existing: hit };
+      }
+      await appendEvents(q, rows.flatMap((r) => (r && r !== OVER_QUOTA && !("existing" in r) ? [linkEvent("link.created", r)] : [])));
       return rows;
     });
 
@@ -223,8 +300,13 @@ export function linksStore(db: Database, { maxPerUser = 0 }: { maxPerUser?: numb
     if (query.status === "expired") where.push(`${L}.active = 1 AND ${L}.expires_at <= ?`);
     if (query.status === "inactive") where.push(`${L}.active = 0`);
     if (query.status === "active" || query.status === "expired") params.push(nowIso());
+    // Each tag named narrows the list: links carrying every one of them.
+    for (const tag of query.tags) {
+      where.push(`EXISTS (SELECT 1 FROM link_tags lt JOIN tags t ON t.id = lt.tag_id WHERE lt.link_id = ${L}.id AND t.user_id = ? AND t.name_key = ?)`);
+      params.push(userId, tagKey(tag));
+    }
 
-    const narrowed = searching || query.status !== "all";
+    const narrowed = searching || query.status !== "all" || query.tags.length > 0;
     const countNarrowed = async () => {
       const counted = await db.get<{ n: number }>(`SELECT COUNT(*) AS n FROM (SELECT 1 FROM ${from} WHERE ${where.join(" AND ")} LIMIT ?) AS hits`, ...params, TOTAL_CAP + 1);
       const n = Number(counted!.n);
@@ -261,7 +343,7 @@ export function linksStore(db: Database, { maxPerUser = 0 }: { maxPerUser?: numb
    */
   async function* batches(userId: number, tracker: Tracker, size: number): AsyncGenerator<LinkRow[]> {
     for (let after: CursorKeys | null = null; ; ) {
-      const { rows, more } = await page(userId, tracker, { words: [], sort: "newest", status: "all", limit: size, after });
+      const { rows, more } = await page(userId, tracker, { words: [], sort: "newest", status: "all", limit: size, after, tags: [] });
       if (rows.length > 0) yield rows;
       if (!more) return;
       after = SORTS.newest.of(rows[rows.length - 1]!);
@@ -280,20 +362,27 @@ export function linksStore(db: Database, { maxPerUser = 0 }: { maxPerUser?: numb
       return getSystem(id, tracker);
     },
     byCode: (code: string) => db.get<LinkRow>(`SELECT ${COLS} FROM short_links WHERE short_code = ?`, code),
+    /** The user's link (either tracker) that the client named `externalId`. */
+    byExternalId: (userId: number, externalId: string) =>
+      db.get<LinkRow>(`SELECT ${COLS} FROM short_links WHERE user_id = ? AND external_id = ?`, userId, externalId),
     codeTaken: async (code: string, exceptId = 0) => (await db.get("SELECT 1 AS x FROM short_links WHERE short_code = ? AND id != ?", code, exceptId)) !== null,
     /** One link; QUOTA_EXCEEDED when the owner already holds MAX_LINKS_PER_USER. */
-    create: (userId: number, tracker: Tracker, f: Fields & { shortCode: string }) =>
+    create: (userId: number, tracker: Tracker, f: Fields & { shortCode: string; externalId?: string | null; tagIds?: readonly number[] | undefined }) =>
       uniqueOr(
         () =>
           db.tx(async (q) => {
             assertRoom(await ownedLinks(q, userId, maxPerUser), maxPerUser, QUOTA_MSG.links);
-            const row = (await q.get<LinkRow>(`${INSERT} ${ROW} RETURNING ${COLS}`, ...rowValues(userId, tracker, f.shortCode, f, nowIso())))!;
+            let row = (await q.get<LinkRow>(`${INSERT} ${ROW} RETURNING ${COLS}`, ...rowValues(userId, tracker, f.shortCode, f, nowIso())))!;
+            if (f.tagIds?.length) {
+              await writeLinkTags(q, userId, row.id, f.tagIds);
+              row = { ...row, tags: await tagsOfLink(q, row.id) };
+            }
             await appendEvents(q, [linkEvent("link.created", row)]);
             return row;
           }),
         codeConflict,
       ),
-    update: (id: number, userId: number, tracker: Tracker, f: { shortCode: string; originalUrl: string; title: string; description: string }) =>
+    update: (id: number, userId: number, tracker: Tracker, f: { shortCode: string; originalUrl: string; title: string; description: string; tagIds?: readonly number[] | undefined }) =>
       uniqueOr(
         () =>
           withEvent(
@@ -301,12 +390,13 @@ export function linksStore(db: Database, { maxPerUser = 0 }: { maxPerUser?: numb
             "link.updated",
             `UPDATE short_links SET short_code = ?, original_url = ?, title = ?, description = ?, updated_at = ?
              WHERE id = ? AND user_id = ? AND tracker = ? AND is_system = 0 RETURNING ${COLS}`,
-            f.shortCode, f.originalUrl, f.title, f.description || null, nowIso(), id, userId, tracker,
+            [f.shortCode, f.originalUrl, f.title, f.description || null, nowIso(), id, userId, tracker],
+            f.tagIds,
           ),
         codeConflict,
       ),
     // The Link Tracker's edit: a null code keeps the link's own.
-    edit: (id: number, userId: number, tracker: Tracker, f: Fields & { shortCode: string | null }) =>
+    edit: (id: number, userId: number, tracker: Tracker, f: Fields & { shortCode: string | null; tagIds?: readonly number[] | undefined }) =>
       uniqueOr(
         () =>
           withEvent(
@@ -314,7 +404,8 @@ export function linksStore(db: Database, { maxPerUser = 0 }: { maxPerUser?: numb
             "link.updated",
             `UPDATE short_links SET short_code = COALESCE(?, short_code), original_url = ?, title = ?, description = ?, expires_at = ?, updated_at = ?
              WHERE id = ? AND user_id = ? AND tracker = ? AND is_system = 0 RETURNING ${COLS}`,
-            f.shortCode, f.originalUrl, f.title, f.description || null, f.expiresAt, nowIso(), id, userId, tracker,
+            [f.shortCode, f.originalUrl, f.title, f.description || null, f.expiresAt, nowIso(), id, userId, tracker],
+            f.tagIds,
           ),
         codeConflict,
       ),
@@ -327,29 +418,10 @@ export function linksStore(db: Database, { maxPerUser = 0 }: { maxPerUser?: numb
         if (gone) await appendEvents(q, [{ type: "link.deleted", userId, linkId: gone.id, data: { id: gone.id, shortCode: gone.short_code, tracker } }]);
         return gone;
       }),
-    /**
-     * Count to zero and the history with it, so the analytics always add up to the count. A
-     * link's clicks are the folded ones (link_clicks) and the unfolded tail (migrations/0008,
-     * whose trigger does the same when a link is deleted); the fold tables exist on both backends.
-     */
+    /** Clears the link's clicks (the analytics store's part) and marks the link changed, in one transaction. */
     resetClicks: (id: number) =>
       db.tx(async (q: Queries) => {
-        // SQLite: BEGIN IMMEDIATE already holds the one writer lock (the click writer's
-        // connection included). PostgreSQL, where every instance's click writer runs beside
-        // this: the fold mark's row is the lock those writers take first for each batch
-        // (analytics/pgWriterStore.ts), so taken here first, no batch of clicks is half
-        // counted and half deleted, and the rows, roll-ups and count are cleared as one.
-        // Then the link's roll-up lock (analytics/store.ts): a roll-up that read the clicks
-        // before this reset must not write their tallies back after it.
-        if (q.dialect === "postgres") {
-          await q.run("SELECT folded FROM click_fold WHERE id = 1 FOR UPDATE");
-          await q.get("SELECT pg_advisory_xact_lock(?, ?)", ROLL_UP_LOCK, id);
-        }
-        await q.run("UPDATE link_click_counts SET clicks = 0 WHERE link_id = ?", id);
-        await q.run("DELETE FROM link_analytics WHERE id IN (SELECT click_id FROM link_clicks WHERE link_id = ?1)", id);
-        await q.run("DELETE FROM link_analytics WHERE id > (SELECT folded FROM click_fold) AND link_id = ?1", id);
-        await q.run("DELETE FROM link_clicks WHERE link_id = ?1", id);
-        await q.run("DELETE FROM link_rollups WHERE link_id = ?", id);
+        await clearLinkClicks(q, id);
         await q.run("UPDATE short_links SET updated_at = ? WHERE id = ?", nowIso(), id);
       }),
     /**

@@ -1,7 +1,7 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../context";
 import { effectivePlan, type AuthPlugin } from "../http/auth";
-import { notFound } from "../http/errors";
+import { notFound } from "../shared/errors";
 import { rowId } from "../db/ids";
 import { DAY_MS } from "../shared/time";
 import { premiumEndingNotice } from "./events";
@@ -9,7 +9,7 @@ import { notificationsStore } from "./store";
 import { NOTIFICATION_PAGE_DEFAULT, NOTIFICATION_PAGE_MAX, Notification, NotificationList, NotificationQuery, ReadAll } from "./schema";
 import { cursorKeys, pageHeaders } from "../http/paging";
 import { NEXT_HEADER, TOTAL_HEADER } from "../shared/paging";
-import { defineOperations } from "../openapi/registry";
+import { defineOperations } from "../shared/apiOperations";
 
 const PREMIUM_WARNING_MS = 3 * DAY_MS;
 

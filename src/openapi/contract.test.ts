@@ -22,6 +22,7 @@ const NOT_API: { pattern: RegExp; why: string }[] = [
   { pattern: /^GET \/[\w.-]+\.(ico|png|svg|webmanifest|txt)$/, why: "the web app's static files" },
   { pattern: /^GET \/vendor\//, why: "the video engine's files (vendor assets)" },
   { pattern: /^GET \/(l\/|r\/)?\{code\}$/, why: "short-link redirects for visitors, not API calls" },
+  { pattern: /^GET \/public\/stats\/\{token\}$/, why: "a published link's stats page for visitors (HTML), not an API call" },
   { pattern: /^(GET|ALL|OPTIONS) \/api\/\*$/, why: "the catch-all that answers unknown /api paths with 404 (a known path with another method: 405) in the error shape" },
 ];
 
@@ -161,6 +162,7 @@ const key = (await created("POST", "/api/api-keys", { name: "contract", scope: "
 const asKey = { headers: { authorization: `Bearer ${key}` } };
 const link = await created("POST", "/api/links", { originalUrl: "https://example.com/a", title: "A link" });
 const brand = await created("POST", "/api/pic-drift-links", { originalUrl: "https://example.com/b", title: "A brand link", shortCode: "brand-one" });
+const tag = await created("POST", "/api/tags", { name: "contract-tag", color: "teal" });
 const topic = await created("POST", "/api/topics", { name: "Contract topic", accessType: "public" });
 const title = await created("POST", `/api/${owner.user.username}/${topic.linkSlug}/titles`, { name: "Welcome", keyPhrase: "Hi", version: 1 });
 const invite = await created("POST", "/api/invites", {});
@@ -170,12 +172,16 @@ const notification = (await created("GET", "/api/notifications", undefined)).not
 // A third user accepts the owner's second invite.
 const third = await t.signUp("contract-third");
 const otherKey = await created("POST", "/api/api-keys", { name: "to revoke", scope: "read" });
+const qrStyle = await created("POST", "/api/qr-styles", { name: "Contract style", foreground: "#123456", background: "#ffffff", dots: "dots", corners: "rounded", frameText: "Scan me" });
 // A webhook with one delivery queued (its receiver does not exist: the delivery stays pending or fails).
 const hook = await created("POST", "/api/webhooks", { url: "https://hooks.example.invalid/in", events: ["link.created"] });
 await created("POST", "/api/links", { originalUrl: "https://example.com/hooked", title: "Hooked" });
 const delivery = (await created("GET", `/api/webhooks/${hook.id}/deliveries`, undefined))[0];
+// A link of its own for the public stats calls (the links above are edited and deleted by theirs).
+const statsLink = await created("POST", "/api/links", { originalUrl: "https://example.com/stats", title: "Stats" });
 
-type Call = { method: string; path: string; opts?: Parameters<typeof t.call>[2]; status: number };
+/** `stream`: an endless answer (Server-Sent Events): its status and headers are checked, then it is closed. */
+type Call = { method: string; path: string; opts?: Parameters<typeof t.call>[2]; status: number; stream?: true };
 const T = `/api/${owner.user.username}/${topic.linkSlug}/titles`;
 
 /** One real request per documented operation: its documented path, the request, the status expected. */
@@ -204,6 +210,9 @@ const CALLS: Record<string, Call> = {
     opts: { ...asKey, body: { originalUrl: "https://example.com/edited", title: "Edited", description: "now with text" } },
     status: 200,
   },
+  "PATCH /api/links/{id}": { method: "PATCH", path: `/api/links/${link.id}`, opts: { ...asKey, body: { title: "Patched" } }, status: 200 },
+  "GET /api/links/{id}": { method: "GET", path: `/api/links/${link.id}`, opts: asKey, status: 200 },
+  "GET /api/links/lookup": { method: "GET", path: `/api/links/lookup?code=${link.shortCode}`, opts: asKey, status: 200 },
   "GET /api/links/{id}/analytics": { method: "GET", path: `/api/links/${link.id}/analytics?days=7`, opts: asKey, status: 200 },
   "GET /api/links/{id}/clicks.csv": { method: "GET", path: `/api/links/${link.id}/clicks.csv`, opts: asKey, status: 200 },
   "POST /api/links/bulk": {
@@ -234,9 +243,17 @@ const CALLS: Record<string, Call> = {
     opts: { ...asOwner, body: { shortCode: "brand-renamed", originalUrl: "https://example.com/b2", title: "Renamed" } },
     status: 200,
   },
+  "PATCH /api/pic-drift-links/{id}": { method: "PATCH", path: `/api/pic-drift-links/${brand.id}`, opts: { ...asOwner, body: { title: "Patched brand" } }, status: 200 },
+  "GET /api/pic-drift-links/{id}": { method: "GET", path: `/api/pic-drift-links/${brand.id}`, opts: asOwner, status: 200 },
+  "GET /api/pic-drift-links/lookup": { method: "GET", path: "/api/pic-drift-links/lookup?code=brand-two", opts: asOwner, status: 200 },
   "GET /api/pic-drift-links/{id}/analytics": { method: "GET", path: `/api/pic-drift-links/${brand.id}/analytics`, opts: asOwner, status: 200 },
   "GET /api/pic-drift-links/{id}/clicks.csv": { method: "GET", path: `/api/pic-drift-links/${brand.id}/clicks.csv`, opts: asOwner, status: 200 },
   "POST /api/pic-drift-links/{id}/reset-clicks": { method: "POST", path: `/api/pic-drift-links/${brand.id}/reset-clicks`, opts: asOwner, status: 200 },
+  "GET /api/tags": { method: "GET", path: "/api/tags", opts: asKey, status: 200 },
+  "POST /api/tags": { method: "POST", path: "/api/tags", opts: { ...asKey, body: { name: "Made with a key", color: "blue" } }, status: 201 },
+  "PATCH /api/tags/{id}": { method: "PATCH", path: `/api/tags/${tag.id}`, opts: { ...asKey, body: { name: "contract-renamed" } }, status: 200 },
+  "GET /api/tags/{id}/analytics": { method: "GET", path: `/api/tags/${tag.id}/analytics?days=7`, opts: asKey, status: 200 },
+  "DELETE /api/tags/{id}": { method: "DELETE", path: `/api/tags/${tag.id}`, opts: asKey, status: 200 },
   "GET /api/topics": { method: "GET", path: "/api/topics", opts: asOwner, status: 200 },
   "POST /api/topics": { method: "POST", path: "/api/topics", opts: { ...asOwner, body: { name: "Second topic" } }, status: 201 },
   "POST /api/topics/reorder": { method: "POST", path: "/api/topics/reorder", opts: { ...asOwner, body: { fromIndex: 0, toIndex: 1 } }, status: 200 },
@@ -269,6 +286,9 @@ const CALLS: Record<string, Call> = {
   "GET /api/api-keys": { method: "GET", path: "/api/api-keys", opts: asOwner, status: 200 },
   "POST /api/api-keys": { method: "POST", path: "/api/api-keys", opts: { ...asOwner, body: { name: "another", scope: "read", only: "topics" } }, status: 201 },
   "DELETE /api/api-keys/{id}": { method: "DELETE", path: `/api/api-keys/${otherKey.id}`, opts: asOwner, status: 200 },
+  "GET /api/qr-styles": { method: "GET", path: "/api/qr-styles", opts: asOwner, status: 200 },
+  "POST /api/qr-styles": { method: "POST", path: "/api/qr-styles", opts: { ...asOwner, body: { name: "Another style", foreground: "#000", background: "#fff", dots: "square", corners: "square" } }, status: 201 },
+  "PUT /api/qr-styles/{id}": { method: "PUT", path: `/api/qr-styles/${qrStyle.id}`, opts: { ...asKey, body: { ...qrStyle, name: "Renamed style" } }, status: 200 },
   "GET /api/webhooks": { method: "GET", path: "/api/webhooks", opts: asOwner, status: 200 },
   "POST /api/webhooks": { method: "POST", path: "/api/webhooks", opts: { ...asOwner, body: { url: "https://hooks.example.invalid/two", events: ["clicks.recorded"], linkIds: [link.id] } }, status: 201 },
   "PUT /api/webhooks/{id}": {
@@ -289,9 +309,23 @@ const CALLS: Record<string, Call> = {
   "GET /api/sharing-members": { method: "GET", path: "/api/sharing-members", opts: asOwner, status: 200 },
   "DELETE /api/sharing-members/{id}": { method: "DELETE", path: `/api/sharing-members/${third.user.id}`, opts: asOwner, status: 204 },
   "DELETE /api/sharing-users/{id}": { method: "DELETE", path: `/api/sharing-users/${owner.user.id}`, opts: asMember, status: 204 },
+  "GET /api/events/stream": { method: "GET", path: "/api/events/stream", opts: asOwner, status: 200, stream: true },
+  "GET /api/stats/{linkId}/public": { method: "GET", path: `/api/stats/${statsLink.id}/public`, opts: asKey, status: 200 },
+  "POST /api/stats/{linkId}/public": { method: "POST", path: `/api/stats/${statsLink.id}/public`, opts: asKey, status: 200 },
+  "DELETE /api/stats/{linkId}/public": { method: "DELETE", path: `/api/stats/${statsLink.id}/public`, opts: asKey, status: 200 },
   "DELETE /api/webhooks/{id}": { method: "DELETE", path: `/api/webhooks/${hook.id}`, opts: asOwner, status: 200 },
+  "DELETE /api/qr-styles/{id}": { method: "DELETE", path: `/api/qr-styles/${qrStyle.id}`, opts: asOwner, status: 200 },
   "POST /api/logout": { method: "POST", path: "/api/logout", opts: asMember, status: 200 },
 };
+
+/** A streaming answer's status and headers; the stream itself is closed unread. */
+async function openStream(call: Call) {
+  const abort = new AbortController();
+  const res = await t.app.handle(new Request(`http://localhost:3000${call.path}`, { method: call.method, headers: { host: "localhost:3000", ...call.opts?.headers, ...(call.opts?.cookie ? { cookie: call.opts.cookie } : {}) }, signal: abort.signal }));
+  abort.abort();
+  await res.body?.cancel().catch(() => {});
+  return { status: res.status, headers: res.headers, text: "", json: null };
+}
 
 describe("every documented operation answers as documented", () => {
   test("each documented operation has a call here", () => {
@@ -302,7 +336,7 @@ describe("every documented operation answers as documented", () => {
   for (const [op, call] of Object.entries(CALLS)) {
     test(op, async () => {
       const [method, path] = op.split(" ") as [string, string];
-      const res = await t.call(call.method, call.path, call.opts);
+      const res = call.stream ? await openStream(call) : await t.call(call.method, call.path, call.opts);
       expect(res.status, res.text.slice(0, 300)).toBe(call.status);
       conforms(method, path, res);
     });

@@ -1,10 +1,10 @@
-// Builds the OpenAPI 3.1 document from the operations the features declare (./registry.ts),
+// Builds the OpenAPI 3.1 document from the operations the features declare (src/shared/apiOperations.ts),
 // converting their valibot schemas with the official converter. Built once at start.
 import { toJsonSchema, toJsonSchemaDefs, type ConversionConfig } from "@valibot/to-json-schema";
 import { ErrorBody, statusOf, type ErrorCode } from "../shared/errors";
 import { KEY_PREFIX, reachOf, scopeFor } from "../apikeys/access";
 import { RATE_LIMIT_DESCRIPTION, RATE_LIMIT_HEADERS, RETRY_AFTER_HEADER, UNLIMITED } from "../http/rateLimit";
-import type { Operation, ResponseSpec, Schema } from "./registry";
+import type { Operation, ResponseSpec, Schema } from "../shared/apiOperations";
 import { DATE_FIELDS, DATE_TIME_FIELDS, FIELD_DOCS, URI_FIELDS } from "./fields";
 
 type Json = Record<string, unknown>;

@@ -1,7 +1,9 @@
 // Every documented operation of the API, feature by feature. A feature declares its
-// operations in its routes.ts (see ./registry.ts) and is listed here once.
+// operations in its routes.ts (see src/shared/apiOperations.ts) and is listed here once.
 import { ApiKeyView, CreatedApiKey } from "../apikeys/schema";
 import { apiKeyOperations } from "../apikeys/routes";
+import { qrStyleOperations } from "../qrstyles/routes";
+import { SavedQrStyle } from "../qrstyles/schema";
 import { accountOperations } from "../accounts/routes";
 import { PublicUser } from "../accounts/schema";
 import { AnalyticsReport, ClickView } from "../analytics/schema";
@@ -9,6 +11,7 @@ import { healthOperations } from "../health/routes";
 import { inviteOperations } from "../invites/routes";
 import { linkOperations } from "../links/routes";
 import { bulkLinkOperations } from "../links/bulkRoutes";
+import { tagOperations } from "../tags/routes";
 import { notificationOperations } from "../notifications/routes";
 import { LinkView } from "../links/schema";
 import { Notification } from "../notifications/schema";
@@ -18,6 +21,8 @@ import { titleOperations } from "../titles/routes";
 import { Title } from "../titles/schema";
 import { topicOperations } from "../topics/routes";
 import { webhookOperations } from "../webhooks/routes";
+import { eventOperations } from "../events/routes";
+import { publicStatsOperations } from "../publicstats/routes";
 import { Topic } from "../topics/schema";
 import type { Definitions } from "./document";
 import { CreateApiKeyBody } from "../apikeys/schema";
@@ -27,7 +32,7 @@ import { CreateTopicBody, ReorderBody, UpdateTopicBody } from "../topics/schema"
 import { CreateWebhookBody, UpdateWebhookBody } from "../webhooks/schema";
 import { LoginBody, RegisterBody } from "../accounts/schema";
 import * as v from "valibot";
-import { defineOperations, type Operation } from "./registry";
+import { defineOperations, type Operation } from "../shared/apiOperations";
 
 /** The outline of an OpenAPI document (its full schema is the OpenAPI specification's own). */
 const OpenApiDocument = v.looseObject({
@@ -61,13 +66,17 @@ export const OPERATIONS: Operation[] = [
   ...linkOperations("main"),
   ...bulkLinkOperations,
   ...linkOperations("brand"),
+  ...tagOperations,
   ...redirectOperations,
   ...topicOperations,
   ...titleOperations,
   ...inviteOperations,
   ...webhookOperations,
+  ...eventOperations,
+  ...publicStatsOperations,
   ...notificationOperations,
   ...apiKeyOperations,
+  ...qrStyleOperations,
   ...openApiOperations,
 ];
 
@@ -105,4 +114,5 @@ export const NAMED_SCHEMAS: Definitions = {
   Notification,
   ApiKeyView,
   CreatedApiKey,
+  SavedQrStyle,
 };

@@ -1,10 +1,10 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../context";
 import { toPublicUser, type AuthPlugin } from "../http/auth";
-import { forbidden } from "../http/errors";
+import { forbidden } from "../shared/errors";
 import { UPGRADE_DISABLED_MESSAGE, upgradedExpiry } from "./rules";
 import { Upgraded } from "./schema";
-import { defineOperations } from "../openapi/registry";
+import { defineOperations } from "../shared/apiOperations";
 
 export function planRoutes(ctx: AppContext, auth: AuthPlugin) {
   return new Elysia({ prefix: "/api" }).use(auth).post(

@@ -1,7 +1,7 @@
 // What each plan allows, in one place: the topics routes ask here before writing.
 import type { UserRow } from "../accounts/store";
 import { effectivePlan } from "../http/auth";
-import { forbidden } from "../http/errors";
+import { forbidden } from "../shared/errors";
 import { DAY_MS } from "../shared/time";
 
 export const PREMIUM_DAYS = 30;

@@ -6,9 +6,9 @@ import { readCookie } from "../http/auth";
 import { BASE_SECURITY_HEADERS, clientAddress } from "../http/security";
 import { visitorPages } from "./visitorPages";
 import { isReserved } from "../shared/reserved";
-import { CODE_MAX, CODE_PATTERN, ROOT_CODE } from "../links/schema";
+import { CODE_MAX, CODE_PATTERN, IMPORTED_CODE_PATTERN, ROOT_CODE } from "../links/schema";
 import type { Links } from "../links/service";
-import { defineOperations } from "../openapi/registry";
+import { defineOperations } from "../shared/apiOperations";
 
 export const VISITOR_COOKIE = "tl_vid";
 export const VISITOR_TTL_S = 86_400;
@@ -138,7 +138,25 @@ function redirector(ctx: AppContext, links: Links) {
     return redirect(ROOT_CODE, request, server, "path");
   };
 
-  return { byCode, brandRoot, redirect };
+  /**
+   * An imported multi-segment code (Shlink's "promo/spring"), at the path the source served it
+   * from: only paths no route matched reach here (the web app's fallback), so a plain link's
+   * redirect never passes this way. GET and HEAD alone; the first part is never an app word.
+   */
+  const byPath = (request: Request, server: Server): Response | null => {
+    if (request.method !== "GET" && request.method !== "HEAD") return null;
+    const code = new URL(request.url).pathname.slice(1);
+    if (!code.includes("/") || code.length > CODE_MAX || !IMPORTED_CODE_PATTERN.test(code) || isReserved(code.split("/")[0]!)) return null;
+    return redirect(code, request, server, "path");
+  };
+
+  return { byCode, brandRoot, redirect, byPath };
+}
+
+/** The web app's fallback asks this first (src/app.ts): imported multi-segment codes redirect. */
+export function multiSegmentRedirects(ctx: AppContext, links: Links) {
+  const { byPath } = redirector(ctx, links);
+  return (request: Request, server: unknown) => byPath(request, server as Server);
 }
 
 type Fallback = (request: Request) => Response | Promise<Response>;

@@ -2,13 +2,14 @@
 // header row. In shared/ because it is isomorphic: the Import page previews and cuts a file with
 // these same functions, so what the page shows is what the server reads.
 //
-//   plain    url,code,title — also this app's own export (description and expiresAt are read
-//            too; its other columns are ignored), so an export imports back unchanged.
+//   plain    url,code,title — also this app's own export (description, expiresAt and tags are
+//            read too; its other columns are ignored), so an export imports back unchanged.
 //   shlink   Shlink's web-client export: createdAt,domain,shortCode,shortUrl,longUrl,title,tags,
 //            visits (and the "Long URL","Short code",… of Shlink's own CSV importer).
 //   yourls   YOURLS's yourls_url table as export plugins and phpMyAdmin write it:
 //            keyword,url,title,timestamp,ip,clicks.
 import Papa from "papaparse";
+import { unguardCell } from "./csv";
 import { TITLE_MAX, type ImportFormat } from "../links/schema";
 
 export const IMPORT_MSG = {
@@ -24,7 +25,21 @@ export const IMPORT_MSG = {
 } as const;
 
 /** Where a format keeps each field: column indexes in the header (-1: absent). */
-export type Layout = { format: ImportFormat; columns: number; url: number; code: number; title: number; description: number; expiresAt: number };
+export type Layout = {
+  format: ImportFormat;
+  columns: number;
+  url: number;
+  code: number;
+  title: number;
+  description: number;
+  expiresAt: number;
+  tags: number;
+  /** The source's creation time and visit count (Shlink createdAt/visits, YOURLS timestamp/clicks). */
+  createdAt: number;
+  importedClicks: number;
+  /** Shlink's domain column: which of its domains served the link (empty: its default domain). */
+  domain: number;
+};
 
 /** "Short code", "short_code" and "shortCode" name one column. */
 const norm = (name: string) => name.replace(/^\ufeff/, "").trim().toLowerCase().replace(/[\s_-]+/g, "");
@@ -39,12 +54,24 @@ export function detectLayout(header: readonly string[]): Layout | null {
     }
     return -1;
   };
-  const base = { columns: header.length, description: -1, expiresAt: -1 };
-  if (at("keyword") >= 0 && at("url") >= 0) return { ...base, format: "yourls", url: at("url"), code: at("keyword"), title: at("title") };
-  if (at("longurl") >= 0) return { ...base, format: "shlink", url: at("longurl"), code: at("shortcode"), title: at("title") };
+  const base = { columns: header.length, description: -1, expiresAt: -1, tags: at("tags"), domain: -1 };
+  if (at("keyword") >= 0 && at("url") >= 0)
+    return { ...base, format: "yourls", url: at("url"), code: at("keyword"), title: at("title"), createdAt: at("timestamp"), importedClicks: at("clicks") };
+  if (at("longurl") >= 0)
+    return { ...base, format: "shlink", url: at("longurl"), code: at("shortcode"), title: at("title"), createdAt: at("createdat", "datecreated"), importedClicks: at("visits", "visitscount"), domain: at("domain") };
   const url = at("url", "originalurl", "destination");
   if (url < 0) return null;
-  return { ...base, format: "plain", url, code: at("code", "shortcode"), title: at("title"), description: at("description"), expiresAt: at("expiresat") };
+  return {
+    ...base,
+    format: "plain",
+    url,
+    code: at("code", "shortcode"),
+    title: at("title"),
+    description: at("description"),
+    expiresAt: at("expiresat"),
+    createdAt: at("createdat"),
+    importedClicks: at("importedclicks"),
+  };
 }
 
 /**
@@ -153,8 +180,6 @@ export function parseInBatches(text: string, batch: number, onBatch: (records: C
   });
 }
 
-/** Undoes the export's formula guard: "'=x" was written for "=x" (src/links/export.ts). */
-const unguard = (cell: string) => (/^'[=+\-@\t\r]/.test(cell) ? cell.slice(1) : cell);
 
 /** Why a data record cannot be read at all (before its values are checked), or null. */
 export function recordProblem(record: CsvRecord, layout: Layout): string | null {
@@ -164,12 +189,28 @@ export function recordProblem(record: CsvRecord, layout: Layout): string | null 
   return null;
 }
 
+/**
+ * A source's creation time as ISO text: Shlink's is ISO 8601 with an offset; YOURLS's is MySQL's
+ * "2009-08-28 20:21:19", the server's local time, which the file does not name: read as UTC.
+ * Anything unreadable is passed on as it is, for the schema to refuse with the row.
+ */
+function sourceTime(text: string) {
+  const mysql = /^(\d{4}-\d{2}-\d{2}) (\d{2}:\d{2}:\d{2})$/.exec(text);
+  return mysql ? `${mysql[1]}T${mysql[2]}Z` : text;
+}
+
 /** Titles up to this long are shortened to fit; a longer one is not a title: it is refused. */
 const TITLE_CUT_MAX = 1000;
 
 /** A link to create from a record, as the create schema takes it, and what was changed to fit. */
 export function recordToLink(record: CsvRecord, layout: Layout) {
-  const cell = (i: number) => (i < 0 ? "" : unguard(record.cells[i] ?? "").trim());
+  // The export's formula guard undone: "'=x" was written for "=x", "''=x" for "'=x" (src/shared/csv.ts).
+  // phpMyAdmin writes SQL NULL as a bare NULL (YOURLS's title is nullable): read as empty.
+  const nullWord = layout.format === "yourls";
+  const cell = (i: number) => {
+    const text = i < 0 ? "" : unguardCell(record.cells[i] ?? "").trim();
+    return nullWord && text === "NULL" ? "" : text;
+  };
   const originalUrl = cell(layout.url);
   // Titles come from web pages' <title>s: line breaks and tabs become single spaces.
   let title = cell(layout.title).replace(/\s+/g, " ");
@@ -181,6 +222,20 @@ export function recordToLink(record: CsvRecord, layout: Layout) {
     title = `${title.slice(0, TITLE_MAX - 1)}…`;
     note = IMPORT_MSG.titleShortened;
   }
-  const link = { originalUrl, shortCode: cell(layout.code), title, description: cell(layout.description), expiresAt: cell(layout.expiresAt) };
-  return { link, note };
+  // Tags: comma-separated names (this app's export and Shlink's); a name no tag may have is
+  // refused with the row, as a create would refuse it.
+  // Shlink's web client joins a link's tags with '|'.
+  const tags = cell(layout.tags).split(layout.format === "shlink" ? /[|,]/ : ",").map((t) => t.trim()).filter(Boolean);
+  const visits = cell(layout.importedClicks);
+  const link = {
+    originalUrl,
+    shortCode: cell(layout.code),
+    title,
+    description: cell(layout.description),
+    expiresAt: cell(layout.expiresAt),
+    ...(tags.length ? { tags: [...new Set(tags)] } : {}),
+    ...(cell(layout.createdAt) ? { createdAt: sourceTime(cell(layout.createdAt)) } : {}),
+    ...(/^\d{1,10}$/.test(visits) ? { importedClicks: Number(visits) } : {}),
+  };
+  return { link, note, ...(layout.domain >= 0 ? { domain: cell(layout.domain).toLowerCase() } : {}) };
 }

@@ -27,6 +27,7 @@ export const API_WORDS = [
   "api-keys", "config", "docs", "health", "invites", "links", "login", "logout", "notifications",
   "openapi.json", "pic-drift-links", "register", "share", "shared-topics", "sharing-users",
   "sharing-members", "subscription", "topic", "topics", "user", "users", "me", "events", "webhooks", "tags", "stats",
+  "qr-styles",
 ] as const;
 
 const apiWords = new Set<string>(API_WORDS);

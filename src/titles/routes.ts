@@ -1,14 +1,14 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../context";
 import type { AuthPlugin } from "../http/auth";
-import { forbidden, notFound } from "../http/errors";
+import { forbidden, notFound } from "../shared/errors";
 import { rowId } from "../db/ids";
 import { topicsStore, type TopicRole } from "../topics/store";
 import { CreateTitleBody, TITLE_PAGE_DEFAULT, TITLE_PAGE_MAX, Title, TitleListQuery, TitleQuery, UpdateTitleBody } from "./schema";
 import { cursorKeys, pageHeaders } from "../http/paging";
 import { NEXT_HEADER, TOTAL_HEADER } from "../shared/paging";
 import * as v from "valibot";
-import { defineOperations } from "../openapi/registry";
+import { defineOperations } from "../shared/apiOperations";
 import { jsonBody } from "../http/bodyLimit";
 import { NOT_YOURS, titleSortKinds, titlesStore } from "./store";
 

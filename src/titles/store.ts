@@ -2,7 +2,7 @@
 // routes only pass a topic the caller may see, so another topic's title is simply not found.
 import type { Database, Queries } from "../db/database";
 import { uniqueOr } from "../db/constraints";
-import { conflict, forbidden } from "../http/errors";
+import { conflict, forbidden } from "../shared/errors";
 import { nowIso } from "../shared/time";
 import { NO_QUOTAS, QUOTA_MSG, assertRoom, quotaExceeded, type Quotas } from "../plans/quotas";
 import { titleSlug, type CreateTitleInput, type Title, type TitleSort, type UpdateTitleInput } from "./schema";

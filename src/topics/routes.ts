@@ -1,13 +1,13 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../context";
 import type { AuthPlugin } from "../http/auth";
-import { badRequest, notFound } from "../http/errors";
+import { badRequest, notFound } from "../shared/errors";
 import { rowId } from "../db/ids";
 import { QUOTA_MSG, assertRoom } from "../plans/quotas";
 import { assertCanAddTopic, assertCanUseEmoji } from "../plans/rules";
 import { CreateTopicBody, ReorderBody, SharePayload, SharingUser, Topic, TopicOpen, TopicView, UpdateTopicBody } from "./schema";
 import * as v from "valibot";
-import { defineOperations } from "../openapi/registry";
+import { defineOperations } from "../shared/apiOperations";
 import { jsonBody } from "../http/bodyLimit";
 import { hasControlChars } from "../shared/text";
 import { splitEmoji } from "./slug";

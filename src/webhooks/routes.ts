@@ -4,10 +4,10 @@ import { Elysia } from "elysia";
 import * as v from "valibot";
 import type { AppContext } from "../context";
 import type { AuthPlugin } from "../http/auth";
-import { AppError, badRequest, notFound } from "../http/errors";
+import { AppError, badRequest, notFound } from "../shared/errors";
 import { jsonBody } from "../http/bodyLimit";
 import { rowId } from "../db/ids";
-import { Ok, defineOperations } from "../openapi/registry";
+import { Ok, defineOperations } from "../shared/apiOperations";
 import { EVENT_TYPES } from "../events/schema";
 import { urlProblem } from "./send";
 import { type DeliveryRow, type WebhookRow, webhooksStore } from "./store";
@@ -47,7 +47,8 @@ const deliveryView = (d: DeliveryRow): DeliveryView => ({
   body: d.body,
 });
 
-export function webhookRoutes(ctx: AppContext, auth: AuthPlugin) {
+/** `worker`: woken when a route makes deliveries due (Redeliver, an endpoint turned on again). */
+export function webhookRoutes(ctx: AppContext, auth: AuthPlugin, worker: { poke(): Promise<void> }) {
   const store = webhooksStore(ctx.db);
   const checkUrl = (url: string) => {
     const problem = urlProblem(url);
@@ -88,6 +89,7 @@ export function webhookRoutes(ctx: AppContext, auth: AuthPlugin) {
         const secret = body.rotateSecret ? newSecret() : w.secret;
         const row = await store.update(w.id, user.id, { url: body.url, events: body.events, linkIds: body.linkIds, enabled: body.enabled, secret });
         if (!row) throw notFound("Webhook not found");
+        if (row.enabled === 1 && w.enabled === 0) void worker.poke();
         return body.rotateSecret ? { ...webhookView(row), secret } : webhookView(row);
       },
       { auth: true, body: jsonBody(UpdateWebhookBody) },
@@ -115,6 +117,7 @@ export function webhookRoutes(ctx: AppContext, auth: AuthPlugin) {
         const w = await own(params.id, user.id);
         const d = await store.redeliver(idOf(params.deliveryId), w.id, user.id);
         if (!d) throw notFound("Delivery not found");
+        void worker.poke();
         set.status = 201;
         return deliveryView(d);
       },

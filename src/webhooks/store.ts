@@ -1,5 +1,5 @@
 // The only SQL for webhooks (issue 26): endpoints, the outbox of deliveries, and claiming.
-import type { Database, Dialect } from "../db/database";
+import type { Database, Dialect, Queries } from "../db/database";
 import { nowIso } from "../shared/time";
 import { addNotices } from "../notifications/store";
 import { webhookDisabledNotice } from "../notifications/events";
@@ -65,9 +65,51 @@ export const DISABLE_AFTER = 20;
 /** ',a,b,' from [a, b]: one LIKE then matches an item (see migrations/0015_events.sql). */
 export const commaList = (items: readonly (string | number)[]) => `,${items.join(",")},`;
 
+/**
+ * The head of endpoint `w`'s queue: its oldest pending delivery, one seek on the queue index
+ * (webhook_id, state, id). Claiming walks the endpoints, never the backlog: a flood of click
+ * events queues thousands of deliveries, and a query that looked at each of them on every
+ * claim ran for tens of milliseconds on the request thread (the events benchmark).
+ */
+const HEAD = "SELECT MIN(p.id) FROM webhook_deliveries p WHERE p.webhook_id = w.id AND p.state = 'pending'";
+
 const COLS = "id, user_id, url, secret, events, link_ids, enabled, failures, disabled_reason, created_at, updated_at";
 const DCOLS =
   "id, webhook_id, event_id, event_type, body, state, attempts, next_at, claimed_until, last_status, last_latency_ms, last_response, last_error, last_at, created_at";
+
+/** The store's answer when SQLite's write lock is held by another connection right now. */
+export const BUSY = Symbol("busy");
+
+/**
+ * Runs a write of the webhook loop without waiting for SQLite's write lock. The loop runs on the
+ * request thread, and SQLite waits for a lock synchronously (busy_timeout): behind the click
+ * writer's transaction that stalled every redirect for its length, twice per round. So the
+ * write is tried with busy_timeout 0 and, when the click writer holds the lock, answers BUSY
+ * for the loop to try again shortly. Safe because `run` starts synchronously: the autocommit
+ * statement, or the transaction's BEGIN IMMEDIATE, runs before it first awaits (nothing else
+ * runs meanwhile), and once BEGIN IMMEDIATE holds the lock its statements need no waiting.
+ * PostgreSQL waits without blocking the thread: `run` as it is.
+ */
+async function withoutWaiting<T>(db: Database, run: () => Promise<T>): Promise<T | typeof BUSY> {
+  const h = db.sqlite;
+  if (!h) return run();
+  // A transaction of the app is open on this connection: its turn first.
+  if (h.inTransaction) return BUSY;
+  const { timeout } = h.query("PRAGMA busy_timeout").get() as { timeout: number };
+  h.exec("PRAGMA busy_timeout = 0");
+  let started: Promise<T>;
+  try {
+    started = run();
+  } finally {
+    h.exec(`PRAGMA busy_timeout = ${timeout}`);
+  }
+  try {
+    return await started;
+  } catch (e) {
+    if ((e as { code?: string }).code === "SQLITE_BUSY" || /database is locked/i.test(String(e))) return BUSY;
+    throw e;
+  }
+}
 
 export function webhooksStore(db: Database) {
   return {
@@ -121,22 +163,22 @@ export function webhooksStore(db: Database) {
      * PostgreSQL, several instances claim at once: SKIP LOCKED passes over rows another is
      * claiming, and the lease (re-checked on the locked row) keeps a claimed one theirs.
      */
-    async claim(now: string, leaseUntil: string, limit: number): Promise<Claimed[]> {
+    async claim(now: string, leaseUntil: string, limit: number): Promise<Claimed[] | typeof BUSY> {
       // A read first: with nothing due (the usual case) no write is attempted, so on SQLite an
       // idle worker never waits out busy_timeout on the request thread behind another writer.
       if (!(await db.get("SELECT 1 AS x FROM webhook_deliveries WHERE state = 'pending' AND next_at <= ? LIMIT 1", now))) return [];
       const lock = db.dialect === "postgres" ? "FOR UPDATE OF d SKIP LOCKED" : "";
-      const rows = await db.all<DeliveryRow>(
+      const rows = await withoutWaiting(db, () => db.all<DeliveryRow>(
         `UPDATE webhook_deliveries SET claimed_until = ?1
          WHERE id IN (
-           SELECT d.id FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
-           WHERE d.state = 'pending' AND d.next_at <= ?2 AND w.enabled = 1
+           SELECT d.id FROM webhooks w JOIN webhook_deliveries d ON d.id = (${HEAD})
+           WHERE w.enabled = 1 AND d.state = 'pending' AND d.next_at <= ?2
              AND (d.claimed_until IS NULL OR d.claimed_until < ?2)
-             AND NOT EXISTS (SELECT 1 FROM webhook_deliveries p WHERE p.webhook_id = d.webhook_id AND p.state = 'pending' AND p.id < d.id)
            ORDER BY d.id LIMIT ?3 ${lock}
          ) RETURNING ${DCOLS}`,
         leaseUntil, now, limit,
-      );
+      ));
+      if (rows === BUSY) return BUSY;
       if (rows.length === 0) return [];
       const hooks = await db.all<{ id: number; url: string; secret: string; user_id: number }>(
         `SELECT id, url, secret, user_id FROM webhooks WHERE id IN (${rows.map(() => "?").join(", ")})`,
@@ -149,39 +191,64 @@ export function webhooksStore(db: Database) {
       });
     },
     /**
-     * Records an attempt of a delivery this worker holds (its lease): delivered, retried at
-     * `nextAt`, or given up (nextAt null). A failure counts against the endpoint; the one that
-     * reaches DISABLE_AFTER disables it and notifies its owner, in the same transaction.
-     * Returns whether this attempt disabled the endpoint; null when the lease was lost.
+     * When the worker next has something to do without being woken: the earliest time a queue's
+     * head (the oldest pending delivery of an enabled endpoint) becomes claimable, its retry
+     * time or the end of another instance's lease, whichever is later; null when nothing is
+     * pending. Only heads count: a delivery waiting behind its endpoint's head is due when the
+     * head is done, and the worker goes round again after every attempt.
      */
-    finish: (d: Claimed, ok: boolean, r: AttemptResult, nextAt: string | null) =>
-      db.tx(async (q) => {
-        const now = nowIso();
-        const state = ok ? "delivered" : nextAt === null ? "failed" : "pending";
-        const changed = await q.run(
-          `UPDATE webhook_deliveries SET state = ?, attempts = attempts + 1, next_at = ?, claimed_until = NULL,
-             last_status = ?, last_latency_ms = ?, last_response = ?, last_error = ?, last_at = ?
-           WHERE id = ? AND claimed_until = ?`,
-          state, nextAt ?? d.next_at, r.status, r.latencyMs, r.response, r.error, now, d.id, d.claimed_until,
-        );
-        if (changed === 0) return null;
-        if (ok) {
-          await q.run("UPDATE webhooks SET failures = 0 WHERE id = ? AND failures > 0", d.webhook_id);
-          return false;
-        }
-        const w = await q.get<{ failures: number; enabled: number; url: string; user_id: number }>(
-          `UPDATE webhooks SET failures = failures + 1,
-             enabled = CASE WHEN failures + 1 >= ${DISABLE_AFTER} THEN 0 ELSE enabled END,
-             disabled_reason = CASE WHEN failures + 1 >= ${DISABLE_AFTER} AND enabled = 1 THEN ? ELSE disabled_reason END,
-             updated_at = ?
-           WHERE id = ? RETURNING failures, enabled, url, user_id`,
-          `Disabled after ${DISABLE_AFTER} failed deliveries in a row`, now, d.webhook_id,
-        );
-        if (!w || w.failures !== DISABLE_AFTER || w.enabled !== 0) return false;
-        await addNotices(q, [{ ...webhookDisabledNotice(w.url, DISABLE_AFTER), userId: w.user_id }]);
-        return true;
-      }),
+    nextDue: async (): Promise<string | null> =>
+      (await db.get<{ at: string | null }>(
+        `SELECT MIN(CASE WHEN d.claimed_until IS NOT NULL AND d.claimed_until > d.next_at THEN d.claimed_until ELSE d.next_at END) AS at
+         FROM webhooks w JOIN webhook_deliveries d ON d.id = (${HEAD})
+         WHERE w.enabled = 1`,
+      ))?.at ?? null,
+    /**
+     * Records the attempts of deliveries this worker holds (its lease), a round's in one
+     * transaction: on SQLite every write transaction of the request thread may wait for the click
+     * writer's, so a busy outbox takes one such wait per round, not one per delivery. Each is
+     * delivered, retried at `nextAt`, or given up (nextAt null); a failure counts against the
+     * endpoint, and the one that reaches DISABLE_AFTER disables it and notifies its owner. Per
+     * attempt: whether it disabled the endpoint; null when the lease was lost. BUSY: SQLite's
+     * write lock was taken; nothing recorded, try again.
+     */
+    finishAll: (attempts: readonly { d: Claimed; ok: boolean; r: AttemptResult; nextAt: string | null }[]) =>
+      withoutWaiting(db, () =>
+        db.tx(async (q) => {
+          const out: (boolean | null)[] = [];
+          for (const x of attempts) out.push(await finishIn(q, x.d, x.ok, x.r, x.nextAt));
+          return out;
+        }),
+      ),
     /** Retention: delivered and given-up deliveries older than `before` (pending ones stay). */
     pruneFinished: (before: string) => db.run("DELETE FROM webhook_deliveries WHERE state != 'pending' AND created_at < ?", before),
   };
+}
+
+/** One attempt's record, in the caller's transaction (webhooksStore.finishAll). */
+async function finishIn(q: Queries, d: Claimed, ok: boolean, r: AttemptResult, nextAt: string | null): Promise<boolean | null> {
+  const now = nowIso();
+  const state = ok ? "delivered" : nextAt === null ? "failed" : "pending";
+  const changed = await q.run(
+    `UPDATE webhook_deliveries SET state = ?, attempts = attempts + 1, next_at = ?, claimed_until = NULL,
+       last_status = ?, last_latency_ms = ?, last_response = ?, last_error = ?, last_at = ?
+     WHERE id = ? AND claimed_until = ?`,
+    state, nextAt ?? d.next_at, r.status, r.latencyMs, r.response, r.error, now, d.id, d.claimed_until,
+  );
+  if (changed === 0) return null;
+  if (ok) {
+    await q.run("UPDATE webhooks SET failures = 0 WHERE id = ? AND failures > 0", d.webhook_id);
+    return false;
+  }
+  const w = await q.get<{ failures: number; enabled: number; url: string; user_id: number }>(
+    `UPDATE webhooks SET failures = failures + 1,
+       enabled = CASE WHEN failures + 1 >= ${DISABLE_AFTER} THEN 0 ELSE enabled END,
+       disabled_reason = CASE WHEN failures + 1 >= ${DISABLE_AFTER} AND enabled = 1 THEN ? ELSE disabled_reason END,
+       updated_at = ?
+     WHERE id = ? RETURNING failures, enabled, url, user_id`,
+    `Disabled after ${DISABLE_AFTER} failed deliveries in a row`, now, d.webhook_id,
+  );
+  if (!w || w.failures !== DISABLE_AFTER || w.enabled !== 0) return false;
+  await addNotices(q, [{ ...webhookDisabledNotice(w.url, DISABLE_AFTER), userId: w.user_id }]);
+  return true;
 }

@@ -9,13 +9,25 @@ import { isoIn } from "../shared/time";
 import { log, rateLimitedLog } from "../http/log";
 import { VERSION } from "../version";
 import { send } from "./send";
-import { type Claimed, webhooksStore } from "./store";
+import { BUSY, type Claimed, webhooksStore } from "./store";
+import type { EventFeed } from "../events/feed";
 
 /** A delivery is retried for this long after it was queued, then given up (README "Webhooks"). */
 export const RETRY_PERIOD_MS = 24 * 60 * 60 * 1000;
 /** The longest wait between two attempts, in multiples of the first. */
 const MAX_BACKOFF_FACTOR = 360;
 const BATCH = 8;
+/** A round that could not reach the database tries again after this long (or at the next wake). */
+const RETRY_ON_ERROR_MS = 5_000;
+/**
+ * The pause between rounds while deliveries keep coming: each round's claim and record are write
+ * transactions on the request thread, which on SQLite may wait for the click writer's; spaced
+ * out, a flood of click events costs the redirects a bounded share (docs/decisions.md).
+ */
+const ROUND_GAP_MS = 20;
+/** While SQLite's write lock is the click writer's: the wait before trying again, and how often (a few seconds). */
+const BUSY_WAIT_MS = 10;
+const BUSY_TRIES = 500;
 
 /**
  * The wait before attempt `attempts + 1`: doubling from `baseMs` (10 s by default) up to 360×
@@ -26,9 +38,17 @@ export function backoffMs(attempts: number, baseMs: number, random = Math.random
   return Math.round(plain * (0.75 + random() * 0.5));
 }
 
-export function startWebhookWorker(ctx: AppContext, opts: { pollMs?: number } = {}) {
+/** The longest the worker sleeps with deliveries pending (a lease or a retry further off is looked at again then). */
+const MAX_SLEEP_MS = 60 * 60 * 1000;
+
+/**
+ * The loop is event-driven (issue 26): it runs a round when events are committed (`feed`, which
+ * on PostgreSQL hears every instance's), when a route queues or unblocks deliveries (`poke`), at
+ * start, and on one timer set for the next retry or lease end the outbox holds. With nothing
+ * pending there is no timer at all: an idle server does no periodic database work for webhooks.
+ */
+export function startWebhookWorker(ctx: AppContext, feed: EventFeed) {
   const store = webhooksStore(ctx.db);
-  const pollMs = opts.pollMs ?? 250;
   const baseMs = ctx.config.webhookRetryBaseMs;
   // Longer than any attempt can take (the timeout covers the answer; recording it is a statement),
   // so a live worker never loses its lease mid-send; short enough that a killed instance's
@@ -36,52 +56,121 @@ export function startWebhookWorker(ctx: AppContext, opts: { pollMs?: number } = 
   const leaseMs = 2 * ctx.config.webhookTimeoutMs + 5_000;
   let stopped = false;
   let timer: ReturnType<typeof setTimeout> | null = null;
+  /** The round under way, and whether something woke the loop while it ran. */
+  let running: Promise<void> | null = null;
+  let again = false;
   const inFlight = new Set<Promise<void>>();
-  // A database that is down fails every round (4 a second): a few lines a minute say so.
+  // A database that is down fails every wake: a few lines a minute say so.
   const claimFailed = rateLimitedLog(3, 60_000);
 
-  async function deliver(d: Claimed) {
+  /** Sends one claimed delivery; what to record of it. */
+  async function attempt(d: Claimed) {
     const { ok, result } = await send(
       { url: d.url, secret: d.secret, id: `evt_${d.event_id}`, body: d.body },
       { allowPrivate: ctx.config.webhookAllowPrivate, timeoutMs: ctx.config.webhookTimeoutMs, userAgent: `Threadlink-Webhooks/${VERSION}` },
     );
     const giveUp = !ok && Date.now() + backoffMs(d.attempts + 1, baseMs) - Date.parse(d.created_at) > RETRY_PERIOD_MS;
     const nextAt = ok || giveUp ? null : isoIn(backoffMs(d.attempts + 1, baseMs));
-    const disabled = await store.finish(d, ok, result, nextAt);
-    if (disabled) log.warn("webhook disabled", { webhookId: d.webhook_id });
+    return { d, ok, r: result, nextAt };
   }
 
-  async function round() {
-    timer = null;
-    if (stopped) return;
-    let claimed: Claimed[] = [];
+  /** Sends a round's deliveries in parallel and records them together (one transaction). */
+  async function deliver(claimed: Claimed[]) {
+    const attempts = await Promise.all(claimed.map(attempt));
     try {
-      claimed = await store.claim(new Date().toISOString(), isoIn(leaseMs), BATCH);
-      // Different endpoints, so in parallel: one slow receiver does not hold up the others' turn.
-      const sends = claimed.map((d) => deliver(d).catch((e) => log.error("webhook delivery failed to record", { error: String(e) })));
-      const all = Promise.all(sends).then(() => {});
-      inFlight.add(all);
-      await all;
-      inFlight.delete(all);
+      let outcomes = await store.finishAll(attempts);
+      // The click writer holds SQLite's lock: again shortly (the leases last far longer).
+      for (let tries = 0; outcomes === BUSY && tries < BUSY_TRIES; tries++) {
+        await Bun.sleep(BUSY_WAIT_MS);
+        outcomes = await store.finishAll(attempts);
+      }
+      if (outcomes === BUSY) throw new Error("the database stayed locked");
+      outcomes.forEach((disabled, i) => disabled && log.warn("webhook disabled", { webhookId: attempts[i]!.d.webhook_id }));
     } catch (e) {
-      claimFailed("webhook claim failed", { error: String(e) });
+      // Not recorded: the leases run out and these are sent again (at least once).
+      log.error("webhook deliveries failed to record", { error: String(e) });
     }
-    // A full batch suggests more are due: go again at once.
-    if (!stopped) schedule(claimed.length === BATCH ? 0 : pollMs);
+  }
+
+  /** Claims and sends until nothing is due; then sets the timer for the next due time, if any. */
+  async function rounds() {
+    for (;;) {
+      again = false;
+      let claimed: Claimed[] = [];
+      try {
+        const got = await store.claim(new Date().toISOString(), isoIn(leaseMs), BATCH);
+        if (got === BUSY) {
+          // SQLite's lock is the click writer's now: look again shortly rather than wait on it.
+          if (!stopped) schedule(BUSY_WAIT_MS);
+          return;
+        }
+        claimed = got;
+        if (claimed.length > 0) {
+          // Different endpoints, so in parallel: one slow receiver does not hold up the others' turn.
+          const all = deliver(claimed);
+          inFlight.add(all);
+          await all;
+          inFlight.delete(all);
+        }
+      } catch (e) {
+        claimFailed("webhook claim failed", { error: String(e) });
+        // The database did not answer: look again in a while (every wake also tries).
+        if (!stopped) schedule(RETRY_ON_ERROR_MS);
+        return;
+      }
+      if (stopped) return;
+      // An attempt made (its endpoint's next delivery may be due now) or a wake meanwhile: again,
+      // after a short turn for the redirects (a busy outbox's statements run on their thread).
+      if (claimed.length > 0 || again) {
+        if (claimed.length > 0) await Bun.sleep(ROUND_GAP_MS);
+        continue;
+      }
+      try {
+        const due = await store.nextDue();
+        if (due !== null && !stopped) schedule(Math.max(0, Date.parse(due) - Date.now()) + 5);
+      } catch (e) {
+        claimFailed("webhook claim failed", { error: String(e) });
+        if (!stopped) schedule(RETRY_ON_ERROR_MS);
+      }
+      if (!again || stopped) return;
+    }
+  }
+
+  /** Runs the loop now, or once more after the round under way. */
+  function wake(): Promise<void> {
+    if (stopped) return Promise.resolve();
+    if (running) {
+      again = true;
+      return running;
+    }
+    if (timer) clearTimeout(timer);
+    timer = null;
+    running = rounds().finally(() => {
+      running = null;
+    });
+    return running;
   }
 
   // Never what keeps a process alive: the server does, and a stopped app's loop must not.
   const schedule = (ms: number) => {
-    timer = setTimeout(round, ms);
+    if (timer) clearTimeout(timer);
+    timer = setTimeout(() => {
+      timer = null;
+      void wake();
+    }, Math.min(ms, MAX_SLEEP_MS));
     timer.unref?.();
   };
-  schedule(pollMs);
+  const unsubscribe = feed.on(() => void wake());
+  // Deliveries left from before a restart (or a kill) are looked at once the feed listens, so
+  // none committed in between goes unheard.
+  void feed.ready.then(() => wake());
   ctx.shutdownHooks.push(async () => {
     stopped = true;
+    unsubscribe();
     if (timer) clearTimeout(timer);
     // Attempts under way are recorded before the database closes (otherwise their lease runs out and they are sent again).
     await Promise.all(inFlight);
   });
-  /** Runs a round now (tests; a new delivery need not wait for the next poll). */
-  return { poke: () => (timer && !stopped ? (clearTimeout(timer), round()) : Promise.resolve()) };
+  /** Runs a round now: a route queued deliveries (Redeliver) or unblocked some (enabled again), and tests. */
+  return { poke: wake };
 }

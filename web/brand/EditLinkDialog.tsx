@@ -8,10 +8,11 @@ import { DESCRIPTION_MAX, EditLinkBody, EditMainLinkBody, TITLE_MAX } from "../.
 import { API_BASE, type LinkView, type Tracker } from "../links/types";
 import { toLocalInput } from "../links/format";
 import { validateForm } from "../lib/forms";
+import { parseTags } from "../links/tags";
 
-type Errors = Partial<Record<"shortCode" | "originalUrl" | "title" | "description" | "expiresAt", string>>;
+type Errors = Partial<Record<"shortCode" | "originalUrl" | "title" | "description" | "expiresAt" | "tags", string>>;
 
-const EMPTY = { shortCode: "", originalUrl: "", title: "", description: "", expiresAt: "" };
+const EMPTY = { shortCode: "", originalUrl: "", title: "", description: "", expiresAt: "", tags: "" };
 
 /**
  * Spec §2 'Edit Link': Short Code, Destination URL, Title, Description (Optional), Save Changes.
@@ -25,7 +26,7 @@ export function EditLinkDialog({ link, tracker, onClose, onSaved }: { link: Link
   const [busy, setBusy] = useState(false);
 
   useEffect(() => {
-    if (link) setForm({ shortCode: link.shortCode, originalUrl: link.originalUrl, title: link.title, description: link.description ?? "", expiresAt: toLocalInput(link.expiresAt) });
+    if (link) setForm({ shortCode: link.shortCode, originalUrl: link.originalUrl, title: link.title, description: link.description ?? "", expiresAt: toLocalInput(link.expiresAt), tags: link.tags.join(", ") });
     setErrors({});
   }, [link]);
 
@@ -40,13 +41,13 @@ export function EditLinkDialog({ link, tracker, onClose, onSaved }: { link: Link
     // back exactly (the server keeps an unchanged expiry even when it has passed).
     const untouched = form.expiresAt === toLocalInput(l.expiresAt);
     const expiresAt = untouched ? (l.expiresAt ?? "") : form.expiresAt ? new Date(form.expiresAt).toISOString() : "";
-    return { shortCode: form.shortCode, originalUrl: form.originalUrl, title: form.title, description: form.description, expiresAt };
+    return { shortCode: form.shortCode, originalUrl: form.originalUrl, title: form.title, description: form.description, expiresAt, tags: parseTags(form.tags) };
   }
 
   async function submit(e: FormEvent) {
     e.preventDefault();
     if (!link) return;
-    const body = main ? mainBody(link) : { id: link.id, shortCode: form.shortCode, originalUrl: form.originalUrl, title: form.title, description: form.description };
+    const body = main ? mainBody(link) : { id: link.id, shortCode: form.shortCode, originalUrl: form.originalUrl, title: form.title, description: form.description, tags: parseTags(form.tags) };
     const checked = validateForm(main ? EditMainLinkBody : EditLinkBody, body);
     if (!checked.ok) {
       setErrors(checked.errors as Errors);
@@ -86,6 +87,7 @@ export function EditLinkDialog({ link, tracker, onClose, onSaved }: { link: Link
           <Field label="Title" value={form.title} onChange={set("title")} error={errors.title} maxLength={TITLE_MAX + 50} required />
           <TextArea label="Description (Optional)" value={form.description} onChange={set("description")} error={errors.description} maxLength={DESCRIPTION_MAX + 50} />
           {main && <Field label="Expires (Optional)" type="datetime-local" value={form.expiresAt} onChange={set("expiresAt")} error={errors.expiresAt} hint="Leave empty for a link that never expires." />}
+          <Field label="Tags (Optional)" value={form.tags} onChange={set("tags")} error={errors.tags} hint="Separate tags with commas. Removing a tag here keeps the tag for other links." autoCapitalize="off" />
           <div className="dialog-actions">
             <Button variant="secondary" onClick={onClose}>Cancel</Button>
             <Button type="submit" busy={busy}>Save Changes</Button>

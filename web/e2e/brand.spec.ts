@@ -92,7 +92,7 @@ test("create, edit code and destination, follow, reset, and download the QR code
 
   // Reset, after the spec's confirmation.
   await c.getByRole("button", { name: "More actions for Spring campaign" }).click();
-  await expect(page.getByRole("menu").getByRole("menuitem")).toHaveText(["Open destination", "Edit", "QR code", "Reset click count", "Delete"]);
+  await expect(page.getByRole("menu").getByRole("menuitem")).toHaveText(["Open destination", "Edit", "QR code", "Public stats page", "Reset click count", "Delete"]);
   await page.getByRole("menu").getByRole("menuitem", { name: "Reset click count" }).click();
   const confirm = page.getByRole("alertdialog");
   await expect(confirm.getByText("Are you sure you want to reset the click count to zero? This cannot be undone.")).toBeVisible();

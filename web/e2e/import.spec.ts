@@ -73,7 +73,7 @@ test("import a CSV with a bad row through the Import page, read the report, then
   expect(exported.suggestedFilename()).toMatch(/^links-[\w-]+-\d{4}-\d{2}-\d{2}\.csv$/);
   const text = await (await exported.createReadStream()).toArray().then((c) => Buffer.concat(c).toString("utf8"));
   const lines = text.replace(/^\ufeff/, "").trim().split("\r\n");
-  expect(lines[0]).toBe("code,url,title,description,expiresAt,clicks,shortUrl,active,createdAt,updatedAt");
+  expect(lines[0]).toBe("code,url,title,description,expiresAt,clicks,shortUrl,active,createdAt,updatedAt,tags,importedClicks");
   expect(lines).toHaveLength(700);
   expect(lines.find((l) => l.startsWith(`${tag}-first,`))).toContain('"First, with a comma"');
   // A formula-looking title is neutralised in the file a spreadsheet opens.
@@ -113,4 +113,30 @@ test("an import run by keyboard ends with focus on its report, not on the page's
   // From there the report's own controls are next.
   await page.keyboard.press("Tab");
   await expect(page.getByLabel("Show rows")).toBeFocused();
+});
+
+test("a Shlink export: each of its domains is sent to the tracker chosen for it; slugs, tags and visits are kept", async ({ page }) => {
+  await registerViaApi(page.request);
+  await page.goto("/link-tracker/import");
+  const file = [
+    "createdAt,domain,shortCode,shortUrl,longUrl,title,tags,visits",
+    "2024-03-02T10:15:31+00:00,brand.example,e2e-brand/spring,https://brand.example/e2e-brand/spring,https://example.com/spring,Brand spring,promo|spring,318",
+    "2024-03-02T10:15:31+00:00,,e2e-default,https://s.example/e2e-default,https://example.com/default,Default one,,4",
+  ].join("\r\n");
+  await page.getByLabel("CSV file").setInputFiles({ name: "shlink.csv", mimeType: "text/csv", buffer: Buffer.from(file) });
+  const domains = page.getByRole("group", { name: "Where each Shlink domain's links go" });
+  await domains.getByLabel("brand.example").selectOption("brand");
+  await expect(domains.getByLabel("Shlink's default domain")).toHaveValue("main");
+  await page.getByRole("button", { name: "Import", exact: true }).click();
+  await expect(page.getByText(/2 imported/)).toBeVisible({ timeout: 30_000 });
+  const brand = await (await page.request.get(`/api/pic-drift-links/lookup?code=${encodeURIComponent("e2e-brand/spring")}`)).json();
+  expect(brand).toMatchObject({ tags: ["promo", "spring"], importedClicks: 318 });
+  expect((await page.request.get("/api/links/lookup?code=e2e-default")).status()).toBe(200);
+  // The slug answers at its own path, as Shlink served it.
+  const followed = await page.request.get("/e2e-brand/spring", { maxRedirects: 0 });
+  expect(followed.status()).toBe(302);
+  expect(followed.headers().location).toBe("https://example.com/spring");
+  // The Link Tracker shows the visits apart from its own clicks.
+  await page.goto("/link-tracker");
+  await expect(page.getByText("+ 4 before import")).toBeVisible();
 });

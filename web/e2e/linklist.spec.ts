@@ -46,7 +46,7 @@ test("dense rows: ≥ 10 links visible at 1280 × 800, one menu per row with Del
   await expect(page.getByRole("button", { name: /^Delete / })).toHaveCount(0);
   const row = rows.filter({ hasText: "Careers" });
   await row.getByRole("button", { name: "More actions for Careers" }).click();
-  await expect(page.getByRole("menu").getByRole("menuitem")).toHaveText(["Open destination", "Edit", "QR code", "Delete"]);
+  await expect(page.getByRole("menu").getByRole("menuitem")).toHaveText(["Open destination", "Edit", "QR code", "Public stats page", "Delete"]);
   await page.keyboard.press("Escape");
   await expect(row.getByRole("button", { name: "More actions for Careers" })).toBeFocused();
 

@@ -86,7 +86,7 @@ async function saved(d: Download) {
 
 async function download(page: Page, timeout = 30_000) {
   const wait = page.waitForEvent("download", { timeout });
-  await page.getByRole("button", { name: "Download" }).click();
+  await page.getByRole("button", { name: "Download", exact: true }).click();
   return wait;
 }
 
@@ -111,7 +111,7 @@ test("PNG for a custom URL, without and with a logo, reads back to the exact URL
   // Spec §5: a URL is required.
   await page.getByRole("button", { name: "Generate" }).click();
   await expect(page.getByText("Please enter a URL")).toBeVisible();
-  await page.getByRole("button", { name: "Download" }).click();
+  await page.getByRole("button", { name: "Download", exact: true }).click();
   await expect(page.getByText("No QR code to download")).toBeVisible();
 
   const url = "https://example.com/spring-sale?utm_source=qr&x=1";
@@ -204,13 +204,13 @@ test("Video and Both (ZIP) with a logo: 30 frames of 1080x1350 H.264; the ZIP ho
   await expect(page.getByText("QR code generated successfully")).toBeVisible();
 
   // Cancel stops the render: no download, the form is usable again.
-  await page.getByRole("button", { name: "Download" }).click();
+  await page.getByRole("button", { name: "Download", exact: true }).click();
   await expect(page.getByRole("button", { name: "Processing..." })).toBeDisabled();
   const bar = page.getByRole("progressbar");
   await expect(bar).toBeVisible();
   await page.getByRole("button", { name: "Cancel" }).click();
   await expect(bar).toHaveCount(0);
-  await expect(page.getByRole("button", { name: "Download" })).toBeEnabled();
+  await expect(page.getByRole("button", { name: "Download", exact: true })).toBeEnabled();
 
   let d = await download(page, 180_000);
   expect(d.suggestedFilename()).toBe("qr-code-animation.mp4");
@@ -240,7 +240,7 @@ test("Video without a logo falls back to the PNG", async ({ page }) => {
   expect(decodePng(await saved(d))).toEqual({ width: 1500, height: 1500, text: url });
 });
 
-test("scannability check: a logo that breaks the code is flagged before download", async ({ page }) => {
+test("scannability check: a logo that breaks the code is flagged and its download refused", async ({ page }) => {
   // A solid dark square filling the logo area: at this URL length (version 13, level H) too
   // much of the symbol is hidden for it to decode.
   const square = new PNG({ width: 200, height: 200 });
@@ -250,10 +250,16 @@ test("scannability check: a logo that breaks the code is flagged before download
   await page.getByLabel("Logo (optional)").setInputFiles({ name: "square.png", mimeType: "image/png", buffer: PNG.sync.write(square) });
   await page.getByLabel("URL", { exact: true }).fill(url);
   await page.getByRole("button", { name: "Generate" }).click();
-  await expect(page.getByText(`Warning: this QR code does not scan back to ${url}. Try a smaller logo or a shorter URL.`)).toBeVisible();
-  // The warning is honest: the file it would save does not read back either.
-  const d = await download(page);
-  expect(decodePng(await saved(d)).text).not.toBe(url);
+  const warning = `Warning: this QR code does not scan back to ${url}, so it cannot be downloaded. Try a smaller logo, a shorter URL or other shapes.`;
+  await expect(page.getByRole("alert").filter({ hasText: warning })).toBeVisible();
+  // Issue 25: nothing that does not read back is offered, as PNG or as SVG.
+  let downloads = 0;
+  page.on("download", () => downloads++);
+  await page.getByRole("button", { name: "Download", exact: true }).click();
+  await expect(page.getByText(warning)).toHaveCount(2); // the preview's alert and the toast
+  await page.getByRole("button", { name: "Download SVG" }).click();
+  await page.waitForTimeout(500);
+  expect(downloads).toBe(0);
 
   // The same logo on a short URL is fine, and the warning goes away.
   await page.getByLabel("URL", { exact: true }).fill("https://example.com/");

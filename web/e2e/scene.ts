@@ -146,6 +146,39 @@ export const SCREENS: Screen[] = [
   },
   { name: "brand-tracker", who: "owner", path: () => "/pic-drift-link-tracker", ready: (p) => p.getByRole("heading", { name: "Gallery" }) },
   { name: "qr", who: "owner", path: () => "/qr", ready: (p) => h1(p, "QR Code Generator") },
+  {
+    // Issue 25: a styled, framed code generated, with a refused colour pair's message showing.
+    name: "qr-styled",
+    who: "owner",
+    path: () => "/qr",
+    ready: (p) => h1(p, "QR Code Generator"),
+    open: async (p) => {
+      await p.getByLabel("URL", { exact: true }).fill("https://example.com/styled");
+      await p.getByLabel("Dot shape").selectOption("dots");
+      await p.getByLabel("Corner shape").selectOption("rounded");
+      await p.getByLabel("Frame text (optional)").fill("Scan me");
+      await p.getByRole("button", { name: "Generate" }).click();
+      await expect(p.getByText("Checked: scans to https://example.com/styled")).toBeVisible();
+      // The success toast would come and go during a screenshot.
+      await p.getByRole("button", { name: "Dismiss notification" }).click();
+      await p.getByLabel("Background colour", { exact: true }).fill("#dddddd");
+      await p.getByLabel("Foreground colour", { exact: true }).fill("#999999");
+      await expect(p.getByText(/too close to scan reliably/)).toBeVisible();
+    },
+  },
+  {
+    name: "brand-qr",
+    who: "owner",
+    path: () => "/pic-drift-link-tracker",
+    ready: (p) => p.getByRole("heading", { name: "Gallery" }),
+    open: async (p) => {
+      await p.getByRole("button", { name: "More actions for Gallery" }).click();
+      await p.getByRole("menu").getByRole("menuitem", { name: "QR code" }).click();
+      const dialog = p.getByRole("dialog", { name: "QR Code Generator" });
+      await dialog.getByText("Style: colours, shapes and frame").click();
+      await expect(dialog.getByLabel("Dot shape")).toBeVisible();
+    },
+  },
   { name: "notifications", who: "owner", path: () => "/notifications", ready: (p, s) => p.getByText(`${s.friend} accepted your invite`) },
   { name: "pricing", who: "owner", path: () => "/pricing", ready: (p) => p.getByText("per month") },
   { name: "about", who: "visitor", path: () => "/about", ready: (p) => h1(p, /^About/) },

@@ -10,6 +10,9 @@ import { ClicksChart } from "./ClicksChart";
 import { capitalise, copyLink, countryName, formatDate, locationOf, orUnknown, referrerHost } from "./format";
 import type { AnalyticsReport, ClickView, Tally, Tracker } from "./types";
 import { API_BASE } from "./types";
+import { useLiveEvent } from "../notifications/live";
+
+const LIVE_KINDS = ["clicks.recorded", "resync"] as const;
 
 const PAGE_SIZE = 25;
 
@@ -138,6 +141,9 @@ function Overview({ report, tracker, days, setDays }: { report: AnalyticsReport;
         </section>
       )}
       <DbIpCredit />
+      {/* Issue 25: the main tracker recorded referrers but never showed them. A host per row
+          (the roll-ups keep the host, 'Direct' when the visit had none). */}
+      {tracker === "main" && <Bars title="Referrers" rows={report.tallies.referrer} empty="No clicks yet" />}
       {tracker === "main" && (
         <section aria-label="Link Information" className="link-info">
           <h4>Link Information</h4>
@@ -304,6 +310,12 @@ export function AnalyticsDialog({ linkId, title, tracker, onClose }: { linkId: n
     previous: () => setCursors(cursors.slice(0, -1)),
   });
 
+  // Live updates (issue 26): this link's clicks read the report again, at most once a second
+  // (a report is a heavy call, counted against HEAVY_RATE_LIMIT).
+  useLiveEvent(LIVE_KINDS, () => void (linkId !== null && mutate()), {
+    only: (e) => (e.data as { linkId?: number }).linkId === linkId,
+    throttleMs: 1_000,
+  });
   // Caches never go stale in this app (spec §7), so opening the dialog asks for fresh numbers.
   useEffect(() => {
     if (linkId !== null) void mutate();

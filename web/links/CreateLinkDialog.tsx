@@ -7,12 +7,13 @@ import { api, ApiError } from "../lib/api";
 import { CreateLinkBody, DESCRIPTION_MAX, TITLE_MAX } from "../../src/links/schema";
 import type { LinkView } from "./types";
 import { validateForm } from "../lib/forms";
+import { parseTags } from "./tags";
 
-type Errors = Partial<Record<"originalUrl" | "title" | "description" | "shortCode" | "expiresAt", string>>;
+type Errors = Partial<Record<"originalUrl" | "title" | "description" | "shortCode" | "expiresAt" | "tags", string>>;
 
 /** Spec §2 'Create Short Link': URL, Title, Description (Optional), plus an optional code and expiry. */
 export function CreateLinkDialog({ open, onClose, apiBase, onCreated }: { open: boolean; onClose: () => void; apiBase: string; onCreated: (l: LinkView) => void }) {
-  const [form, setForm] = useState({ originalUrl: "", title: "", description: "", shortCode: "", expiresAt: "" });
+  const [form, setForm] = useState({ originalUrl: "", title: "", description: "", shortCode: "", expiresAt: "", tags: "" });
   const [errors, setErrors] = useState<Errors>({});
   const [busy, setBusy] = useState(false);
 
@@ -21,7 +22,7 @@ export function CreateLinkDialog({ open, onClose, apiBase, onCreated }: { open: 
   async function submit(e: FormEvent) {
     e.preventDefault();
     // datetime-local is the visitor's local time; the server stores UTC.
-    const body = { ...form, expiresAt: form.expiresAt ? new Date(form.expiresAt).toISOString() : "" };
+    const body = { ...form, expiresAt: form.expiresAt ? new Date(form.expiresAt).toISOString() : "", tags: parseTags(form.tags) };
     const checked = validateForm(CreateLinkBody, body);
     if (!checked.ok) {
       setErrors(checked.errors as Errors);
@@ -32,7 +33,7 @@ export function CreateLinkDialog({ open, onClose, apiBase, onCreated }: { open: 
     try {
       const link = await api<LinkView>(apiBase, { method: "POST", body });
       toast({ title: "Short link created successfully" });
-      setForm({ originalUrl: "", title: "", description: "", shortCode: "", expiresAt: "" });
+      setForm({ originalUrl: "", title: "", description: "", shortCode: "", expiresAt: "", tags: "" });
       onCreated(link);
       onClose();
     } catch (err) {
@@ -61,6 +62,7 @@ export function CreateLinkDialog({ open, onClose, apiBase, onCreated }: { open: 
             spellCheck={false}
           />
           <Field label="Expires (Optional)" type="datetime-local" value={form.expiresAt} onChange={set("expiresAt")} error={errors.expiresAt} />
+          <Field label="Tags (Optional)" value={form.tags} onChange={set("tags")} error={errors.tags} hint="Separate tags with commas, e.g. spring, newsletter." autoCapitalize="off" />
           <div className="dialog-actions">
             <Button variant="secondary" onClick={onClose}>Cancel</Button>
             <Button type="submit" busy={busy}>Create</Button>

@@ -17,6 +17,7 @@ const FORMAT_NAMES: Record<Layout["format"], string> = {
   plain: "Plain CSV (url, code, title) or this app's export",
   shlink: "Shlink export",
   yourls: "YOURLS export",
+  json: "This app's JSON export",
 };
 /** The server's limits for one import (src/http/bodyLimit.ts, src/links/schema.ts), checked before sending. */
 const MAX_FILE_BYTES = 10 * 1024 * 1024;
@@ -24,16 +25,26 @@ const PREVIEW_ROWS = 5;
 /** Report rows drawn at once; the full report is a download. */
 const SHOWN_ROWS = 200;
 
-type Picked = { name: string; text: string; layout: Layout | null; preview: string[][]; problem: string | null };
+type Picked = { name: string; text: string; layout: Layout | null; preview: string[][]; problem: string | null; domains: string[] };
 type Phase = "idle" | "running" | "cancelling" | "done" | "cancelled" | "failed";
 type Filter = "all" | "skipped" | "imported";
 
 const TOO_LARGE_ROW = "This row is larger than the 10 MB the server takes in one request";
 
-async function sendPart(part: Extract<Part, { kind: "send" }>): Promise<ImportReport> {
+/** A Shlink file's domains (its empty domain column is Shlink's default domain), A→Z. */
+function shlinkDomains(text: string, layout: Layout | null) {
+  if (layout?.format !== "shlink" || layout.domain < 0) return [];
+  const found = new Set<string>();
+  for (const r of previewRecords(text, Number.MAX_SAFE_INTEGER).slice(1)) found.add((r.cells[layout.domain] ?? "").trim().toLowerCase());
+  return [...found].sort();
+}
+
+async function sendPart(part: Extract<Part, { kind: "send" }>, brandDomains: string[]): Promise<ImportReport> {
   let res: Response;
+  const query = new URLSearchParams({ rowOffset: String(part.rowOffset) });
+  if (brandDomains.length) query.set("brandDomains", brandDomains.map((d) => d || "default").join(","));
   try {
-    res = await fetch(`/api/links/import?rowOffset=${part.rowOffset}`, {
+    res = await fetch(`/api/links/import?${query}`, {
       method: "POST",
       credentials: "include",
       headers: { "content-type": "text/csv; charset=utf-8", accept: "application/json", "x-requested-with": "XMLHttpRequest" },
@@ -72,6 +83,8 @@ export function ImportPage() {
   const [results, setResults] = useState<ImportRowResult[]>([]);
   const [failure, setFailure] = useState<string | null>(null);
   const [filter, setFilter] = useState<Filter>("all");
+  // Shlink domains whose links go to the brand tracker (the rest to the Link Tracker).
+  const [brandDomains, setBrandDomains] = useState<string[]>([]);
   const cancelled = useRef(false);
   // Set on the first press, before React re-renders: a double click cannot send the file twice.
   const started = useRef(false);
@@ -105,7 +118,7 @@ export function ImportPage() {
       return;
     }
     if (file.size > MAX_FILE_BYTES) {
-      setPicked({ name: file.name, text: "", layout: null, preview: [], problem: "The file is too large. The limit is 10 MB: split it and import the parts one after another." });
+      setPicked({ name: file.name, text: "", layout: null, preview: [], problem: "The file is too large. The limit is 10 MB: split it and import the parts one after another.", domains: [] });
       return;
     }
     const text = decodeCsv(new Uint8Array(await file.arrayBuffer()));
@@ -113,7 +126,8 @@ export function ImportPage() {
     const header = records[0];
     const layout = header && !header.error ? detectLayout(header.cells) : null;
     const problem = !text.trim() ? IMPORT_MSG.empty : layout ? null : IMPORT_MSG.header;
-    setPicked({ name: file.name, text, layout, preview: records.map((r) => r.cells), problem });
+    setBrandDomains([]);
+    setPicked({ name: file.name, text, layout, preview: records.map((r) => r.cells), problem, domains: problem ? [] : shlinkDomains(text, layout) });
   }
 
   async function start() {
@@ -140,7 +154,7 @@ export function ImportPage() {
         got = [{ row: part.rowOffset + 2, status: "skipped", error: { code: "BAD_REQUEST", message: TOO_LARGE_ROW } }];
       } else {
         try {
-          got = (await sendPart(part)).results;
+          got = (await sendPart(part, brandDomains)).results;
         } catch (e) {
           setFailure(`${e instanceof Error ? e.message : String(e)} — rows from ${part.rowOffset + 2} on were not imported.`);
           setPhase("failed");
@@ -213,6 +227,25 @@ export function ImportPage() {
             )}
           </div>
         </div>
+
+        {picked && picked.domains.length > 0 && (
+          <fieldset className="card import-domains" disabled={running}>
+            <legend>Where each Shlink domain's links go</legend>
+            {picked.domains.map((d) => (
+              <Select
+                key={d}
+                label={d || "Shlink's default domain"}
+                value={brandDomains.includes(d) ? "brand" : "main"}
+                onChange={(e) => setBrandDomains((all) => (e.target.value === "brand" ? [...all.filter((x) => x !== d), d] : all.filter((x) => x !== d)))}
+                options={[
+                  { value: "main", label: "Link Tracker" },
+                  { value: "brand", label: "Brand link tracker" },
+                ]}
+              />
+            ))}
+            <p className="muted">A code is one link whichever domain served it: the same code on two domains is imported once.</p>
+          </fieldset>
+        )}
 
         {picked?.layout && picked.preview.length > 0 && (
           <section className="import-preview" aria-labelledby="import-preview-title">

@@ -3,6 +3,8 @@ import { Button } from "../ui/Button";
 import { Menu } from "../ui/Menu";
 import { clicksLabel, copyLink, formatDate, linkState } from "./format";
 import type { LinkView } from "./types";
+import type { TagColor } from "../../src/tags/schema";
+import { TagChips } from "./tags";
 
 /** How long the Copy button reads "Copied" after a copy. */
 export const COPIED_MS = 2000;
@@ -32,10 +34,13 @@ export function CopyButton({ text, label }: { text: string; label: string }) {
 
 type Props = {
   link: LinkView;
+  /** Each tag's colour by its lower-cased name. */
+  tagColors: Map<string, TagColor>;
   brand: boolean;
   onAnalytics: () => void;
   onEdit: () => void;
   onQr: () => void;
+  onPublicStats: () => void;
   onReset: () => void;
   onDelete: () => void;
 };
@@ -46,12 +51,13 @@ type Props = {
  * a menu, so a list of 100 links is not 100 red buttons. Two lines high on a wide screen;
  * on a phone the parts stack.
  */
-export function LinkRow({ link: l, brand, onAnalytics, onEdit, onQr, onReset, onDelete }: Props) {
+export function LinkRow({ link: l, tagColors, brand, onAnalytics, onEdit, onQr, onPublicStats, onReset, onDelete }: Props) {
   const state = linkState(l);
   const items = [
     { label: "Open destination", onSelect: () => window.open(l.originalUrl, "_blank", "noopener,noreferrer") },
     { label: "Edit", onSelect: onEdit },
     { label: "QR code", onSelect: onQr },
+    { label: "Public stats page", onSelect: onPublicStats },
     ...(brand ? [{ label: "Reset click count", onSelect: onReset }] : []),
     { label: "Delete", onSelect: onDelete, danger: true },
   ];
@@ -65,6 +71,7 @@ export function LinkRow({ link: l, brand, onAnalytics, onEdit, onQr, onReset, on
           {state === "inactive" && <span className="badge badge-ended">Inactive</span>}
           {l.hostWarning && <span className="badge badge-ended">Look-alike</span>}
         </div>
+        <TagChips names={l.tags} colors={tagColors} />
         <a className="link-dest" href={l.originalUrl} target="_blank" rel="noopener noreferrer" title={l.originalUrl} dir="ltr">
           {l.originalUrl}
         </a>
@@ -82,6 +89,8 @@ export function LinkRow({ link: l, brand, onAnalytics, onEdit, onQr, onReset, on
       </div>
       <div className="link-row-stats">
         <span className="link-clicks">{clicksLabel(l.clickCount)}</span>
+        {/* Visits the tool it was imported from had counted: shown apart, never added to ours. */}
+        {l.importedClicks !== null && <span className="muted link-imported">{`+ ${l.importedClicks.toLocaleString("en")} before import`}</span>}
         <span className="muted">{l.expiresAt ? `Expires: ${formatDate(l.expiresAt)}` : `Created ${formatDate(l.createdAt)}`}</span>
       </div>
       <div className="link-row-actions">

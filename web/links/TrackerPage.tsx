@@ -16,7 +16,12 @@ import { CLICK_SORT_MAX } from "../../src/links/schema";
 import { EditLinkDialog } from "../brand/EditLinkDialog";
 import { QrCodeDialog } from "../brand/QrCodeDialog";
 import { RootLinkCard } from "../brand/RootLinkCard";
+import { TagsDialog, useTags } from "./tags";
 import "./links.css";
+import { useLiveEvent } from "../notifications/live";
+import { PublicStatsDialog } from "../publicstats/PublicStatsDialog";
+
+const LIVE_KINDS = ["clicks.recorded", "link.created", "link.updated", "link.deleted", "resync"] as const;
 
 // The analytics dialog and its chart library are fetched when a link's analytics are first opened.
 const AnalyticsDialog = lazy(async () => ({ default: (await import("./AnalyticsDialog")).AnalyticsDialog }));
@@ -64,6 +69,10 @@ export function TrackerPage({ tracker }: { tracker: Tracker }) {
   const [search, setSearch] = useState("");
   const [sort, setSort] = useState<Sort>("newest");
   const [status, setStatus] = useState<Status>("all");
+  const [tag, setTag] = useState("");
+  const { tags, refreshTags } = useTags();
+  const tagColors = useMemo(() => new Map(tags.map((t) => [t.name.toLowerCase(), t.color])), [tags]);
+  const [managingTags, setManagingTags] = useState(false);
   const query = useSettled(search.trim(), SEARCH_DELAY_MS);
   // The server searches, sorts and pages (issue 21): 100 links a page, each page's key its
   // address, the next one named by the previous page's cursor; nothing else is downloaded.
@@ -72,6 +81,7 @@ export function TrackerPage({ tracker }: { tracker: Tracker }) {
     const params = new URLSearchParams({ limit: String(CARDS_PER_PAGE), sort });
     if (query) params.set("q", query);
     if (status !== "all") params.set("status", status);
+    if (tag) params.set("tags", tag);
     if (brand) params.set("includeRoot", "true");
     if (previous?.next) params.set("cursor", previous.next);
     return `${base}?${params}`;
@@ -82,14 +92,24 @@ export function TrackerPage({ tracker }: { tracker: Tracker }) {
     // A new search or sort keeps the cards on screen until its first page arrives.
     keepPreviousData: true,
   });
+  // Live updates (issue 26): a batch of clicks moves its card's count in place; a link made,
+  // changed or deleted elsewhere (another tab, the API, an import) reads the list again.
+  useLiveEvent(LIVE_KINDS, (e) => {
+    if (!e) return void mutate();
+    if (e.data.tracker !== tracker) return;
+    if (e.type !== "clicks.recorded") return void mutate();
+    const { linkId, total } = e.data as { linkId: number; total: number };
+    void mutate((pages) => pages?.map((p) => ({ ...p, body: p.body.map((l) => (l.id === linkId ? { ...l, clickCount: total } : l)) })), { revalidate: false });
+  });
   // A new search, sort or filter starts again from its first page.
   useEffect(() => {
     void setSize(1);
-  }, [query, sort, status]);
+  }, [query, sort, status, tag]);
   const [creating, setCreating] = useState(false);
   const [analytics, setAnalytics] = useState<LinkView | null>(null);
   const [editing, setEditing] = useState<LinkView | null>(null);
   const [qr, setQr] = useState<LinkView | null>(null);
+  const [publicStats, setPublicStats] = useState<LinkView | null>(null);
   const [pending, setPending] = useState<Pending>(null);
   const [busy, setBusy] = useState(false);
   const createButton = useRef<HTMLButtonElement>(null);
@@ -110,7 +130,7 @@ export function TrackerPage({ tracker }: { tracker: Tracker }) {
   const total = first?.total ?? 0;
   const more = !!data?.[data.length - 1]?.next;
   const loadingMore = isValidating && !!data && size > data.length;
-  const narrowed = query !== "" || status !== "all";
+  const narrowed = query !== "" || status !== "all" || tag !== "";
 
   const title = brand ? `${config?.brandName ?? ""} Link Tracker`.trim() : "Link Tracker";
 
@@ -208,6 +228,17 @@ export function TrackerPage({ tracker }: { tracker: Tracker }) {
             options={first && (first.capped || first.total > CLICK_SORT_MAX) && sort !== "most" && sort !== "least" ? SORTS.filter((o) => o.value !== "most" && o.value !== "least") : SORTS}
           />
           <Select label="Filter links" hideLabel value={status} onChange={(e) => setStatus(e.target.value as Status)} options={STATUSES} />
+          {/* Shown once there are tags; a filtered tag that was deleted meanwhile stays choosable to clear it. */}
+          {(tags.length > 0 || tag) && (
+            <Select
+              label="Filter by tag"
+              hideLabel
+              value={tag}
+              onChange={(e) => setTag(e.target.value)}
+              options={[{ value: "", label: "All tags" }, ...tags.map((t) => ({ value: t.name, label: `Tag: ${t.name}` })), ...(tag && !tags.some((t) => t.name === tag) ? [{ value: tag, label: `Tag: ${tag}` }] : [])]}
+            />
+          )}
+          <Button variant="secondary" size="sm" onClick={() => setManagingTags(true)}>Manage tags</Button>
         </div>
 
         {isLoading ? (
@@ -239,10 +270,12 @@ export function TrackerPage({ tracker }: { tracker: Tracker }) {
                 <LinkRow
                   key={l.id}
                   link={l}
+                  tagColors={tagColors}
                   brand={brand}
                   onAnalytics={() => setAnalytics(l)}
                   onEdit={() => setEditing(l)}
                   onQr={() => setQr(l)}
+                  onPublicStats={() => setPublicStats(l)}
                   onReset={() => setPending({ kind: "reset", link: l })}
                   onDelete={() => setPending({ kind: "delete", link: l })}
                 />
@@ -268,7 +301,22 @@ export function TrackerPage({ tracker }: { tracker: Tracker }) {
       </main>
       <AppFooter />
 
-      <CreateLinkDialog open={creating} onClose={() => setCreating(false)} apiBase={base} onCreated={() => void mutate()} />
+      <CreateLinkDialog
+        open={creating}
+        onClose={() => setCreating(false)}
+        apiBase={base}
+        onCreated={() => {
+          void mutate();
+          refreshTags();
+        }}
+      />
+      <TagsDialog
+        open={managingTags}
+        onClose={() => setManagingTags(false)}
+        onChanged={() => {
+          void mutate();
+        }}
+      />
       {analytics && (
         <Suspense
           fallback={
@@ -280,8 +328,17 @@ export function TrackerPage({ tracker }: { tracker: Tracker }) {
           <AnalyticsDialog linkId={analytics.id} title={analytics.title} tracker={tracker} onClose={() => setAnalytics(null)} />
         </Suspense>
       )}
-      <EditLinkDialog link={editing} tracker={tracker} onClose={() => setEditing(null)} onSaved={() => void mutate()} />
+      <EditLinkDialog
+        link={editing}
+        tracker={tracker}
+        onClose={() => setEditing(null)}
+        onSaved={() => {
+          void mutate();
+          refreshTags();
+        }}
+      />
       <QrCodeDialog link={qr} onClose={() => setQr(null)} />
+      <PublicStatsDialog link={publicStats} onClose={() => setPublicStats(null)} />
       <ConfirmDialog
         open={pending !== null}
         title={pending?.kind === "reset" ? "Reset click count" : "Delete link"}

@@ -1,12 +1,15 @@
 import { Link } from "wouter";
 import { useUser } from "../lib/auth";
 import { useNotifications } from "./data";
+import { useLiveStream } from "./live";
 import "./notifications.css";
 
 /** The header bell: a link to /notifications with a dot while anything is unread. */
 export function NotificationBell() {
   const { user } = useUser();
   const { data } = useNotifications(!!user);
+  // Every signed-in screen shows the bell: it keeps the tab's live updates open (./live.ts).
+  useLiveStream(!!user);
   if (!user) return null;
   const unread = data?.body.unreadCount ?? 0;
   return (

@@ -16,21 +16,25 @@ import { toast, toastError } from "../ui/Toast";
 import {
   canvasBlob,
   downloadBlob,
-  drawQr,
   pngFileName,
   qrText,
+  svgFileName,
   VIDEO_FILE_NAME,
   withScanMarker,
   ZIP_FILE_NAME,
   ZIP_PNG_NAME,
   ZIP_VIDEO_NAME,
-  type QrLayout,
 } from "./qrImage";
-import { scansTo } from "./scan";
+import { DEFAULT_QR_STYLE, drawStyledQr, qrSvg, type QrStyle, type StyledLayout } from "./qrStyle";
+import { QrStyleFields, parsedStyle, styleProblems } from "./QrStyleFields";
+import { logoForSvg, scanWarning } from "./downloads";
+import { scansTo, svgScansTo } from "./scan";
 import { CancelledError, engineState, loadEngine, onEngineState, renderVideo, type EngineState } from "./videoEngine";
 import "./qr.css";
 
 export type ExportType = "qr" | "video" | "both";
+/** What the preview shows: the text, logo and style it was drawn from, and whether it scans. */
+type Generated = { text: string; logo: ImageBitmap | null; style: QrStyle; layout: StyledLayout; scans: boolean };
 type UrlSource = "custom" | "shortlink";
 /** The fields of GET /api/links this page uses. */
 /** A Link Tracker link, as GET /api/links returns it. */
@@ -84,6 +88,12 @@ async function readLogo(file: File): Promise<ImageBitmap> {
   }
 }
 
+/** Why the style cannot be drawn, in the words shown beside its field. */
+function styleRefusal(style: QrStyle) {
+  const problems = styleProblems(style);
+  return problems.foreground ?? problems.background ?? problems.dots ?? problems.corners ?? problems.frameText ?? "This style cannot be drawn";
+}
+
 /** The engine's load state, kept in step with the module-level engine. */
 function useEngineState() {
   const [s, setS] = useState<EngineState>(engineState());
@@ -105,7 +115,8 @@ export function QrPage() {
   const [processing, setProcessing] = useState(false);
   const [progress, setProgress] = useState<number | null>(null);
   // What the canvas currently shows, so Download never saves a stale image.
-  const [generated, setGenerated] = useState<{ text: string; logo: ImageBitmap | null; layout: QrLayout } | null>(null);
+  const [generated, setGenerated] = useState<Generated | null>(null);
+  const [style, setStyle] = useState<QrStyle>({ ...DEFAULT_QR_STYLE });
   const [scanProblem, setScanProblem] = useState(false);
   const canvasRef = useRef<HTMLCanvasElement>(null);
   const logoInput = useRef<HTMLInputElement>(null);
@@ -186,16 +197,24 @@ export function QrPage() {
       }
       setUrlError(undefined);
     }
+    // Colours that cannot scan are refused with the reason (also shown beside the field).
+    const drawn = parsedStyle(style);
+    if (!drawn) {
+      // The last good preview stays; Download refuses until the style is fixed.
+      errorToast(styleRefusal(style));
+      return null;
+    }
     const canvas = canvasRef.current;
     if (!canvas) {
       errorToast("Canvas not initialized");
       return null;
     }
     try {
-      const layout = drawQr(canvas, text, { logo: logo?.bitmap });
-      const g = { text, logo: logo?.bitmap ?? null, layout };
+      const layout = drawStyledQr(canvas, text, drawn, { logo: logo?.bitmap });
+      const scans = scansTo(canvas, text);
+      const g: Generated = { text, logo: logo?.bitmap ?? null, style: drawn, layout, scans };
       setGenerated(g);
-      setScanProblem(!scansTo(canvas, text));
+      setScanProblem(!scans);
       if (!quiet) toast({ title: "QR code generated successfully" });
       return g;
     } catch (e) {
@@ -222,20 +241,27 @@ export function QrPage() {
     toast({ title: "QR code downloaded successfully" });
   }
 
+  /** The preview brought up to date with the inputs (null when it cannot be drawn), before any download. */
+  function current(): Generated | null {
+    const g = generated;
+    const drawn = parsedStyle(style);
+    if (g && drawn && g.text === encodedText() && g.logo === (logo?.bitmap ?? null) && JSON.stringify(g.style) === JSON.stringify(drawn)) return g;
+    return generate(true);
+  }
+
   const onDownload = async () => {
     if (!generated) return errorToast("No QR code to download");
+    if (!parsedStyle(style)) return errorToast(styleRefusal(style));
     const canvas = canvasRef.current;
     if (!canvas) return errorToast("Canvas not initialized");
     setProcessing(true);
     await new Promise((r) => setTimeout(r, 0));
     try {
       // Inputs changed since Generate: bring the image up to date first.
-      let g = generated;
-      if (g.text !== encodedText() || g.logo !== (logo?.bitmap ?? null)) {
-        const again = generate(true);
-        if (!again) return;
-        g = again;
-      }
+      const g = current();
+      if (!g) return;
+      // Nothing is offered that does not read back to its address (the styled PNG, the ZIP's PNG, the video's source).
+      if (!g.scans) return errorToast(scanWarning(g.text));
       // Spec §4: video only with a logo and a loaded engine; otherwise the plain PNG.
       if (!wantsVideo || !g.logo) return await downloadPng(canvas);
       try {
@@ -245,7 +271,7 @@ export function QrPage() {
         errorToast("Video processing not initialized");
         return;
       }
-      await downloadVideo(canvas, g.text, g.logo, g.layout.moduleCount);
+      await downloadVideo(canvas, g);
     } catch (e) {
       toastError(e, "Failed to download QR code");
     } finally {
@@ -255,17 +281,39 @@ export function QrPage() {
     }
   };
 
-  async function downloadVideo(canvas: HTMLCanvasElement, text: string, logoBitmap: ImageBitmap, moduleCount: number) {
+  const onDownloadSvg = async () => {
+    if (!generated) return errorToast("No QR code to download");
+    if (!parsedStyle(style)) return errorToast(styleRefusal(style));
+    setProcessing(true);
+    await new Promise((r) => setTimeout(r, 0));
+    try {
+      const g = current();
+      if (!g) return;
+      const svg = qrSvg(g.text, g.style, { logo: g.logo ? logoForSvg(g.logo) : null });
+      // The SVG is checked as this browser draws it, not assumed equal to the PNG.
+      if (!(await svgScansTo(svg, g.text))) return errorToast(scanWarning(g.text));
+      downloadBlob(new Blob([svg], { type: "image/svg+xml" }), svgFileName());
+      toast({ title: "QR code downloaded successfully" });
+    } catch (e) {
+      toastError(e, "Failed to download QR code");
+    } finally {
+      setProcessing(false);
+    }
+  };
+
+  async function downloadVideo(canvas: HTMLCanvasElement, g: Generated) {
+    const logoBitmap = g.logo!;
     const png = await canvasBlob(canvas);
-    // The animation zooms the plain code and fades the logo in, so frames start logo-less.
+    // The animation zooms the styled code without its logo and fades the logo in, so frames start logo-less.
     const plain = document.createElement("canvas");
-    drawQr(plain, text);
+    const layout = drawStyledQr(plain, g.text, g.style);
+    const source = { image: plain, width: layout.width, height: layout.height, qrBox: layout.qrBox, moduleCount: layout.qr.moduleCount, background: g.style.background };
     const abort = new AbortController();
     abortRef.current = abort;
     setProgress(0);
     let mp4: Uint8Array<ArrayBuffer>;
     try {
-      mp4 = await renderVideo(plain, moduleCount, logoBitmap, setProgress, abort.signal);
+      mp4 = await renderVideo(source, logoBitmap, setProgress, abort.signal);
     } catch (e) {
       if (e instanceof CancelledError) return;
       errorToast("Failed to generate video animation");
@@ -378,6 +426,8 @@ export function QrPage() {
               )}
             </div>
 
+            <QrStyleFields style={style} onChange={setStyle} signedIn={!!user} />
+
             <Select label="Export Type" options={EXPORT_OPTIONS} value={exportType} onChange={(e) => setExportType(e.target.value as ExportType)} />
             {wantsVideo && (
               <p className="hint" role="status">
@@ -400,6 +450,9 @@ export function QrPage() {
               </Button>
               <Button variant="secondary" onClick={onDownload} disabled={processing || generating}>
                 {processing ? "Processing..." : "Download"}
+              </Button>
+              <Button variant="secondary" onClick={onDownloadSvg} disabled={processing || generating}>
+                Download SVG
               </Button>
             </div>
 
@@ -434,7 +487,7 @@ export function QrPage() {
             />
             {scanProblem && generated && (
               <p className="qr-warning" role="alert">
-                Warning: this QR code does not scan back to {generated.text}. Try a smaller logo or a shorter URL.
+                {scanWarning(generated.text)}
               </p>
             )}
             {!scanProblem && generated && <p className="muted qr-ok">Checked: scans to {generated.text}</p>}

@@ -84,16 +84,28 @@ export function moduleIndexAt(layout: QrLayout, p: number): number {
   return Math.floor((p + 0.5) / layout.moduleSize) - QR_MARGIN_MODULES;
 }
 
+/** #rrggbb → [r, g, b]. */
+const rgb = (hex: string) => [1, 3, 5].map((i) => Number.parseInt(hex.slice(i, i + 2), 16)) as [number, number, number];
+
 /**
- * RGBA pixels of exactly size x size, black modules on white. Drawn here rather than with
+ * RGBA pixels of exactly size x size, dark modules on light (black on white by default). Drawn here rather than with
  * QRCode.toCanvas because that floors (modules + margin) * scale and yields 1499 px for some
  * versions (e.g. version 18 at 1500 px), and it overwrites the canvas's CSS size.
  */
-export function rasterize(matrix: QrMatrix, size: number = QR_SIZE): Uint8ClampedArray<ArrayBuffer> {
+export function rasterize(matrix: QrMatrix, size: number = QR_SIZE, foreground = "#000000", background = "#ffffff"): Uint8ClampedArray<ArrayBuffer> {
   const layout = qrLayout(matrix.size, size);
   const index = new Int32Array(size);
   for (let p = 0; p < size; p++) index[p] = moduleIndexAt(layout, p);
+  const [fr, fg, fb] = rgb(foreground);
+  const [br, bg, bb] = rgb(background);
   const px = new Uint8ClampedArray(size * size * 4).fill(255);
+  if (br !== 255 || bg !== 255 || bb !== 255) {
+    for (let o = 0; o < px.length; o += 4) {
+      px[o] = br;
+      px[o + 1] = bg;
+      px[o + 2] = bb;
+    }
+  }
   for (let y = 0; y < size; y++) {
     const r = index[y]!;
     if (r < 0 || r >= matrix.size) continue;
@@ -101,7 +113,9 @@ export function rasterize(matrix: QrMatrix, size: number = QR_SIZE): Uint8Clampe
       const c = index[x]!;
       if (c < 0 || c >= matrix.size || !matrix.data[r * matrix.size + c]) continue;
       const o = (y * size + x) * 4;
-      px[o] = px[o + 1] = px[o + 2] = 0;
+      px[o] = fr;
+      px[o + 1] = fg;
+      px[o + 2] = fb;
     }
   }
   return px;
@@ -145,26 +159,6 @@ export function drawLogo(g: Canvas2D, layout: QrLayout, logo: LogoSource) {
   }
 }
 
-/**
- * Renders the QR code for `url` into `canvas` (resized to size x size): black on white,
- * level H, 1-module margin, then the optional centred logo. Returns the layout used.
- */
-export function drawQr(
-  canvas: HTMLCanvasElement | OffscreenCanvas,
-  url: string,
-  { size = QR_SIZE, logo }: { size?: number; logo?: LogoSource | null } = {},
-): QrLayout {
-  const matrix = qrMatrix(url);
-  const layout = qrLayout(matrix.size, size);
-  canvas.width = size;
-  canvas.height = size;
-  const g = canvas.getContext("2d") as Canvas2D | null;
-  if (!g) throw new Error("Canvas not initialized");
-  g.putImageData(new ImageData(rasterize(matrix, size), size, size), 0, 0);
-  if (logo) drawLogo(g, layout, logo);
-  return layout;
-}
-
 /** canvas.toBlob as a promise; rejects with the spec's message when the browser returns null. */
 export function canvasBlob(canvas: HTMLCanvasElement, type = "image/png", quality?: number): Promise<Blob> {
   return new Promise((resolve, reject) =>
@@ -193,4 +187,9 @@ export function downloadBlob(blob: Blob, name: string) {
  */
 export function qrText(url: string): string {
   return new URL(url).href;
+}
+
+/** qr-code-{timestamp}.svg: the PNG's name pattern (spec §9) for the vector download. */
+export function svgFileName(now: number = Date.now()): string {
+  return `qr-code-${now}.svg`;
 }

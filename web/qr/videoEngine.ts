@@ -3,7 +3,7 @@
 // server under /vendor/ (see src/vendor/), never from a CDN, and only once video is asked for.
 import type { FFmpeg } from "@ffmpeg/ffmpeg";
 import { FFMPEG_CORE_URL, FFMPEG_WASM_URL, FFMPEG_WORKER_URL } from "../../src/shared/ffmpegPaths";
-import { drawFrame, ffmpegArgs, frameName, frameParams, VIDEO } from "./videoLayout";
+import { drawFrame, ffmpegArgs, frameName, frameParams, VIDEO, type VideoSource } from "./videoLayout";
 import type { LogoSource } from "./qrImage";
 import { ExportProgress } from "./videoProgress";
 
@@ -63,7 +63,7 @@ function resetEngine() {
   setState("idle");
 }
 
-async function frameJpegs(qr: HTMLCanvasElement, moduleCount: number, logo: LogoSource, onFrame: (i: number) => void, signal: AbortSignal) {
+async function frameJpegs(qr: VideoSource, logo: LogoSource, onFrame: (i: number) => void, signal: AbortSignal) {
   const canvas = document.createElement("canvas");
   canvas.width = VIDEO.width;
   canvas.height = VIDEO.height;
@@ -72,7 +72,7 @@ async function frameJpegs(qr: HTMLCanvasElement, moduleCount: number, logo: Logo
   const out: Uint8Array[] = [];
   for (let i = 0; i < VIDEO.frames; i++) {
     if (signal.aborted) throw new CancelledError();
-    drawFrame(g, qr, moduleCount, logo, frameParams(i));
+    drawFrame(g, qr, logo, frameParams(i));
     const blob = await new Promise<Blob | null>((r) => canvas.toBlob(r, "image/jpeg", VIDEO.jpegQuality));
     if (!blob) throw new Error("Failed to create frame");
     out.push(new Uint8Array(await blob.arrayBuffer()));
@@ -87,8 +87,7 @@ async function frameJpegs(qr: HTMLCanvasElement, moduleCount: number, logo: Logo
  * `signal` terminates the worker and rejects with CancelledError.
  */
 export async function renderVideo(
-  qr: HTMLCanvasElement,
-  moduleCount: number,
+  qr: VideoSource,
   logo: LogoSource,
   onProgress: (p: number) => void,
   signal: AbortSignal,
@@ -114,7 +113,6 @@ export async function renderVideo(
   try {
     const jpegs = await frameJpegs(
       qr,
-      moduleCount,
       logo,
       (n) => {
         bar.framesDrawn(n);

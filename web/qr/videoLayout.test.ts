@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { ffmpegArgs, frameName, frameParams, frameQrRect, FRAME_PATTERN, VIDEO } from "./videoLayout";
+import { ffmpegArgs, frameName, frameParams, frameImageRect, FRAME_PATTERN, VIDEO } from "./videoLayout";
 
 describe("video constants (spec §9)", () => {
   test("30 frames at 30 fps, 1080x1350, JPEG 0.95, CRF 23, yuv420p, 100% → 60%, logo after 30%", () => {
@@ -56,15 +56,23 @@ describe("frameParams", () => {
   });
 });
 
-describe("frameQrRect", () => {
-  test("100%: the code spans the frame width, centred vertically", () => {
-    expect(frameQrRect(1)).toEqual({ x: 0, y: 135, size: 1080 });
+describe("frameImageRect", () => {
+  test("100%: a square code spans the frame width, centred vertically", () => {
+    expect(frameImageRect(1, 1500, 1500)).toEqual({ x: 0, y: 135, width: 1080, height: 1080 });
   });
   test("60%: 648 px, centred both ways", () => {
-    const r = frameQrRect(0.6);
-    expect(r.size).toBeCloseTo(648, 10);
+    const r = frameImageRect(0.6, 1500, 1500);
+    expect(r.width).toBeCloseTo(648, 10);
+    expect(r.height).toBeCloseTo(648, 10);
     expect(r.x).toBeCloseTo(216, 10);
     expect(r.y).toBeCloseTo(351, 10);
+  });
+  test("the tallest framed code (version 1: 1940 x 2186) keeps its aspect and fits the 1080 x 1350 frame", () => {
+    const r = frameImageRect(1, 1940, 2186);
+    expect(r.width).toBe(1080);
+    expect(r.height).toBeCloseTo((1080 * 2186) / 1940, 10);
+    expect(r.height).toBeLessThanOrEqual(1350);
+    expect(r.y).toBeCloseTo((1350 - r.height) / 2, 10);
   });
 });
 

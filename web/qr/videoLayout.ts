@@ -25,12 +25,6 @@ export function frameParams(i: number, frames: number = VIDEO.frames): FramePara
   return { progress, zoom, logoAlpha };
 }
 
-/** Where the QR sits in a frame: full frame width at 100%, centred both ways. */
-export function frameQrRect(zoom: number) {
-  const size = VIDEO.width * zoom;
-  return { x: (VIDEO.width - size) / 2, y: (VIDEO.height - size) / 2, size };
-}
-
 /** ffmpeg's input file name for frame i (frame000.jpg …), matching FRAME_PATTERN. */
 export const frameName = (i: number) => `frame${String(i).padStart(3, "0")}.jpg`;
 export const FRAME_PATTERN = "frame%03d.jpg";
@@ -57,22 +51,42 @@ export function ffmpegArgs(output: string): string[] {
 
 type Canvas2D = CanvasRenderingContext2D | OffscreenCanvasRenderingContext2D;
 
+/** Where the code sits in the image the animation zooms (a framed code is taller than wide). */
+export type VideoSource = {
+  image: CanvasImageSource;
+  width: number;
+  height: number;
+  /** The QR square inside the image, in its px: the logo overlay is placed on it. */
+  qrBox: { x: number; y: number; size: number };
+  moduleCount: number;
+  /** The frame's ground: the style's background (white by default, as the spec has it). */
+  background: string;
+};
+
+/** Where the whole image sits in a frame: full frame width at 100%, centred both ways. */
+export function frameImageRect(zoom: number, width: number, height: number) {
+  const w = VIDEO.width * zoom;
+  const h = (w * height) / width;
+  return { x: (VIDEO.width - w) / 2, y: (VIDEO.height - h) / 2, width: w, height: h };
+}
+
 /**
- * Draws frame i: white background, the logo-less QR image (`qr`, the 1500 px render) scaled to
- * the frame's zoom, and the logo overlay (white box + logo) at the frame's alpha.
+ * Draws frame i: the style's background, the logo-less styled image scaled to the frame's
+ * zoom, and the logo overlay (white box + logo) on its QR square at the frame's alpha.
  */
-export function drawFrame(g: Canvas2D, qr: CanvasImageSource, moduleCount: number, logo: LogoSource, params: FrameParams) {
+export function drawFrame(g: Canvas2D, src: VideoSource, logo: LogoSource, params: FrameParams) {
   g.save();
   g.globalAlpha = 1;
-  g.fillStyle = "#ffffff";
+  g.fillStyle = src.background;
   g.fillRect(0, 0, VIDEO.width, VIDEO.height);
-  const r = frameQrRect(params.zoom);
+  const r = frameImageRect(params.zoom, src.width, src.height);
   g.imageSmoothingEnabled = true;
   g.imageSmoothingQuality = "high";
-  g.drawImage(qr, r.x, r.y, r.size, r.size);
+  g.drawImage(src.image, r.x, r.y, r.width, r.height);
   if (params.logoAlpha > 0) {
-    const layout: QrLayout = qrLayout(moduleCount, r.size);
-    g.translate(r.x, r.y);
+    const scale = r.width / src.width;
+    const layout: QrLayout = qrLayout(src.moduleCount, src.qrBox.size * scale);
+    g.translate(r.x + src.qrBox.x * scale, r.y + src.qrBox.y * scale);
     g.globalAlpha = params.logoAlpha;
     drawLogo(g, layout, logo);
   }

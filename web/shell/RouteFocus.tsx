@@ -32,12 +32,23 @@ export function RouteFocus() {
     // Lazy screens arrive a little later: wait (at most ~2 s) for the new heading.
     // What had focus when the address changed: the link just followed, often on the old screen.
     const start = document.activeElement;
+    // The screen left behind, to tell it from the new one. Followed from the Tools menu, focus
+    // was in the menu, not in the old screen, so the old screen's heading looked like the new
+    // one's and got focus just before the lazy screen replaced it (focus then fell to the body).
+    const oldMain = document.querySelector("main");
+    const oldHeading = target()?.textContent ?? null;
     const tick = () => {
       const active = document.activeElement;
       const main = document.querySelector("main");
       // The old screen is still shown (a lazy screen is on its way): wait.
       if (start && start !== document.body && start.isConnected && main?.contains(start)) {
         if (++frames < 120) raf = requestAnimationFrame(tick);
+        return;
+      }
+      // Still the old screen's main and heading (a screen that keeps both ends the wait after ~2 s).
+      if (main && main === oldMain && target()?.textContent === oldHeading && frames < 120) {
+        frames++;
+        raf = requestAnimationFrame(tick);
         return;
       }
       if (active && active !== start && active !== document.body && main?.contains(active)) return;

@@ -1,7 +1,8 @@
-// The API's operations, declared by each feature next to its routes (issue 14). The OpenAPI
-// document (./document.ts) is built from these declarations and the features' own valibot
+// The API's operations, declared by each feature next to its routes (issue 14). A leaf on the
+// ground floor, so a feature's routes.ts never imports up into src/openapi/, which imports every
+// feature's operations. The OpenAPI document (src/openapi/document.ts) is built from these declarations and the features' own valibot
 // schemas, so what the routes validate and what the document says are one contract; the
-// contract test (./contract.test.ts) fails when a route of the app has no operation here.
+// contract test (src/openapi/contract.test.ts) fails when a route of the app has no operation here.
 //
 // How to document a route, in the feature's routes.ts:
 //
@@ -10,11 +11,13 @@
 //       responses: { 201: LinkView }, errors: ["CONFLICT"], example: { originalUrl: "https://…", title: "…" } },
 //   ]);
 //
-// then add `...linkOperations` to the list in ./operations.ts. Paths are written as the
+// then add `...linkOperations` to the list in src/openapi/operations.ts. Paths are written as the
 // router has them (`:id`); the document turns them into `{id}`.
 import * as v from "valibot";
-import type { ErrorCode } from "../shared/errors";
-import type { Area } from "../apikeys/schema";
+import type { ErrorCode } from "./errors";
+
+/** An API key's area (src/apikeys/schema.ts AREAS), written out so this file stays a leaf. */
+export type KeyArea = "links" | "topics";
 
 // Any valibot schema, whatever its input and output types.
 export type Schema = v.GenericSchema<any, any>;
@@ -54,7 +57,7 @@ export type Operation = {
    * For auth "user": the area ("links" or "topics") whose keys limited to it reach this
    * operation. Absent: only keys not limited to an area do. A read key reaches GET only.
    */
-  keyArea?: Area;
+  keyArea?: KeyArea;
   /** Path parameters: name → description. Every `:name` in the path must be described. */
   params?: Record<string, string>;
   /** A v.object of optional string fields. */

@@ -1,0 +1,194 @@
+// Events benchmark (issue 26): the redirect path with and without subscribers. Loopback only,
+// bounded, prints figures; not part of `npm test`. The lead runs it on a quiet machine.
+//
+//   node_modules/.bin/bun run scripts/bench/events.ts        # builds dist/threadlink if missing
+//   BENCH_BINARY=.tmp/x/threadlink BENCH_SECONDS=10 BENCH_ROUNDS=3 bun run scripts/bench/events.ts
+//   knobs: BENCH_PORT (3393), BENCH_LINKS (2000), BENCH_HOOKS (10), BENCH_STREAMS (20), BENCH_C (64)
+//
+// 1. Starts the compiled binary on a fresh data dir (SQLite), signs up one user and makes
+//    BENCH_LINKS links through the bulk API.
+// 2. Drives GET /{random code} with wrk (scripts/lib/wrk.ts, as the redirect benchmark does) in
+//    BENCH_ROUNDS rounds of a-then-b: (a) no subscribers; (b) BENCH_HOOKS webhook endpoints
+//    subscribed to clicks.recorded (a Bun receiver on loopback answering 200) and BENCH_STREAMS
+//    open live update streams (GET /api/events/stream, read as they come) for the same user.
+//    The median round is the verdict (this VM shares its host).
+// 3. Prints req/s, p50/p99 of each, b/a (subscribers over none), and the webhook delivery
+//    latency p50/p99 under load: the receiver's arrival time minus the event's createdAt (the
+//    click writer's commit), and the events the streams received.
+import { $ } from "bun";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ensureWrk, parseWrk, writeRandomCodesScript } from "../lib/wrk";
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const PORT = Number(process.env.BENCH_PORT ?? 3393);
+const LINKS = Number(process.env.BENCH_LINKS ?? 2_000);
+const HOOKS = Number(process.env.BENCH_HOOKS ?? 10);
+const STREAMS = Number(process.env.BENCH_STREAMS ?? 20);
+const C = Number(process.env.BENCH_C ?? 64);
+const HOST = "127.0.0.1";
+const BASE = `http://${HOST}:${PORT}`;
+
+const binary = process.env.BENCH_BINARY ?? "dist/threadlink";
+if (!existsSync(binary)) {
+  console.log(`${binary} not found: building it (scripts/build.ts)…`);
+  await $`${process.execPath} run scripts/build.ts`;
+}
+await ensureWrk();
+
+const dir = mkdtempSync(join(tmpdir(), "threadlink-bench-events-"));
+const proc = Bun.spawn([binary, "serve"], {
+  env: {
+    ...process.env,
+    PORT: String(PORT),
+    HOST,
+    DATA_DIR: join(dir, "data"),
+    PUBLIC_URL: BASE,
+    LOG_LEVEL: "warn",
+    WEBHOOK_ALLOW_PRIVATE: "true",
+    API_ANON_RATE_LIMIT: "0",
+    API_RATE_LIMIT: "0",
+    HEAVY_RATE_LIMIT: "0",
+    LIVE_STREAMS_PER_USER: String(Math.max(STREAMS, 1)),
+  },
+  stdout: "inherit",
+  stderr: "inherit",
+});
+
+const stop = async () => {
+  proc.kill("SIGTERM");
+  await proc.exited;
+  rmSync(dir, { recursive: true, force: true });
+};
+
+try {
+  for (let i = 0; ; i++) {
+    if ((await fetch(`${BASE}/api/health`).catch(() => null))?.ok) break;
+    if (i > 300) throw new Error("the binary did not start");
+    await Bun.sleep(100);
+  }
+  const reg = await fetch(`${BASE}/api/register`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ username: "bencher", password: "correct horse battery", email: "bench@example.test" }),
+  });
+  if (reg.status !== 201) throw new Error(`sign-up: ${reg.status} ${await reg.text()}`);
+  const cookie = reg.headers.get("set-cookie")!.split(";")[0]!;
+  const api = (method: string, path: string, body?: unknown) =>
+    fetch(`${BASE}${path}`, { method, headers: { cookie, "content-type": "application/json", origin: BASE }, body: body === undefined ? undefined : JSON.stringify(body) });
+
+  const codes: string[] = [];
+  for (let made = 0; made < LINKS; made += 1000) {
+    const n = Math.min(1000, LINKS - made);
+    const links = [...Array(n)].map((_, i) => ({ originalUrl: `https://example.com/${made + i}`, title: `bench ${made + i}`, shortCode: `ev${made + i}` }));
+    const r = await api("POST", "/api/links/bulk", { links });
+    if (r.status !== 200) throw new Error(`bulk: ${r.status} ${await r.text()}`);
+    codes.push(...links.map((l) => l.shortCode));
+  }
+  const codesFile = join(dir, "codes.txt");
+  writeFileSync(codesFile, `${codes.join("\n")}\n`);
+  const script = join(dir, "random.lua");
+  writeRandomCodesScript(script, codesFile);
+
+  // The webhook receiver: answers 200 at once and notes when each delivery arrived.
+  const latencies: number[] = [];
+  let deliveries = 0;
+  const receiver = Bun.serve({
+    hostname: HOST,
+    port: 0,
+    async fetch(req) {
+      const body = (await req.json()) as { createdAt: string };
+      deliveries++;
+      if (recording) latencies.push(Date.now() - Date.parse(body.createdAt));
+      return new Response("ok");
+    },
+  });
+  let recording = false;
+
+  type Run = { rps: number; p50: number; p99: number; errors: number };
+  const runWrk = async (label: string): Promise<Run> => {
+    const out = await $`wrk -t2 -c${C} -d${SECONDS}s --timeout 5s -s ${script} ${BASE}/`.quiet().text();
+    const j = parseWrk(out);
+    const r = { rps: j.requests / (j.duration / 1e6), p50: j.p50 / 1000, p99: j.p99 / 1000, errors: j.connect + j.read + j.write + j.timeout + j.status };
+    console.log(`${label.padEnd(26)} c=${C}  ${r.rps.toFixed(0).padStart(7)} req/s  p50 ${r.p50.toFixed(2)} ms  p99 ${r.p99.toFixed(2)} ms  errors ${r.errors}`);
+    return r;
+  };
+
+  // Subscribers, added and removed per round so round (a) really has none.
+  const subscribe = async () => {
+    const hooks: number[] = [];
+    for (let i = 0; i < HOOKS; i++) {
+      const r = await api("POST", "/api/webhooks", { url: `http://${HOST}:${receiver.port}/hook${i}`, events: ["clicks.recorded"] });
+      if (r.status !== 201) throw new Error(`webhook: ${r.status} ${await r.text()}`);
+      hooks.push(((await r.json()) as { id: number }).id);
+    }
+    let events = 0;
+    const aborts: AbortController[] = [];
+    const reading: Promise<void>[] = [];
+    for (let i = 0; i < STREAMS; i++) {
+      const abort = new AbortController();
+      aborts.push(abort);
+      const res = await fetch(`${BASE}/api/events/stream`, { headers: { cookie }, signal: abort.signal });
+      if (res.status !== 200) throw new Error(`stream: ${res.status} ${await res.text()}`);
+      reading.push(
+        (async () => {
+          const dec = new TextDecoder();
+          const reader = res.body!.getReader();
+          try {
+            for (;;) {
+              const { done, value } = await reader.read();
+              if (done) break;
+              events += dec.decode(value).split("event: clicks.recorded").length - 1;
+            }
+          } catch {
+            /* aborted */
+          }
+        })(),
+      );
+    }
+    return {
+      events: () => events,
+      async remove() {
+        for (const a of aborts) a.abort();
+        await Promise.all(reading);
+        for (const id of hooks) await api("DELETE", `/api/webhooks/${id}`);
+      },
+    };
+  };
+
+  const none: Run[] = [];
+  const subs: Run[] = [];
+  let streamEvents = 0;
+  for (let round = 1; round <= ROUNDS; round++) {
+    console.log(`round ${round}/${ROUNDS}`);
+    none.push(await runWrk("(a) no subscribers"));
+    const s = await subscribe();
+    recording = true;
+    subs.push(await runWrk(`(b) ${HOOKS} hooks + ${STREAMS} SSE`));
+    // Deliveries still queued when wrk stops are sent now; their latency counts too.
+    for (let waited = 0; waited < 30_000; waited += 200) {
+      const before = deliveries;
+      await Bun.sleep(200);
+      if (deliveries === before) break;
+    }
+    recording = false;
+    streamEvents += s.events();
+    await s.remove();
+  }
+  receiver.stop(true);
+
+  const median = (xs: number[]) => xs.toSorted((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  const pct = (xs: number[], p: number) => (xs.length ? xs.toSorted((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]! : NaN);
+  const a = { rps: median(none.map((r) => r.rps)), p99: median(none.map((r) => r.p99)) };
+  const b = { rps: median(subs.map((r) => r.rps)), p99: median(subs.map((r) => r.p99)) };
+  console.log("\nmedian of rounds");
+  console.log(`  no subscribers        ${a.rps.toFixed(0)} req/s  p99 ${a.p99.toFixed(2)} ms`);
+  console.log(`  hooks + streams       ${b.rps.toFixed(0)} req/s  p99 ${b.p99.toFixed(2)} ms`);
+  console.log(`  b/a                   ${(b.rps / a.rps).toFixed(3)}   (target: within noise of 1; p99 ≤ 10 ms)`);
+  console.log(`  webhook deliveries    ${latencies.length.toLocaleString("en-US")} under load; latency from commit p50 ${pct(latencies, 50)} ms, p99 ${pct(latencies, 99)} ms`);
+  console.log(`  stream events         ${streamEvents.toLocaleString("en-US")} clicks.recorded received over ${STREAMS} streams`);
+} finally {
+  await stop();
+}

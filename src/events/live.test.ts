@@ -1,0 +1,267 @@
+// Live updates (issue 26): GET /api/events/stream through the real app. Each user hears only
+// their own data and titles added to topics shared with them; a bounded number of streams per
+// user; keep-alives; resume with Last-Event-ID from the log, bounded. On PostgreSQL also across
+// two apps on one database (LISTEN/NOTIFY).
+import { afterAll, describe, expect, test } from "bun:test";
+import { ORIGIN, onPostgres, setup } from "../test/helpers";
+import { createApp } from "../app";
+import { openDatabase } from "../db/connect";
+import { CATCH_UP } from "./live";
+
+const t = await setup({ LIVE_STREAMS_PER_USER: "3", LIVE_HEARTBEAT_SECONDS: "1" });
+const alice = await t.signUp("alice");
+const bob = await t.signUp("bob");
+const carol = await t.signUp("carol");
+
+type Frame = { id?: string; event: string; data: any; comment?: string };
+
+/** An open stream: its frames as they arrive, and a way to wait for one. */
+async function openStream(cookie: string, opts: { lastEventId?: number; app?: { handle(r: Request): Promise<Response> } } = {}) {
+  const abort = new AbortController();
+  const headers: Record<string, string> = { host: "localhost:3000", cookie };
+  if (opts.lastEventId !== undefined) headers["last-event-id"] = String(opts.lastEventId);
+  const res = await (opts.app ?? t.app).handle(new Request(`${ORIGIN}/api/events/stream`, { headers, signal: abort.signal }));
+  const frames: Frame[] = [];
+  const comments: string[] = [];
+  let waiters: (() => void)[] = [];
+  let buf = "";
+  const reading = (async () => {
+    if (res.status !== 200 || !res.body) return;
+    const reader = res.body.getReader();
+    const dec = new TextDecoder();
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) return;
+        buf += dec.decode(value, { stream: true });
+        let cut: number;
+        while ((cut = buf.indexOf("\n\n")) >= 0) {
+          const block = buf.slice(0, cut);
+          buf = buf.slice(cut + 2);
+          const f: Frame = { event: "message", data: null };
+          let isEvent = false;
+          for (const line of block.split("\n")) {
+            if (line.startsWith(":")) comments.push(line.slice(1).trim());
+            else if (line.startsWith("id: ")) f.id = line.slice(4);
+            else if (line.startsWith("event: ")) (f.event = line.slice(7)), (isEvent = true);
+            else if (line.startsWith("data: ")) (f.data = JSON.parse(line.slice(6))), (isEvent = true);
+          }
+          if (isEvent) frames.push(f);
+          for (const w of waiters) w();
+        }
+      }
+    } catch {
+      /* aborted */
+    }
+  })();
+  const waitFor = async (ok: () => boolean, ms = 5_000) => {
+    const end = Date.now() + ms;
+    while (!ok()) {
+      if (Date.now() > end) throw new Error(`timed out; frames: ${JSON.stringify(frames).slice(0, 600)}`);
+      await new Promise<void>((r) => {
+        waiters.push(r);
+        setTimeout(r, 50);
+      });
+      waiters = [];
+    }
+  };
+  const of = (type: string) => frames.filter((f) => f.event === type);
+  return {
+    res,
+    frames,
+    comments,
+    of,
+    waitFor,
+    /** Waits for a frame of `type` matching `match`. */
+    async next(type: string, match: (d: any) => boolean = () => true) {
+      await waitFor(() => of(type).some((f) => match(f.data)));
+      return of(type).find((f) => match(f.data))!;
+    },
+    async close() {
+      abort.abort();
+      await reading;
+    },
+  };
+}
+
+const streams: { close(): Promise<void> }[] = [];
+afterAll(async () => {
+  for (const s of streams) await s.close();
+});
+async function stream(cookie: string, opts: Parameters<typeof openStream>[1] = {}) {
+  const s = await openStream(cookie, opts);
+  streams.push(s);
+  if (s.res.status === 200) await s.next("ready");
+  return s;
+}
+
+async function makeLink(shortCode: string, cookie = alice.cookie) {
+  const r = await t.call("POST", "/api/links", { body: { originalUrl: `https://example.com/${shortCode}`, title: `T ${shortCode}`, shortCode }, cookie });
+  expect(r.status, r.text).toBe(201);
+  return r.json as { id: number; shortCode: string };
+}
+
+describe("whose events", () => {
+  test("a stream is text/event-stream, unbuffered, not cached; it starts with retry and ready", async () => {
+    const s = await stream(alice.cookie);
+    expect(s.res.headers.get("content-type")).toBe("text/event-stream; charset=utf-8");
+    expect(s.res.headers.get("cache-control")).toBe("no-store");
+    expect(s.res.headers.get("x-accel-buffering")).toBe("no");
+    expect(s.res.headers.get("content-encoding")).toBeNull();
+    expect(s.of("ready")[0]!.data).toEqual({ lastEventId: Number(s.of("ready")[0]!.id) });
+    await s.close();
+  });
+
+  test("link changes go to their owner's streams only, with the webhook body as data", async () => {
+    const a = await stream(alice.cookie);
+    const b = await stream(bob.cookie);
+    const link = await makeLink("live-one");
+    const f = await a.next("link.created", (d) => d.data.id === link.id);
+    expect(f.data).toEqual({ id: `evt_${f.id}`, type: "link.created", createdAt: expect.any(String), data: { id: link.id, shortCode: "live-one", tracker: "main", originalUrl: "https://example.com/live-one", title: "T live-one" } });
+    const bobs = await makeLink("live-bob", bob.cookie);
+    await b.next("link.created", (d) => d.data.id === bobs.id);
+    // Bob's stream saw his own link and never Alice's; Alice's never Bob's.
+    expect(b.frames.filter((x) => x.event.startsWith("link.")).map((x) => x.data.data.id)).toEqual([bobs.id]);
+    expect(a.frames.some((x) => x.data?.data?.id === bobs.id)).toBe(false);
+    await a.close();
+    await b.close();
+  });
+
+  test("clicks: one clicks.recorded per batch with the total, and a notifications nudge on the first click", async () => {
+    const a = await stream(alice.cookie);
+    const b = await stream(bob.cookie);
+    const link = await makeLink("live-click");
+    await Promise.all([...Array(3)].map(() => t.call("GET", "/live-click")));
+    await a.waitFor(() => a.of("clicks.recorded").filter((f) => f.data.data.linkId === link.id).reduce((n, f) => n + f.data.data.clicks, 0) === 3);
+    expect(a.of("clicks.recorded").filter((f) => f.data.data.linkId === link.id).at(-1)!.data.data.total).toBe(3);
+    await a.next("notifications");
+    expect(b.of("clicks.recorded")).toEqual([]);
+    expect(b.of("notifications")).toEqual([]);
+    await a.close();
+    await b.close();
+  });
+
+  test("titles: the owner and the members the owner shares with hear a shared topic's titles; others and private topics not", async () => {
+    const shared = (await t.call("POST", "/api/topics", { body: { name: "Live Board", accessType: "personal" }, cookie: alice.cookie })).json;
+    const secret = (await t.call("POST", "/api/topics", { body: { name: "Live Secret", accessType: "private" }, cookie: alice.cookie })).json;
+    await t.database.run("INSERT INTO shares (owner_id, member_id, created_at) VALUES (?, ?, ?)", alice.user.id, bob.user.id, new Date().toISOString());
+    const a = await stream(alice.cookie);
+    const b = await stream(bob.cookie);
+    const c = await stream(carol.cookie);
+    expect((await t.call("POST", `/api/alice/${secret.linkSlug}/titles`, { body: { name: "Private one", version: 1 }, cookie: alice.cookie })).status).toBe(201);
+    expect((await t.call("POST", `/api/alice/${shared.linkSlug}/titles`, { body: { name: "From Bob", version: 1 }, cookie: bob.cookie })).status).toBe(201);
+    const fa = await a.next("title.added", (d) => d.data.titleName === "From Bob");
+    const fb = await b.next("title.added", (d) => d.data.titleName === "From Bob");
+    expect(fb.id).toBe(fa.id);
+    expect(fa.data.data).toMatchObject({ topicId: shared.id, topicName: "Live Board", actor: "bob", version: 1 });
+    await a.next("title.added", (d) => d.data.titleName === "Private one");
+    // Alice's notice of Bob's title nudges her bell, not Bob's.
+    await a.next("notifications");
+    await Bun.sleep(300);
+    expect(b.of("title.added").map((f) => f.data.data.titleName)).toEqual(["From Bob"]);
+    expect(b.of("notifications")).toEqual([]);
+    expect(c.of("title.added")).toEqual([]);
+    for (const s of [a, b, c]) await s.close();
+  });
+});
+
+describe("access and limits", () => {
+  test("signed out: 401; an API key: 403 (a stream carries the whole account)", async () => {
+    expect((await t.call("GET", "/api/events/stream")).status).toBe(401);
+    const key = (await t.call("POST", "/api/api-keys", { body: { name: "k", scope: "read-write", only: null }, cookie: carol.cookie })).json.key;
+    expect(key).toBeString();
+    const r = await t.call("GET", "/api/events/stream", { headers: { authorization: `Bearer ${key}` } });
+    expect(r.status).toBe(403);
+  });
+
+  test("at most LIVE_STREAMS_PER_USER streams per user: the next is a clear 429; closing one makes room; others unaffected", async () => {
+    const open = [await stream(carol.cookie), await stream(carol.cookie), await stream(carol.cookie)];
+    const over = await openStream(carol.cookie);
+    expect(over.res.status).toBe(429);
+    const err = await over.res.json();
+    expect(err.error.code).toBe("RATE_LIMITED");
+    expect(err.error.message).toBe("Too many live update streams are open for this account (at most 3). Close another tab or window of this app and try again.");
+    expect(over.res.headers.get("retry-after")).toBe("2");
+    // Another user still gets one.
+    const other = await stream(bob.cookie);
+    expect(other.res.status).toBe(200);
+    await open[0]!.close();
+    await Bun.sleep(20);
+    const again = await stream(carol.cookie);
+    expect(again.res.status).toBe(200);
+    for (const s of [...open.slice(1), other, again]) await s.close();
+  });
+
+  test("keep-alive comments while nothing happens", async () => {
+    const s = await stream(carol.cookie);
+    await s.waitFor(() => s.comments.includes("keep-alive"), 3_000);
+    await s.close();
+  });
+});
+
+describe("resume with Last-Event-ID", () => {
+  test("what was missed comes first, in order, only one's own; then ready at the newest", async () => {
+    const s = await stream(alice.cookie);
+    const from = Number(s.of("ready")[0]!.id);
+    await s.close();
+    const l1 = await makeLink("live-away-1");
+    await makeLink("live-away-bob", bob.cookie);
+    const l2 = await makeLink("live-away-2");
+    const r = await stream(alice.cookie, { lastEventId: from });
+    const before = r.frames.slice(0, r.frames.findIndex((f) => f.event === "ready"));
+    expect(before.map((f) => [f.event, f.data.data.id])).toEqual([
+      ["link.created", l1.id],
+      ["link.created", l2.id],
+    ]);
+    expect(Number(r.of("ready")[0]!.id)).toBeGreaterThanOrEqual(Number(before[1]!.id));
+    // Nothing repeated once live.
+    const l3 = await makeLink("live-away-3");
+    await r.next("link.created", (d) => d.data.id === l3.id);
+    expect(r.of("link.created").map((f) => f.data.data.id)).toEqual([l1.id, l2.id, l3.id]);
+    await r.close();
+  });
+
+  test(`more than ${CATCH_UP} missed, a position from before the log's oldest event, or garbage: reset / a fresh start`, async () => {
+    const s = await stream(bob.cookie);
+    const from = Number(s.of("ready")[0]!.id);
+    await s.close();
+    const bulk = [...Array(CATCH_UP + 1)].map((_, i) => ({ originalUrl: `https://example.com/b${i}`, title: `b${i}` }));
+    expect((await t.call("POST", "/api/links/bulk", { body: { links: bulk }, cookie: bob.cookie })).json.created).toBe(CATCH_UP + 1);
+    const r = await stream(bob.cookie, { lastEventId: from });
+    expect(r.frames.map((f) => f.event)).toEqual(["reset", "ready"]);
+    await r.close();
+    // The log's oldest events aged out: a position before them cannot be replayed.
+    const first = (await t.database.get<{ id: number }>("SELECT MIN(id) AS id FROM events"))!.id;
+    await t.database.run("DELETE FROM events WHERE id <= ?", first + 1);
+    const old = await stream(bob.cookie, { lastEventId: first - 1 });
+    expect(old.frames.map((f) => f.event)).toEqual(["reset", "ready"]);
+    await old.close();
+    const junk = await openStream(bob.cookie);
+    streams.push(junk);
+    const bad = await t.app.handle(new Request(`${ORIGIN}/api/events/stream`, { headers: { host: "localhost:3000", cookie: bob.cookie, "last-event-id": "'; DROP TABLE events; --" }, signal: AbortSignal.timeout(2000) }));
+    expect(bad.status).toBe(200);
+    const reader = bad.body!.getReader();
+    const { value } = await reader.read();
+    let text = new TextDecoder().decode(value);
+    while (!text.includes("event: ready")) text += new TextDecoder().decode((await reader.read()).value);
+    expect(text).not.toContain("event: reset");
+    await reader.cancel();
+    await junk.close();
+  });
+});
+
+describe.if(onPostgres)("several instances (PostgreSQL)", () => {
+  test("an event committed through one app reaches a stream on another within a second", async () => {
+    const { db } = await openDatabase(t.config);
+    const other = await createApp({ db, config: t.config });
+    await other.events.feed.ready;
+    const s = await stream(alice.cookie, { app: other.app });
+    const t0 = Date.now();
+    const link = await makeLink("live-twin");
+    await s.next("link.created", (d) => d.data.id === link.id);
+    expect(Date.now() - t0).toBeLessThan(1_000);
+    await s.close();
+    for (const h of other.ctx.shutdownHooks) await h();
+    await db.close();
+  });
+});

@@ -1,0 +1,263 @@
+// Live updates (issue 26): GET /api/events/stream sends a signed-in user the events of their own
+// data as Server-Sent Events. One hub per app keeps the open streams and hands each committed
+// event to the streams that may see it: the event's owner's, and for a title added to a shared
+// (personal or public) topic, the streams of the members the owner shares with.
+//
+// Nothing here is on the redirect path: clicks reach the log as one clicks.recorded per link per
+// batch from the click writer (src/events/store.ts), and the hub reads the log only when woken by
+// the feed (./feed.ts) and only while a stream is open. An idle hub has no timer.
+//
+// Resume: every event goes out with `id:` (its id in the log), so a browser reconnecting sends
+// Last-Event-ID and gets what it missed from the log, at most CATCH_UP events; past that (or
+// further back than the log or CATCH_UP_SCAN ids) it gets `reset`, meaning "read everything
+// again". On PostgreSQL two transactions may commit out of id order, so an event committed just
+// as a stream reconnects can be missed by the catch-up; the web app reads its screens again on
+// every reconnect anyway (web/notifications/live.ts).
+import type { AppContext } from "../context";
+import { log } from "../http/log";
+import { noticesFor } from "../notifications/events";
+import type { EventBody, StoredEvent } from "./schema";
+import type { EventFeed, Wake } from "./feed";
+import { eventsStore } from "./store";
+
+/** Events a reconnecting stream is sent from the log at most; more missed means `reset`. */
+export const CATCH_UP = 200;
+/** A Last-Event-ID further back than this many ids is not searched: `reset` at once. */
+export const CATCH_UP_SCAN = 100_000;
+/** Events read per statement. */
+const PAGE = 500;
+/** Chunks queued for a client that does not read: past this the stream is closed (it reconnects). */
+const MAX_QUEUED = 1_000;
+/** Ids remembered to drop repeats (PostgreSQL: overlapping notifications and catch-ups). */
+const SEEN = 20_000;
+/** The wait before a browser reconnects, sent to it in the stream's first lines. */
+export const RETRY_MS = 2_000;
+
+const encoder = new TextEncoder();
+
+export const eventBody = (e: StoredEvent): EventBody => ({ id: `evt_${e.id}`, type: e.type, createdAt: e.createdAt, data: e.data as Record<string, unknown> });
+/** One event as SSE lines: its log id, its type as the SSE event name, the webhook body as data. */
+export const sseFrame = (e: StoredEvent) => `id: ${e.id}\nevent: ${e.type}\ndata: ${JSON.stringify(eventBody(e))}\n\n`;
+
+type Stream = {
+  userId: number;
+  /** Events for it while its catch-up runs: sent after, in order, repeats dropped. */
+  held: StoredEvent[] | null;
+  sentIds: Set<number>;
+  write(text: string): void;
+  close(): void;
+};
+
+export type LiveHub = ReturnType<typeof startLiveHub>;
+
+export function startLiveHub(ctx: AppContext, feed: EventFeed) {
+  const events = eventsStore(ctx.db);
+  const postgres = ctx.db.dialect === "postgres";
+  const byUser = new Map<number, Set<Stream>>();
+  let open = 0;
+  /** SQLite: every event up to here has been handed out (null while no stream is open). */
+  let watermark: number | null = null;
+  /** PostgreSQL: the newest id seen, where a catch-up after a lost connection starts. */
+  let newest = 0;
+  const seen = new Set<number>();
+  let heartbeat: ReturnType<typeof setInterval> | null = null;
+  let stopped = false;
+
+  const remember = (id: number) => {
+    seen.add(id);
+    if (seen.size > SEEN) for (const old of seen) {
+      seen.delete(old);
+      if (seen.size <= SEEN * 0.9) break;
+    }
+  };
+
+  /** Who may see `e` besides its owner: members of a shared topic's owner (title.added only). */
+  async function viewers(batch: StoredEvent[]) {
+    const members = new Map<number, number[]>();
+    for (const e of batch) {
+      if (e.type === "title.added" && e.topicId != null && !members.has(e.topicId)) members.set(e.topicId, await events.topicMembers(e.topicId));
+    }
+    return (e: StoredEvent) => [...(e.userId === null ? [] : [e.userId]), ...(e.type === "title.added" && e.topicId != null ? (members.get(e.topicId) ?? []) : [])];
+  }
+
+  const deliverTo = (s: Stream, e: StoredEvent) => {
+    if (s.held) return void s.held.push(e);
+    if (s.sentIds.has(e.id)) return;
+    s.write(sseFrame(e));
+    // The bell reads its notifications again when this event raised one for this user.
+    if (noticesFor(e).some((n) => n.userId === s.userId)) s.write("event: notifications\ndata: {}\n\n");
+  };
+
+  async function dispatch(batch: StoredEvent[]) {
+    const fresh = postgres ? batch.filter((e) => !seen.has(e.id)) : batch;
+    if (fresh.length === 0) return;
+    const who = await viewers(fresh);
+    for (const e of fresh) {
+      if (postgres) remember(e.id);
+      newest = Math.max(newest, e.id);
+      for (const userId of who(e)) for (const s of byUser.get(userId) ?? []) deliverTo(s, e);
+    }
+  }
+
+  const broadcastReset = () => {
+    for (const set of byUser.values()) for (const s of set) s.write("event: reset\ndata: {}\n\n");
+  };
+
+  /**
+   * Hands out the streams' events with ids in (from, upTo], a page at a time. Only the users
+   * with an open stream are read (and titles, for shared topics' members).
+   */
+  async function readRange(from: number, upTo: number) {
+    for (let pages = 0; from < upTo; pages++) {
+      // A gap too large to replay (PostgreSQL, after a long loss): everyone reads afresh.
+      if (pages * PAGE >= CATCH_UP_SCAN) return broadcastReset();
+      const batch = await events.forStreams(from, upTo, [...byUser.keys()], PAGE);
+      await dispatch(batch);
+      if (batch.length < PAGE) return;
+      from = batch.at(-1)!.id;
+    }
+  }
+
+  /** SQLite: everything after the watermark. PostgreSQL: a notified range, or after `newest` on a gap. */
+  async function read(w: Wake) {
+    if (open === 0) return;
+    if (postgres && w.range) return readRange(w.range[0] - 1, w.range[1]);
+    const upTo = await events.lastId();
+    const from = postgres ? newest : (watermark ?? upTo);
+    await readRange(from, upTo);
+    if (postgres) newest = Math.max(newest, upTo);
+    else watermark = Math.max(watermark ?? 0, upTo);
+  }
+
+  /** Reads run one after another, so events go out in the order they were read. */
+  let chain: Promise<void> = Promise.resolve();
+  let scanQueued = false;
+  const queue = (task: () => Promise<void>) => {
+    chain = chain.then(task).catch((e) => log.error("live events: reading the log failed", { error: String(e) }));
+  };
+  function onWake(w: Wake) {
+    if (stopped || open === 0) return;
+    if (postgres && w.range) return queue(() => read(w));
+    // A scan of the log's end: one queued at a time is enough, it reads everything there is.
+    if (scanQueued) return;
+    scanQueued = true;
+    queue(async () => {
+      scanQueued = false;
+      await read({ range: null });
+      // SQLite: a wake can come just before its transaction committed: one more look shortly
+      // (that look itself is marked, so it does not schedule another).
+      if (!postgres && !w.gap) setTimeout(() => onWake({ range: null, gap: true }), 50).unref?.();
+    });
+  }
+  const unsubscribe = feed.on(onWake);
+
+  const ensureHeartbeat = () => {
+    if (heartbeat || open === 0) return;
+    heartbeat = setInterval(() => {
+      for (const set of byUser.values()) for (const s of set) s.write(": keep-alive\n\n");
+    }, ctx.config.liveHeartbeatMs);
+    heartbeat.unref?.();
+  };
+
+  const remove = (s: Stream) => {
+    const set = byUser.get(s.userId);
+    if (!set?.delete(s)) return;
+    open--;
+    if (set.size === 0) byUser.delete(s.userId);
+    if (open === 0) {
+      if (heartbeat) clearInterval(heartbeat);
+      heartbeat = null;
+      // Nobody listening: nothing is read, and the next stream starts from the log's end.
+      watermark = null;
+    }
+  };
+
+  ctx.shutdownHooks.push(async () => {
+    stopped = true;
+    unsubscribe();
+    for (const set of [...byUser.values()]) for (const s of [...set]) s.close();
+  });
+
+  return {
+    /** Streams open now for `userId`. */
+    count: (userId: number) => byUser.get(userId)?.size ?? 0,
+    /** Ends every stream (a graceful stop: browsers reconnect to another instance or later). */
+    closeAll() {
+      for (const set of [...byUser.values()]) for (const s of [...set]) s.close();
+    },
+    /**
+     * Opens a stream for `userId`; `lastEventId` (Last-Event-ID) asks for what was missed. The
+     * caller has checked the per-user limit. `signal` ends it when the client goes away.
+     */
+    async open(userId: number, lastEventId: number | null, signal: AbortSignal): Promise<ReadableStream<Uint8Array>> {
+      let controller!: ReadableStreamDefaultController<Uint8Array>;
+      let closed = false;
+      const s: Stream = {
+        userId,
+        held: [],
+        sentIds: new Set(),
+        write(text) {
+          if (closed) return;
+          try {
+            if ((controller.desiredSize ?? 0) < -MAX_QUEUED) return s.close();
+            controller.enqueue(encoder.encode(text));
+          } catch {
+            s.close();
+          }
+        },
+        close() {
+          if (closed) return;
+          closed = true;
+          remove(s);
+          try {
+            controller.close();
+          } catch {
+            /* already closed by the client */
+          }
+        },
+      };
+      const body = new ReadableStream<Uint8Array>({
+        start: (c) => void (controller = c),
+        cancel: () => s.close(),
+      });
+      signal.addEventListener("abort", () => s.close(), { once: true });
+      // Registered before the catch-up is read, so nothing committed meanwhile falls between.
+      let set = byUser.get(userId);
+      if (!set) byUser.set(userId, (set = new Set()));
+      set.add(s);
+      open++;
+      ensureHeartbeat();
+      s.write(`retry: ${RETRY_MS}\n: connected\n\n`);
+      try {
+        if (!postgres && watermark === null) watermark = await events.lastId();
+        const position = postgres ? await events.lastId() : watermark!;
+        newest = Math.max(newest, postgres ? position : 0);
+        let last = position;
+        if (lastEventId !== null && lastEventId < position) {
+          // Too far back, or some of what followed it has aged out of the log: read everything again.
+          const tooOld = position - lastEventId > CATCH_UP_SCAN || (await events.firstId()) > lastEventId + 1;
+          const missed = tooOld ? null : await events.visibleAfter(userId, lastEventId, CATCH_UP + 1);
+          if (missed === null || missed.length > CATCH_UP) {
+            s.write("event: reset\ndata: {}\n\n");
+          } else {
+            for (const e of missed) {
+              s.sentIds.add(e.id);
+              s.write(sseFrame(e));
+            }
+            last = Math.max(last, missed.at(-1)?.id ?? 0);
+          }
+        }
+        // The position, so a browser that saw no event yet resumes from here.
+        s.write(`id: ${last}\nevent: ready\ndata: ${JSON.stringify({ lastEventId: last })}\n\n`);
+      } catch (e) {
+        log.error("live events: opening a stream failed", { error: String(e) });
+        s.write("event: reset\ndata: {}\n\n");
+      }
+      const held = s.held ?? [];
+      s.held = null;
+      for (const e of held.sort((a, b) => a.id - b.id)) deliverTo(s, e);
+      s.sentIds.clear();
+      return body;
+    },
+  };
+}

@@ -1,0 +1,58 @@
+// The webhook worker is woken, not polling (issue 26): an idle server runs no statement for it;
+// a committed event wakes it (no poke, no poll); a failed delivery's retry comes from its timer.
+import { expect, test } from "bun:test";
+import { setup } from "../test/helpers";
+import { createContext } from "../context";
+import type { Database } from "../db/database";
+import { eventFeed } from "../events/feed";
+import { startReceiver } from "./receiver";
+import { startWebhookWorker } from "./worker";
+
+const t = await setup({ WEBHOOK_ALLOW_PRIVATE: "true", WEBHOOK_RETRY_BASE_MS: "300", WEBHOOK_TIMEOUT_SECONDS: "1" });
+const alice = await t.signUp("alice");
+
+/** The app's real database, with every statement sent through it counted. */
+function counted(db: Database) {
+  let statements = 0;
+  const wrapped: Database = {
+    ...db,
+    all: (text, ...params) => (statements++, db.all(text, ...params)),
+    get: (text, ...params) => (statements++, db.get(text, ...params)),
+    run: (text, ...params) => (statements++, db.run(text, ...params)),
+    tx: (fn) => (statements++, db.tx(fn)),
+  } as Database;
+  return { db: wrapped, count: () => statements };
+}
+
+test("idle: no statement at all; an event wakes it; a failed attempt is retried by its timer alone", async () => {
+  const rx = startReceiver();
+  const c = counted(t.database);
+  const ctx = createContext(c.db, t.config);
+  const feed = eventFeed(t.config);
+  startWebhookWorker(ctx, feed);
+  // Its start-up round (deliveries left from before a restart) runs once.
+  await Bun.sleep(200);
+  const afterStart = c.count();
+  expect(afterStart).toBeGreaterThan(0);
+  await Bun.sleep(1_500);
+  expect(c.count()).toBe(afterStart);
+
+  // The first attempt fails (500), the retry (~300 ms later, by the timer) succeeds.
+  rx.script.push(500);
+  const w = (await t.call("POST", "/api/webhooks", { body: { url: rx.url("/woken"), events: ["link.created"] }, cookie: alice.cookie })).json;
+  expect(w.id).toBeGreaterThan(0);
+  expect((await t.call("POST", "/api/links", { body: { originalUrl: "https://example.com/w", title: "w", shortCode: "woken-1" }, cookie: alice.cookie })).status).toBe(201);
+  const end = Date.now() + 5_000;
+  while (rx.received.filter((r) => r.path === "/woken").length < 2 && Date.now() < end) await Bun.sleep(25);
+  expect(rx.received.filter((r) => r.path === "/woken").map((r) => r.json.data.shortCode)).toEqual(["woken-1", "woken-1"]);
+  expect(await t.database.get("SELECT state, attempts FROM webhook_deliveries WHERE webhook_id = ?", w.id)).toEqual({ state: "delivered", attempts: 2 });
+
+  // Idle again: nothing pending, so no timer and no statement.
+  await Bun.sleep(300);
+  const settled = c.count();
+  await Bun.sleep(1_500);
+  expect(c.count()).toBe(settled);
+  for (const h of ctx.shutdownHooks) await h();
+  await feed.stop();
+  rx.stop();
+});

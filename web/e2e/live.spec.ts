@@ -1,0 +1,111 @@
+// Live updates and public stats pages (issue 26), through the compiled binary: a click made in
+// one browser context moves the count on the open Link Tracker and in the open analytics dialog
+// of another within a second (Server-Sent Events, no Refresh); a link's stats published from its
+// menu make a small page of the server's own, fit for a phone, in light and dark, axe clean.
+import AxeBuilder from "@axe-core/playwright";
+import { expect, test, type Page } from "@playwright/test";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { expectNoHorizontalOverflow, registerViaApi } from "./helpers";
+
+let dest: Server;
+let destBase = "";
+test.beforeAll(async () => {
+  dest = createServer((req, res) => {
+    res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
+    res.end("<!doctype html><title>Landing</title><h1>Landing page</h1>");
+  });
+  await new Promise<void>((r) => dest.listen(0, "127.0.0.1", r));
+  destBase = `http://127.0.0.1:${(dest.address() as AddressInfo).port}`;
+});
+test.afterAll(() => dest.close());
+
+const card = (page: Page, title: string) => page.getByRole("listitem").filter({ has: page.getByRole("heading", { name: title, exact: true }) });
+
+async function makeLink(page: Page, title: string) {
+  const res = await page.request.post("/api/links", { data: { originalUrl: `${destBase}/${title}`, title } });
+  expect(res.status(), await res.text()).toBe(201);
+  return (await res.json()) as { id: number; shortUrl: string };
+}
+
+test("a click in another browser context moves the open Link Tracker's count and the open analytics dialog within 1 s", { tag: "@main-flow" }, async ({ page, browser }) => {
+  await registerViaApi(page.request);
+  const link = await makeLink(page, "Live");
+  // The tab's stream: registered on the server before its answer's headers are sent.
+  const streamOpen = page.waitForResponse((r) => new URL(r.url()).pathname === "/api/events/stream");
+  await page.goto("/link-tracker");
+  const c = card(page, "Live");
+  await expect(c.getByText("0 clicks", { exact: true })).toBeVisible();
+  await c.getByRole("button", { name: "Analytics for Live" }).click();
+  const analytics = page.getByRole("dialog", { name: "Analytics: Live" });
+  const total = analytics.locator(".stat").filter({ hasText: "Total Clicks" });
+  await expect(total).toContainText("0");
+  expect((await streamOpen).status()).toBe(200);
+
+  // A visitor in a browser context of its own (no session, no shared cookies) follows the link.
+  const visitor = await browser.newContext();
+  const vp = await visitor.newPage();
+  await vp.goto(link.shortUrl);
+  await expect(vp.getByRole("heading", { name: "Landing page" })).toBeVisible();
+  const clickedAt = Date.now();
+  await expect(c.getByText("1 click", { exact: true })).toBeVisible({ timeout: 1_000 });
+  await expect(total).toContainText("1", { timeout: Math.max(1, 1_000 - (Date.now() - clickedAt)) });
+  expect(Date.now() - clickedAt).toBeLessThan(1_000);
+
+  // And again: a second click moves both once more, with no Refresh pressed anywhere.
+  await vp.goto(link.shortUrl);
+  await expect(vp.getByRole("heading", { name: "Landing page" })).toBeVisible();
+  await expect(c.getByText("2 clicks", { exact: true })).toBeVisible({ timeout: 1_000 });
+  await expect(total).toContainText("2", { timeout: 1_000 });
+  await visitor.close();
+});
+
+test("publish a link's stats from its menu, copy the address, and the page works at 360 px, light and dark, axe clean; stop publishing → 404", async ({ page, browser }) => {
+  await registerViaApi(page.request);
+  const link = await makeLink(page, "Spring");
+  // Some clicks for the page to show.
+  const visitor = await browser.newContext();
+  const vp = await visitor.newPage();
+  for (let i = 0; i < 3; i++) await vp.goto(link.shortUrl);
+  await visitor.close();
+
+  await page.goto("/link-tracker");
+  await card(page, "Spring").getByRole("button", { name: "More actions for Spring" }).click();
+  await page.getByRole("menu").getByRole("menuitem", { name: "Public stats page" }).click();
+  const dialog = page.getByRole("dialog", { name: "Public stats page: Spring" });
+  await dialog.getByRole("button", { name: "Publish stats page" }).click();
+  const address = dialog.getByLabel("Address of the stats page");
+  await expect(address).toHaveValue(/\/public\/stats\/[A-Za-z0-9_-]{32}$/);
+  const url = await address.inputValue();
+  await expect(dialog.getByRole("button", { name: "Copy address" })).toBeVisible();
+
+  const viewer = await browser.newContext();
+  const stats = await viewer.newPage();
+  await stats.setViewportSize({ width: 360, height: 740 });
+  const found: string[] = [];
+  for (const colorScheme of ["light", "dark"] as const) {
+    await stats.emulateMedia({ colorScheme });
+    const res = await stats.goto(url);
+    expect(res?.status()).toBe(200);
+    await expect(stats.getByRole("heading", { name: "Spring", level: 1 })).toBeVisible();
+    await expect(stats.getByText("clicks in all")).toBeVisible();
+    await expect(stats.locator(".totals li").first()).toContainText("3");
+    await expect(stats.getByRole("img", { name: /^Clicks per day/ })).toBeVisible();
+    await expect(stats.getByRole("heading", { name: "Countries" })).toBeVisible();
+    await expect(stats.getByRole("heading", { name: "Devices" })).toBeVisible();
+    await expect(stats.getByRole("heading", { name: "Referrers" })).toBeVisible();
+    await expect(stats.locator("body")).toHaveCSS("background-color", colorScheme === "dark" ? "rgb(15, 17, 21)" : "rgb(247, 247, 251)");
+    expect(await stats.locator("script").count()).toBe(0);
+    await expectNoHorizontalOverflow(stats);
+    const { violations } = await new AxeBuilder({ page: stats }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze();
+    for (const v of violations) found.push(`[${colorScheme}] ${v.id} (${v.impact}): ${v.help} — ${v.nodes.map((n) => n.target.join(" ")).slice(0, 3).join(", ")}`);
+  }
+  expect(found, found.join("\n")).toEqual([]);
+
+  await dialog.getByRole("button", { name: "Stop publishing" }).click();
+  await expect(dialog.getByRole("button", { name: "Publish stats page" })).toBeVisible();
+  // This server's cache let go of it at once (a browser's own cache is bypassed here).
+  const gone = await viewer.request.get(url, { headers: { "cache-control": "no-cache" } });
+  expect(gone.status()).toBe(404);
+  await viewer.close();
+});

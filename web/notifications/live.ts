@@ -1,0 +1,133 @@
+// Live updates in the web app (issue 26): one EventSource per tab on /api/events/stream, opened
+// while a signed-in screen shows the header bell (NotificationBell) and shared by every screen.
+// The server sends the events of the user's own data (and titles added to topics shared with
+// them); here they become SWR revalidations, so counts, notifications and titles change within a
+// second without polling (spec §7: no polling, no refetch on focus).
+// The browser reconnects by itself and sends Last-Event-ID; the server replays what was missed,
+// or says `reset` when it cannot, and then every screen reads its data again (`resync`).
+import { useEffect, useRef } from "react";
+import { mutate } from "swr";
+import { EVENT_TYPES, type EventBody, type EventType } from "../../src/events/schema";
+import { NOTIFICATIONS_KEY } from "./data";
+
+export const STREAM_URL = "/api/events/stream";
+/** After the stream was refused (signed out, too many tabs), try again this much later. */
+const REOPEN_MS = 30_000;
+
+type Kind = EventType | "resync";
+type Handler = (e: EventBody | null) => void;
+const handlers = new Map<Kind, Set<Handler>>();
+let source: EventSource | null = null;
+let users = 0;
+let reopen: ReturnType<typeof setTimeout> | null = null;
+
+function emit(kind: Kind, e: EventBody | null) {
+  for (const h of handlers.get(kind) ?? []) h(e);
+}
+
+/** Plain SWR keys a title added to a topic may change: the topic's titles and topic lists. */
+const topicKeys = (key: unknown) => typeof key === "string" && (key.endsWith("/titles") || key.startsWith("/api/topic/") || key.startsWith("/api/shared-topics") || key === "/api/topics");
+
+function open() {
+  if (source || users === 0 || typeof EventSource === "undefined") return;
+  const s = new EventSource(STREAM_URL);
+  source = s;
+  let readyBefore = false;
+  for (const type of EVENT_TYPES) {
+    s.addEventListener(type, (m) => {
+      let body: EventBody;
+      try {
+        body = JSON.parse((m as MessageEvent<string>).data);
+      } catch {
+        return;
+      }
+      if (type === "title.added") void mutate(topicKeys);
+      emit(type, body);
+    });
+  }
+  s.addEventListener("notifications", () => void mutate(NOTIFICATIONS_KEY));
+  const resync = () => {
+    void mutate(() => true);
+    emit("resync", null);
+  };
+  s.addEventListener("reset", resync);
+  s.addEventListener("ready", () => {
+    // Back after a break: what the catch-up could not carry (another instance's late commit)
+    // is read afresh; the first ready of a tab follows the screens' own first reads.
+    if (readyBefore) resync();
+    readyBefore = true;
+  });
+  s.onerror = () => {
+    // CLOSED: the server refused the stream (401, 429); the browser will not retry by itself.
+    if (s.readyState !== EventSource.CLOSED) return;
+    if (source === s) source = null;
+    reopen ??= setTimeout(() => {
+      reopen = null;
+      open();
+    }, REOPEN_MS);
+  };
+}
+
+function close() {
+  source?.close();
+  source = null;
+  if (reopen) clearTimeout(reopen);
+  reopen = null;
+}
+
+/** Keeps the tab's stream open while mounted (the header bell of a signed-in screen). */
+export function useLiveStream(enabled: boolean) {
+  useEffect(() => {
+    if (!enabled) return;
+    users++;
+    open();
+    return () => {
+      users--;
+      if (users === 0) close();
+    };
+  }, [enabled]);
+}
+
+/**
+ * Calls `handler` for each live event of the given kinds while mounted ("resync": the stream
+ * missed something, read everything again). The latest handler is used, so it may close over
+ * state. `only`: which events count (checked before throttling). `throttleMs`: at most one call
+ * per that long (the first at once, the last of a burst after it), for handlers that read from
+ * the server (a busy link's clicks arrive every batch).
+ */
+export function useLiveEvent(kinds: readonly Kind[], handler: Handler, opts: { only?: (e: EventBody) => boolean; throttleMs?: number } = {}) {
+  const latest = useRef(handler);
+  latest.current = handler;
+  const only = useRef(opts.only);
+  only.current = opts.only;
+  const throttleMs = opts.throttleMs ?? 0;
+  useEffect(() => {
+    let last = 0;
+    let timer: ReturnType<typeof setTimeout> | null = null;
+    let waiting: EventBody | null | undefined;
+    const h: Handler = (e) => {
+      if (e && only.current && !only.current(e)) return;
+      if (throttleMs <= 0) return latest.current(e);
+      const wait = last + throttleMs - Date.now();
+      if (wait <= 0 && !timer) {
+        last = Date.now();
+        return latest.current(e);
+      }
+      waiting = e;
+      timer ??= setTimeout(() => {
+        timer = null;
+        last = Date.now();
+        latest.current(waiting ?? null);
+      }, Math.max(0, wait));
+    };
+    for (const k of kinds) {
+      let set = handlers.get(k);
+      if (!set) handlers.set(k, (set = new Set()));
+      set.add(h);
+    }
+    return () => {
+      if (timer) clearTimeout(timer);
+      for (const k of kinds) handlers.get(k)?.delete(h);
+    };
+  }, [kinds.join(","), throttleMs]);
+}
