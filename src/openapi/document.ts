@@ -1,5 +1,6 @@
 // Builds the OpenAPI 3.1 document from the operations the features declare (src/shared/apiOperations.ts),
 // converting their valibot schemas with the official converter. Built once at start.
+import * as v from "valibot";
 import { toJsonSchema, toJsonSchemaDefs, type ConversionConfig } from "@valibot/to-json-schema";
 import { ErrorBody, statusOf, type ErrorCode } from "../shared/errors";
 import { KEY_PREFIX, reachOf, scopeFor } from "../apikeys/access";
@@ -86,6 +87,7 @@ function keyRights(op: Operation) {
 const PATH_PARAMS: Record<string, Json> = {
   id: { type: "integer", minimum: 1, maximum: 2147483647 },
   deliveryId: { type: "integer", minimum: 1, maximum: 2147483647 },
+  linkId: { type: "integer", minimum: 1, maximum: 2147483647 },
   code: { type: "string", minLength: 1, maxLength: 200 },
   username: { type: "string", minLength: 1, maxLength: 100 },
   topicSlug: { type: "string", minLength: 1, maxLength: 200 },
@@ -234,6 +236,10 @@ const TAG_DOCS: Record<string, string> = {
   Titles: "The titles in a topic, with their versions.",
   Sharing: "Invites, and who sees whose shared topics.",
   Webhooks: "Endpoints that receive the account's events, signed, with their delivery log. Session only.",
+  Tags: "Your tags, shared by both trackers' links: naming, colours, and a tag's links' clicks added up. Keys limited to links reach them.",
+  "Public stats pages": "Publishing a link's aggregate stats at an unguessable public address, a new address, or none. Keys limited to links reach them.",
+  "QR styles": "Your saved QR code looks (colours, shapes, a frame), picked when drawing a code.",
+  "Live updates": "Your account's events as they happen, as Server-Sent Events. Session only: API keys never reach the stream.",
   Notifications: "What happened to your links and topics.",
   "API keys": "Keys for scripts, each narrowed by scope and area. Session only: a key cannot mint keys.",
   Reference: "This document and its reference page.",
@@ -268,14 +274,16 @@ const DESCRIPTION = [
  * since the JSON Schema no longer tells `optional(pipe(optional(string, ""), nonEmpty))` (an
  * optional field) from `pipe(optional(string, ""), nonEmpty)` (a required one).
  */
-type Entry = { default?: unknown; pipe?: { type: string }[] };
+type Entry = { default?: unknown };
 function requiredWhereDefaultFails(valibot: Schema, body: Json): Json {
   const entries = (valibot as { entries?: Record<string, Entry> }).entries ?? {};
   const props = body.properties as Record<string, Json> | undefined;
   const required = new Set((body.required as string[] | undefined) ?? []);
   const properties: Record<string, Json> = { ...props };
   for (const [name, entry] of Object.entries(entries)) {
-    if (entry.default !== "" || !entry.pipe?.some((a) => ["non_empty", "min_length", "picklist"].includes(a.type))) continue;
+    // Absent, the field is "" and its own rules run on it (nonEmpty, minLength, a picklist, a
+    // pattern like a colour's): required when they refuse it.
+    if (entry.default !== "" || v.safeParse(entry as unknown as Schema, undefined).success) continue;
     const { default: _, ...rest } = properties[name] ?? {};
     properties[name] = rest;
     required.add(name);

@@ -19,6 +19,7 @@ export const DATE_TIME_FIELDS = new Set([
   "nextAttemptAt",
   "lastAttemptAt",
   "start",
+  "publishedAt",
 ]);
 
 /** Absolute URLs, `format: uri`. */
@@ -56,6 +57,12 @@ export const FIELD_DOCS: Record<string, string> = {
   asciiHost: "The host in its punycode (ASCII) form, as a browser's address bar may show it.",
   scripts: "The writing systems the host name mixes.",
   link: "The link this concerns.",
+  linkId: "The link's id (either tracker).",
+  tracker: "Which tracker the link is in: `main` (the Link Tracker) or `brand` (the brand tracker).",
+  externalId: "Your own id for the link, unique among your links, or null: a create naming one you already used answers with that link instead of making another.",
+  tags: "The names of the link's tags, A→Z.",
+  importedClicks: "Visits the source tool had counted before the link was imported (a Shlink export's), kept apart from the clicks counted here; null when none were imported.",
+  existing: "Items whose `externalId` already named one of your links: nothing was made, the link is in `results`.",
   links: "The links.",
   // Analytics.
   uniqueVisitors: "Distinct visitors who clicked (people only: bots are not counted).",
@@ -122,6 +129,20 @@ export const FIELD_DOCS: Record<string, string> = {
   topics: "The topics.",
   inviter: "The user whose invite this is.",
   owner: "The user whose topics are now shared with you.",
+  // Tags.
+  color: "The tag's colour, one of the palette's: gray, red, orange, yellow, green, teal, blue, purple, pink.",
+  linkCount: "Links (both trackers) carrying the tag.",
+  tag: "The tag.",
+  totalClicks: "Every click of the tag's links, all time.",
+  topLinks: "The tag's links with the most clicks, most first.",
+  // QR styles.
+  foreground: "The colour of the code's modules (and the frame), #rrggbb: the darker of the two, at least 4.5:1 against the background.",
+  background: "The colour behind the code, #rrggbb.",
+  dots: "The shape of the code's modules: square, rounded or dots.",
+  corners: "The shape of the three finder patterns in the corners: square, rounded or dots.",
+  frameText: "The call to action on the frame's band under the code; empty: no frame.",
+  // Public stats pages.
+  published: "Whether the link's stats are published now.",
   // Notifications.
   kind: "What happened (the event's type).",
   read: "True once marked read.",
@@ -202,6 +223,7 @@ export const FIELD_DOCS: Record<string, string> = {
   nextAttemptAt: "When the next attempt is due (UTC), or null.",
   lastAttemptAt: "When the last attempt was made (UTC), or null.",
   start: "When the point's interval starts, as local time in `tz` with its offset.",
+  publishedAt: "When the stats were published at this address (UTC), or null when not published.",
   // URLs.
   shortUrl: "The short link itself.",
   originalUrl: "Where the short link goes: an http or https URL.",

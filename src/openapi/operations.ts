@@ -26,7 +26,10 @@ import { publicStatsOperations } from "../publicstats/routes";
 import { Topic } from "../topics/schema";
 import type { Definitions } from "./document";
 import { CreateApiKeyBody } from "../apikeys/schema";
-import { BulkCreateBody, CreateLinkBody, EditLinkBody, EditMainLinkBody } from "../links/schema";
+import { BulkCreateBody, CreateLinkBody, EditLinkBody, EditMainLinkBody, PatchLinkBody, PatchMainLinkBody } from "../links/schema";
+import { CreateTagBody, EditTagBody, TagView } from "../tags/schema";
+import { SaveQrStyleBody } from "../qrstyles/schema";
+import { PublicStatsView } from "../publicstats/schema";
 import { CreateTitleBody, UpdateTitleBody } from "../titles/schema";
 import { CreateTopicBody, ReorderBody, UpdateTopicBody } from "../topics/schema";
 import { CreateWebhookBody, UpdateWebhookBody } from "../webhooks/schema";
@@ -90,7 +93,11 @@ const NAMED_REQUESTS: Definitions = {
   CreateLinkBody,
   EditMainLinkBody,
   EditLinkBody,
+  PatchMainLinkBody,
+  PatchLinkBody,
   BulkCreateBody,
+  CreateTagBody,
+  EditTagBody,
   CreateTopicBody,
   UpdateTopicBody,
   ReorderBody,
@@ -99,6 +106,7 @@ const NAMED_REQUESTS: Definitions = {
   CreateWebhookBody,
   UpdateWebhookBody,
   CreateApiKeyBody,
+  SaveQrStyleBody,
 };
 export const REQUEST_NAMES = Object.keys(NAMED_REQUESTS);
 
@@ -107,6 +115,8 @@ export const NAMED_SCHEMAS: Definitions = {
   ...NAMED_REQUESTS,
   PublicUser,
   LinkView,
+  TagView,
+  PublicStatsView,
   AnalyticsReport,
   ClickView,
   Topic,
