@@ -22,7 +22,7 @@ async function newKey(scope: "read" | "read-write", only: "links" | "topics" | n
 
 // Path parameters filled with values that name nothing (a refusal for rights must come before
 // any lookup), except the user's own name so title routes reach their topic lookup.
-const FILL: Record<string, string> = { id: "999999", deliveryId: "999999", code: "no-such-code", username: alice.user.username, topicSlug: "no-such-topic" };
+const FILL: Record<string, string> = { id: "999999", deliveryId: "999999", linkId: "999999", code: "no-such-code", username: alice.user.username, topicSlug: "no-such-topic" };
 const fill = (path: string) => path.replace(/\{(\w+)\}/g, (_, name: string) => FILL[name] ?? "x");
 
 const operations = Object.entries(doc.paths).flatMap(([path, ops]) => Object.entries(ops).map(([method, op]) => ({ method: method.toUpperCase(), path, op })));
@@ -43,6 +43,24 @@ test("the document names both kinds of operation (the walk below is not empty)",
   // Each key-allowed operation states what the key needs (x-api-key), and a session-only one says so.
   for (const o of keyAllowed) expect(o.op["x-api-key"]?.scope, `${o.method} ${o.path}`).toBe(o.method === "GET" ? "read" : "read-write");
   for (const o of sessionOnly) expect(o.op["x-api-key"], `${o.method} ${o.path}`).toBeUndefined();
+});
+
+// The rights the path rules gave the operations added beside H-docs (tags and a link's public
+// stats page: the links area; the live stream: session only, as it carries every event; saved QR
+// styles: no area, so keys limited to one never reach them), now declared beside their routes.
+test("tags, public stats, the live stream and QR styles keep the rights the path rules gave them", () => {
+  const rights = (method: string, path: string) => {
+    const op = doc.paths[path]?.[method];
+    if (!op) throw new Error(`${method} ${path} is not in the document`);
+    return op["x-api-key"] ?? "session only";
+  };
+  for (const [method, path] of [["get", "/api/tags"], ["post", "/api/tags"], ["patch", "/api/tags/{id}"], ["delete", "/api/tags/{id}"], ["get", "/api/tags/{id}/analytics"], ["get", "/api/stats/{linkId}/public"], ["post", "/api/stats/{linkId}/public"], ["delete", "/api/stats/{linkId}/public"]] as const) {
+    expect(rights(method, path), `${method} ${path}`).toEqual({ scope: method === "get" ? "read" : "read-write", areas: ["links"] });
+  }
+  expect(rights("get", "/api/events/stream")).toBe("session only");
+  for (const [method, path] of [["get", "/api/qr-styles"], ["post", "/api/qr-styles"], ["put", "/api/qr-styles/{id}"], ["delete", "/api/qr-styles/{id}"]] as const) {
+    expect(rights(method, path), `${method} ${path}`).toEqual({ scope: method === "get" ? "read" : "read-write", areas: [] });
+  }
 });
 
 describe("a valid read-write key on every session-only operation is 403 and changes nothing", async () => {
