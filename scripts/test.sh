@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs every test suite: the linter, server (bun test on SQLite, the PostgreSQL tests, then the whole
+# Runs every test suite: the linter, the OpenAPI document's linters (Redocly, Spectral), server (bun test on SQLite, the PostgreSQL tests, then the whole
 # server suite again on PostgreSQL), the compiled binary's smoke test and hostile-input suite (each on
 # SQLite and on PostgreSQL), and the browser
 # tests (Playwright + Debian's Chromium against the binary; then the main flows again with the
@@ -79,6 +79,20 @@ with_postgres() {
 # Counted as one test: the linter passes (1 passed) or prints its violations (1 failed).
 echo "== Lint (Biome: correctness and import boundaries; knip: unused files, exports, dependencies)"
 if npm run --silent lint; then passed=$((passed + 1)); else failed=$((failed + 1)); status=1; fi
+
+# Counted as one test each: the served OpenAPI document, written by the app itself
+# (scripts/openapi.ts), passes Redocly's recommended rules as errors (redocly.yaml) and
+# Spectral's spectral:oas with warnings failing (.spectral.yaml): 0 errors and 0 warnings. Both
+# read only local files (no network at lint time; checked with `unshare -n`); telemetry and the
+# update check are off (package.json openapi:redocly, openapi:spectral).
+echo "== OpenAPI lint (Redocly, Spectral spectral:oas; the served document)"
+if bun run scripts/openapi.ts .tmp/openapi.json; then
+  if npm run --silent openapi:redocly; then passed=$((passed + 1)); else failed=$((failed + 1)); status=1; fi
+  if npm run --silent openapi:spectral; then passed=$((passed + 1)); else failed=$((failed + 1)); status=1; fi
+else
+  echo "the document could not be written (scripts/openapi.ts)"
+  failed=$((failed + 2)); status=1
+fi
 
 echo "== Server tests (bun test)"
 bun test --timeout 20000 2>&1 | tee .tmp/unit.log

@@ -30,6 +30,8 @@ import { vendorRoutes } from "./vendor/routes";
 import { apiKeyRoutes } from "./apikeys/routes";
 import { qrStyleRoutes } from "./qrstyles/routes";
 import { openApiRoutes } from "./openapi/routes";
+import { OPERATIONS } from "./openapi/operations";
+import { keyReachTable } from "./apikeys/access";
 import { webhookRoutes } from "./webhooks/routes";
 import { startWebhookWorker } from "./webhooks/worker";
 import { startEventRetention } from "./events/service";
@@ -53,7 +55,8 @@ const untyped = (group: unknown) => group as Elysia;
 export async function createApp({ db, config, maxClickBacklog }: { db: Database; config: Config; maxClickBacklog?: number }) {
   const ctx: AppContext = createContext(db, config);
   const bearer = bearerKeys(ctx);
-  const auth = authPlugin(ctx, bearer);
+  // API keys reach what each operation declares beside its route (src/apikeys/access.ts).
+  const auth = authPlugin(ctx, bearer, keyReachTable(OPERATIONS));
   const heavy = heavyCallLimit(ctx, bearer);
   const links = await createLinks(ctx, { maxClickBacklog });
   // The event log's consumers that run on their own: retention, the webhook outbox's sender and

@@ -2,8 +2,10 @@
 // a page of click detail), built from the roll-ups alone (the click writers keep them: a first
 // view of a 10,000,000-click link reads as little as any other) and one keyset page of clicks.
 import type { LinkRow } from "../links/store";
-import { badRequest } from "../shared/errors";
-import { DIMENSIONS, type AnalyticsReport } from "./schema";
+import * as v from "valibot";
+import { badRequest, validationFailure } from "../shared/errors";
+import { AnalyticsQuery, DIMENSIONS, PAGE_SIZE_DEFAULT, type AnalyticsReport } from "./schema";
+import { rollupKeys, seriesPoints, seriesRange } from "./series";
 import { analyticsStore, type ClickRow } from "./store";
 import { DETAIL_PER_MINUTE } from "./tallies";
 import type { Database } from "../db/database";
@@ -11,20 +13,11 @@ import { smartStore } from "../smart/store";
 import { routeName, type SmartStored } from "../smart/schema";
 import { csvCell } from "../shared/csv";
 
-export const PAGE_SIZE_DEFAULT = 25;
-/** Click detail rows a page holds at most (README "Click analytics"). */
-export const PAGE_SIZE_MAX = 100;
 /**
  * A page named by number alone (`page`, without `before`) is read from the newest click on,
  * so it may lie this many rows deep at most; deeper pages follow `nextBefore`.
  */
 export const PAGE_DEPTH_MAX = 1_000;
-export const RANGE_DAYS = [7, 30, 90] as const;
-
-function int(raw: unknown, fallback: number, min: number, max: number) {
-  const n = typeof raw === "string" && /^\d{1,9}$/.test(raw) ? Number(raw) : fallback;
-  return Math.min(max, Math.max(min, n));
-}
 
 /** Every UTC day of the range, oldest first, zero-filled. */
 function daySeries(days: number, counts: { day: string; count: number }[], now = Date.now()) {
@@ -60,25 +53,32 @@ export function analyticsReports(db: Database, opts: { retentionDays?: number | 
   }
   return {
     async report(link: LinkRow, shortUrl: string, query: Record<string, string | undefined>): Promise<AnalyticsReport> {
-      const pageSize = int(query.pageSize, PAGE_SIZE_DEFAULT, 1, PAGE_SIZE_MAX);
-      const page = int(query.page, 1, 1, 1_000_000);
-      const wanted = int(query.days, 30, 1, 366);
-      const days = (RANGE_DAYS as readonly number[]).includes(wanted) ? wanted : 30;
+      // The route validated the query already; read here too, so every caller gets the same 400s.
+      const parsed = v.safeParse(AnalyticsQuery, query);
+      if (!parsed.success) throw validationFailure(parsed.issues[0]);
+      const q = parsed.output;
+      const pageSize = q.pageSize === undefined ? PAGE_SIZE_DEFAULT : Number(q.pageSize);
+      const page = q.page === undefined ? 1 : Number(q.page);
+      const days = q.days === undefined ? 30 : Number(q.days);
       const since = new Date(Date.now() - (days - 1) * 86_400_000).toISOString().slice(0, 10);
+      const range = seriesRange(q, days);
       // Keyset: `before` is the id below which the page starts (the previous page's nextBefore).
-      const before = query.before !== undefined && /^\d{1,15}$/.test(query.before) ? Number(query.before) : null;
-      if (query.before !== undefined && before === null) throw badRequest("before must be a click id", { before: "must be a click id" });
+      const before = q.before === undefined ? null : Number(q.before);
       const skip = before === null ? (page - 1) * pageSize : 0;
       if (skip + pageSize > PAGE_DEPTH_MAX) {
         throw badRequest(`Pages deeper than ${PAGE_DEPTH_MAX} clicks are read with before (the previous page's nextBefore)`, { page: "too deep without before" });
       }
       const tallies = Object.fromEntries(await Promise.all(DIMENSIONS.map(async (d) => [d, (await store.top(link.id, d)).map((t) => ({ name: t.name, count: Number(t.count) }))]))) as AnalyticsReport["tallies"];
-      const [summary, perDay, rows, detailSince] = await Promise.all([
+      const keys = rollupKeys(range);
+      const [summary, perDay, rows, detailSince, hourRows, dayRows] = await Promise.all([
         store.summary(link.id),
         store.days(link.id, since),
         store.page(link.id, skip + pageSize, before ?? Number.MAX_SAFE_INTEGER),
         store.firstRow(link.id),
+        store.range(link.id, "hour", keys.hourFrom, keys.hourTo),
+        store.range(link.id, "day", keys.dayFrom, keys.dayTo),
       ]);
+      const points = seriesPoints(range, hourRows, dayRows);
       const clicks = rows.slice(skip);
       const lastClick = summary.last_ms ? new Date(summary.last_ms).toISOString() : await store.lastRow(link.id);
       return {
@@ -96,6 +96,14 @@ export function analyticsReports(db: Database, opts: { retentionDays?: number | 
         lastClick,
         tallies,
         timeline: { days, series: daySeries(days, perDay) },
+        series: {
+          interval: range.interval,
+          tz: range.tz,
+          from: new Date(range.fromMs).toISOString(),
+          to: new Date(range.toMs).toISOString(),
+          total: points.reduce((n, p) => n + p.count, 0),
+          points,
+        },
         page,
         pageSize,
         clicks,

@@ -1,6 +1,13 @@
 // The analytics API's response shapes, shared with the web app (which may import only
 // schema.ts files and src/shared/ from the server).
 import * as v from "valibot";
+import { QueryInt, QueryIntOf } from "../shared/query";
+import { isRangeBound, isTimeZone } from "../shared/time";
+
+const SERIES_ZONE_MSG = "tz must be an IANA time zone such as Europe/Berlin or UTC";
+
+/** The series' intervals: one point per local day, or per hour. */
+export const SERIES_INTERVALS = ["day", "hour"] as const;
 
 /** The dimensions the report tallies, in the order the dialog shows them. */
 export const DIMENSIONS = ["country", "city", "browser", "device", "os", "referrer"] as const;
@@ -41,6 +48,14 @@ export const AnalyticsReport = v.object({
   lastClick: v.nullable(v.string()),
   tallies: v.object(Object.fromEntries(DIMENSIONS.map((d) => [d, v.array(Tally)])) as Record<Dimension, v.ArraySchema<typeof Tally, undefined>>),
   timeline: v.object({ days: v.number(), series: v.array(v.object({ day: v.string(), count: v.number() })) }),
+  series: v.object({
+    interval: v.picklist(SERIES_INTERVALS),
+    tz: v.string(),
+    from: v.string(),
+    to: v.string(),
+    total: v.number(),
+    points: v.array(v.object({ start: v.string(), count: v.number() })),
+  }),
   page: v.number(),
   pageSize: v.number(),
   clicks: v.array(ClickView),
@@ -79,10 +94,56 @@ export const AnalyticsReport = v.object({
 });
 export type AnalyticsReport = v.InferOutput<typeof AnalyticsReport>;
 
-/** GET …/analytics: which page of clicks, how many per page, and how many days of timeline. */
+/** Click detail rows a page holds by default and at most (README "Click analytics"). */
+export const PAGE_SIZE_DEFAULT = 25;
+export const PAGE_SIZE_MAX = 100;
+/** The daily timeline's lengths (the dialog's choices). */
+export const RANGE_DAYS = [7, 30, 90] as const;
+/** A page number's ceiling: with `before` the number is only echoed back (the dialog counts pages). */
+export const PAGE_MAX = 1_000_000;
+
+
+const rangeBound = (name: "from" | "to", about: string) => {
+  const message = `${name} must be a date (YYYY-MM-DD) or a date-time with an offset (2026-03-01T09:00:00+01:00)`;
+  return v.optional(
+    v.pipe(
+      v.string(message),
+      v.maxLength(40, message),
+      v.check(isRangeBound, message),
+      // Either form, as the document states it (a client generator picks string either way).
+      v.metadata({ anyOf: [{ format: "date" }, { format: "date-time" }] }),
+      v.description(about),
+    ),
+  );
+};
+
+/**
+ * GET …/analytics: which page of clicks, how many per page, and the range, zone and interval of
+ * the series. Each value is checked here (a 400 naming the parameter, never a silent default);
+ * rules across parameters (from before to, the range's length) are the report's (series.ts).
+ */
 export const AnalyticsQuery = v.object({
-  page: v.optional(v.pipe(v.string(), v.description("Page number of the click list, from 1 (default 1). Without `before`, pages up to 1,000 clicks deep only."))),
-  before: v.optional(v.pipe(v.string(), v.description("Keyset cursor: the clicks older than this click id (a page's `nextBefore`)."))),
-  pageSize: v.optional(v.pipe(v.string(), v.description("Clicks per page, 1 to 100 (default 25)."))),
-  days: v.optional(v.pipe(v.string(), v.description("Days of timeline: 7, 30 or 90 (default 30)."))),
+  page: QueryInt("page", 1, PAGE_MAX, 1, "Page number of the click list, from 1 (default 1). Without `before`, pages reach 1,000 clicks deep only (400 past that)."),
+  before: QueryInt("before", 1, Number.MAX_SAFE_INTEGER, undefined, "Keyset cursor: the clicks older than this click id (a page's `nextBefore`)."),
+  pageSize: QueryInt("pageSize", 1, PAGE_SIZE_MAX, PAGE_SIZE_DEFAULT, `Clicks per page, 1 to ${PAGE_SIZE_MAX} (default ${PAGE_SIZE_DEFAULT}).`),
+  days: QueryIntOf("days", RANGE_DAYS, 30, "Days of the daily `timeline`, and of `series` when `from` is absent: 7, 30 or 90 (default 30). Not with `from`/`to`."),
+  from: rangeBound(
+    "from",
+    "Start of the series' range: a date (the start of that day in `tz`) or an RFC 3339 date-time with an offset. Rounded down to a whole UTC hour. Without it, the series covers the last `days` days in `tz`.",
+  ),
+  to: rangeBound("to", "End of the series' range, exclusive: a date (the whole day is included: up to the next day's start in `tz`) or an RFC 3339 date-time. Rounded up to a whole UTC hour. Default now; needs `from`."),
+  tz: v.optional(
+    v.pipe(
+      v.string(SERIES_ZONE_MSG),
+      v.check(isTimeZone, SERIES_ZONE_MSG),
+      v.metadata({ examples: ["Europe/Berlin", "America/New_York", "UTC"] }),
+      v.description("IANA time zone the series' days, dates and labels are in (default UTC)."),
+    ),
+  ),
+  interval: v.optional(
+    v.pipe(
+      v.picklist(SERIES_INTERVALS, "interval must be day or hour"),
+      v.description("One point per local day (`day`, default; a range of at most 366 days) or per hour (`hour`; at most 31 days)."),
+    ),
+  ),
 });

@@ -130,6 +130,12 @@ export function analyticsStore(db: Database) {
             ...linkIds,
             since,
           ),
+    /**
+     * A dimension's roll-up rows with values from `from` to `to` inclusive (the series' 'day' and
+     * 'hour' rows, series.ts): one range of the primary key, a few hundred rows at most.
+     */
+    range: (linkId: number, dim: "day" | "hour", from: string, to: string) =>
+      db.all<{ value: string; count: number }>("SELECT value, count FROM link_rollups WHERE link_id = ? AND dim = ? AND value >= ? AND value <= ? ORDER BY value", linkId, dim, from, to),
     /** The link's 'summary' counts (tallies.ts SummaryValue), as one object. */
     summary: async (linkId: number) => {
       const rows = await db.all<{ value: string; count: number }>("SELECT value, count FROM link_rollups WHERE link_id = ? AND dim = 'summary'", linkId);

@@ -46,8 +46,14 @@ export type TalliedClick = {
   route?: string | null;
 };
 
-/** The per-value dimensions, in the order a link's tallies hold them. */
-const DIMS = ["country", "city", "browser", "device", "os", "referrer", "day", "route"] as const;
+/**
+ * The per-value dimensions, in the order a link's tallies hold them. 'day' is the UTC day
+ * (YYYY-MM-DD); 'hour' (issue 23) the UTC hour (YYYY-MM-DDTHH), from which a timeseries by hour
+ * or by day in any time zone is read (series.ts); 'route' (issue 24) the rule or split destination
+ * that sent a smart link's click. Clicks tallied before 'hour' existed have a
+ * day only: series.ts places them at their UTC day's noon.
+ */
+const DIMS = ["country", "city", "browser", "device", "os", "referrer", "day", "hour", "route"] as const;
 const SUMMARY = ["unique", "bots", "new", "returning", "undetailed", "rows"] as const;
 
 /** One link's share of a batch. */
@@ -70,6 +76,7 @@ export class Tallies {
   // Clicks of a batch share a handful of timestamps' days.
   private lastTs = "";
   private lastDay = "";
+  private lastHour = "";
   private lastMs = 0;
 
   private link(linkId: number) {
@@ -127,8 +134,9 @@ export class Tallies {
     this.bump(d[5]!, this.host(c.referrer), 1);
     this.time(c.timestamp);
     this.bump(d[6]!, this.lastDay, 1);
+    this.bump(d[7]!, this.lastHour, 1);
     // Only smart links' clicks carry a route: a plain link gets no 'route' rows at all.
-    if (c.route) this.bump(d[7]!, c.route, 1);
+    if (c.route) this.bump(d[8]!, c.route, 1);
   }
 
   /** The summary counts added with issue 21 (see SummaryValue). */
@@ -145,6 +153,7 @@ export class Tallies {
     if (ts !== this.lastTs) {
       this.lastTs = ts;
       this.lastDay = ts.slice(0, 10);
+      this.lastHour = ts.slice(0, 13);
       this.lastMs = Date.parse(ts);
     }
   }
@@ -155,7 +164,9 @@ export class Tallies {
    * they happened.
    */
   countedOnly(linkId: number, n: number, now = Date.now()) {
-    this.add(linkId, "day", new Date(now).toISOString().slice(0, 10), n);
+    const at = new Date(now).toISOString();
+    this.add(linkId, "day", at.slice(0, 10), n);
+    this.add(linkId, "hour", at.slice(0, 13), n);
     this.add(linkId, "summary", "undetailed", n);
     this.seen(linkId, now);
   }

@@ -1,4 +1,5 @@
-// What an API key may reach (issue 14). Decided from the method and path alone, before the
+// What an API key may reach (issue 14). Decided from the matched route's declaration (issue 23:
+// declared once, beside the route; the OpenAPI document reads the same declaration), before the
 // route runs, so a refused request changes nothing.
 import type { Area } from "./schema";
 import type { ApiKeyRow } from "./store";
@@ -26,27 +27,45 @@ export function newApiKey() {
 
 export const isKeyShaped = (s: string) => KEY_SHAPE.test(s);
 
-// Account routes: who you are, signing out, the plan, and the keys themselves. A leaked key
-// must not be able to mint more keys or outlive its revocation through a session.
-// Webhooks too: an endpoint receives every event of the account, signed with a secret shown here;
-// and the live updates stream, which carries them all as well.
-const ACCOUNT = /^\/api\/(user|logout|login|register|api-keys|subscription|webhooks|events)(\/|$)/;
-// Tags label links (both trackers), a link's public stats page (/api/stats/:linkId/public) is the
-// link's, and UTM templates build links' destinations: all are the links area's.
-const LINKS = /^\/api\/(links|pic-drift-links|tags|stats|utm-templates)(\/|$)/;
-const TOPICS = /^\/api\/(topics|topic|share|shared-topics|sharing-users|sharing-members|invites)(\/|$)|^\/api\/[^/]+\/[^/]+\/titles(\/|$)/;
+/**
+ * What API keys may do with one operation, from the operation's own declaration beside its
+ * route (src/shared/apiOperations.ts: `auth` and `keyArea`): null when no key may (a session-only
+ * operation, or one that is not declared at all); else the area a key limited to an area must
+ * be limited to (null: only keys not limited to an area reach it). The scope follows from the
+ * method: a read key may GET (and HEAD), every other method needs read-write.
+ */
+export type KeyReach = { area: Area | null } | null;
 
-function area(path: string): Area | "other" {
-  if (LINKS.test(path)) return "links";
-  if (TOPICS.test(path)) return "topics";
-  return "other";
+/** The part of an operation's declaration that decides a key's reach. */
+export type KeyDeclaration = { method: string; path: string; auth?: "user" | "session" | "none"; keyArea?: Area };
+
+export const reachOf = (op: KeyDeclaration): KeyReach => (op.auth === "user" ? { area: op.keyArea ?? null } : null);
+
+/** The scope a key needs for a method. */
+export const scopeFor = (method: string) => (method === "GET" || method === "HEAD" ? ("read" as const) : ("read-write" as const));
+
+// A group's root is mounted as "/api/links/" and declared either way.
+const routeKey = (method: string, route: string) => `${method === "HEAD" ? "GET" : method} ${route.length > 1 ? route.replace(/\/$/, "") : route}`;
+
+/**
+ * The enforcement side of the declarations: (method, route as the router names it) → reach.
+ * A route with no declaration admits no key, so an undocumented route fails closed.
+ */
+export function keyReachTable(ops: readonly KeyDeclaration[]) {
+  const table = new Map<string, KeyReach>();
+  for (const op of ops) table.set(routeKey(op.method, op.path), reachOf(op));
+  return (method: string, route: string): KeyReach => table.get(routeKey(method, route)) ?? null;
 }
 
+export type KeyReachOf = ReturnType<typeof keyReachTable>;
+
 /** Why this key may not make this request (a 403 message), or null when it may. */
-export function keyRefusal(key: Pick<ApiKeyRow, "scope" | "only_area">, method: string, path: string): string | null {
-  if (ACCOUNT.test(path)) return KEY_MSG.account;
-  if (key.only_area && area(path) !== key.only_area) return key.only_area === "links" ? KEY_MSG.onlyLinks : KEY_MSG.onlyTopics;
-  if (key.scope === "read" && method !== "GET" && method !== "HEAD") return KEY_MSG.readOnly;
+export function keyRefusal(key: Pick<ApiKeyRow, "scope" | "only_area">, reach: KeyReach, method: string): string | null {
+  // Account routes (who you are, the plan, the keys themselves, webhooks): a leaked key must not
+  // mint more keys, outlive its revocation through a session, or read the signed event stream.
+  if (reach === null) return KEY_MSG.account;
+  if (key.only_area && reach.area !== key.only_area) return key.only_area === "links" ? KEY_MSG.onlyLinks : KEY_MSG.onlyTopics;
+  if (key.scope === "read" && scopeFor(method) !== "read") return KEY_MSG.readOnly;
   return null;
 }
 

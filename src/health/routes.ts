@@ -92,5 +92,11 @@ export const healthOperations = defineOperations({ tag: "Instance", auth: "none"
       "Redirects are always served from this instance's map. 200 with status `ok` when the database answers and the map is current; 200 with status `degraded` when the database does not answer (`db: unavailable`: redirects are served, writes answer 503 with Retry-After); 503 only while the map is behind a database that answers (`redirects: stale`, PostgreSQL with several instances: this instance is catching up, a load balancer should prefer the others).",
     responses: { 200: Health, 503: { description: "The redirect map is catching up while the database answers", schema: Health } },
   },
-  { method: "GET", path: "/api/config", summary: "This instance's public settings", responses: { 200: PublicConfig } },
+  {
+    method: "GET",
+    path: "/api/config",
+    summary: "This instance's public settings",
+    description: "What the web app needs before sign-in: the instance's name, its domains and base URLs, who may sign up, the free plan's limits and the operator's details.",
+    responses: { 200: PublicConfig },
+  },
 ]);

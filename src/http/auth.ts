@@ -4,7 +4,7 @@ import type { SessionUser, UserRow } from "../accounts/store";
 import type { PublicUser } from "../accounts/schema";
 import { AppError, forbidden } from "../shared/errors";
 import { apiKeysStore, type ApiKeyRow } from "../apikeys/store";
-import { KEY_MSG, isKeyShaped, keyInQuery, keyRefusal } from "../apikeys/access";
+import { KEY_MSG, isKeyShaped, keyInQuery, keyRefusal, type KeyReachOf } from "../apikeys/access";
 import { DAY_MS, isoIn } from "../shared/time";
 
 export const SESSION_COOKIE = "tl_session";
@@ -148,19 +148,21 @@ export function bearerKeys(ctx: AppContext) {
  *
  * A request with `Authorization: Bearer <key>` is an API key's (issue 14): the key alone
  * decides, with that user's rights narrowed by its scope (src/apikeys/access.ts); a cookie
- * sent beside it is not looked at. `sessionId` is empty for a key: it has no session.
+ * sent beside it is not looked at. `sessionId` is empty for a key: it has no session. What a
+ * key reaches is looked up by the matched route (`reachOf`, built from the operations' own
+ * declarations in createApp), not by matching the path again.
  */
-export function authPlugin(ctx: AppContext, bearerKey: ReturnType<typeof bearerKeys>) {
+export function authPlugin(ctx: AppContext, bearerKey: ReturnType<typeof bearerKeys>, reachOf: KeyReachOf) {
   const signedIn = new WeakMap<Request, NonNullable<Awaited<ReturnType<typeof currentUser>>>>();
   const keys = apiKeysStore(ctx.db);
 
-  async function keyUser(request: Request, header: string) {
+  async function keyUser(request: Request, route: string, header: string) {
     const m = BEARER.exec(header.trim());
     if (!m || !isKeyShaped(m[1]!)) throw new AppError("UNAUTHORIZED", KEY_MSG.malformed);
     const key = await bearerKey(request);
     const user = key && (await ctx.accounts.findById(key.user_id));
     if (!key || !user) throw new AppError("UNAUTHORIZED", KEY_MSG.unknown);
-    const refusal = keyRefusal(key, request.method, new URL(request.url).pathname);
+    const refusal = keyRefusal(key, reachOf(request.method, route), request.method);
     if (refusal) throw forbidden(refusal);
     // Written at most once a minute per key: a script's burst is not a burst of writes.
     const now = Date.now();
@@ -170,11 +172,11 @@ export function authPlugin(ctx: AppContext, bearerKey: ReturnType<typeof bearerK
 
   return new Elysia({ name: "auth", seed: ctx.instanceId }).macro({
     auth: {
-      async transform({ request, set }) {
+      async transform({ request, route, set }) {
         // Refused even with a valid session: an address with a key in it is already in logs.
         if (keyInQuery(new URL(request.url))) throw new AppError("UNAUTHORIZED", KEY_MSG.inQuery);
         const header = request.headers.get("authorization");
-        const user = header !== null ? await keyUser(request, header) : await currentUser(ctx, request, set);
+        const user = header !== null ? await keyUser(request, route, header) : await currentUser(ctx, request, set);
         if (!user) throw new AppError("UNAUTHORIZED", "Please sign in to continue");
         signedIn.set(request, user);
       },

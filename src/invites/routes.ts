@@ -95,7 +95,7 @@ const NOT_SHARING = "This user does not share topics with you";
 
 const CODE = { code: "The invite code from the invite link" };
 
-export const inviteOperations = defineOperations({ tag: "Sharing", auth: "user" }, [
+export const inviteOperations = defineOperations({ tag: "Sharing", auth: "user", keyArea: "topics" }, [
   {
     method: "POST",
     path: "/api/invites",
@@ -107,6 +107,7 @@ export const inviteOperations = defineOperations({ tag: "Sharing", auth: "user" 
     method: "GET",
     path: "/api/invites/:code",
     summary: "Who sent an invite",
+    description: "Anyone with the link may ask, signed in or not, so the invite page can name its sender before sign-in. Used or expired invites are 410; unknown ones 404.",
     auth: "none",
     params: CODE,
     responses: { 200: InviteInfo },

@@ -96,7 +96,7 @@ export function bulkLinkRoutes(ctx: AppContext, auth: AuthPlugin, links: Links) 
 
 const CSV_EXAMPLE = "url,code,title\r\nhttps://example.com/spring-sale,spring-sale,Spring sale\r\nhttps://example.com/docs,,Docs\r\n";
 
-export const bulkLinkOperations = defineOperations({ tag: "Links", auth: "user" }, [
+export const bulkLinkOperations = defineOperations({ tag: "Links", auth: "user", keyArea: "links" }, [
   {
     method: "POST",
     path: "/api/links/bulk",

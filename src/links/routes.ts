@@ -156,7 +156,7 @@ export function linkRoutes(ctx: AppContext, auth: AuthPlugin, links: Links, trac
         const row = await find(params.id, user.id);
         return await reports.report(row, links.shortUrl(row), query);
       },
-      { auth: true },
+      { auth: true, query: AnalyticsQuery },
     )
     .get(
       "/:id/clicks.csv",
@@ -190,7 +190,7 @@ export function linkOperations(tracker: Tracker) {
   // The guarantee every link write gives (links/follow.ts, README "More than one server").
   const everywhere =
     " Answered once every instance serving redirects has the change (several instances on PostgreSQL: each live one confirms, waited for at most 1 s), so the next redirect through any of them follows it.";
-  return defineOperations({ tag: main ? "Links" : "Brand links", auth: "user" }, [
+  return defineOperations({ tag: main ? "Links" : "Brand links", auth: "user", keyArea: "links" }, [
     {
       method: "GET",
       path: `${prefix}/`,
@@ -280,7 +280,8 @@ export function linkOperations(tracker: Tracker) {
       method: "GET",
       path: `${prefix}/:id/analytics`,
       summary: `A ${what}'s analytics`,
-      description: "Counts, unique visitors, tallies by country, city, browser, device, OS and referrer, a daily series and a page of clicks.",
+      description:
+        "Counts, unique visitors, tallies by country, city, browser, device, OS and referrer, a daily `timeline`, a page of clicks, and a `series` by day or hour over a date range (`from`, `to`) in a time zone (`tz`), read from roll-ups counted per UTC hour. Each parameter is checked: a wrong one is 400 naming it, never replaced by a default.",
       params: LINK_ID,
       query: AnalyticsQuery,
       responses: { 200: AnalyticsReport },

@@ -361,6 +361,8 @@ export const BulkCreateBody = v.object({
     v.minLength(1, BULK_MSG.empty),
     v.maxLength(BULK_MAX, BULK_MSG.tooMany),
     v.description(`1 to ${BULK_MAX.toLocaleString("en")} links, each the body of POST /api/links: originalUrl, title, description?, expiresAt?, shortCode?`),
+    // The document types each item as that body (a named component, src/openapi/operations.ts).
+    v.metadata({ items: { $ref: "#/$defs/CreateLinkBody" } }),
   ),
 });
 

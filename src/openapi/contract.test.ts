@@ -417,3 +417,135 @@ test("a key past its request limit gets the documented 429, with Retry-After and
   conforms("GET", "/api/links", second);
   expect(Number(second.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
 });
+
+// ---------------------------------------------------------------------------------------------
+// Typing (issue 23): a regression in what the document says about a field fails here.
+
+type Node = Record<string, unknown>;
+/** Every property schema of the document, with where it is and whether it is in an answer. */
+function properties() {
+  const out: { where: string; name: string; schema: Node; response: boolean }[] = [];
+  const full = doc as unknown as { paths: Record<string, Record<string, Node>>; components: { schemas: Record<string, Node>; responses: Record<string, Node> } };
+  const requests = new Set<string>();
+  for (const ops of Object.values(full.paths)) {
+    for (const op of Object.values(ops)) {
+      const ref = JSON.stringify((op.requestBody as Node | undefined) ?? {}).match(/#\/components\/schemas\/(\w+)/);
+      if (ref) requests.add(ref[1]!);
+    }
+  }
+  const walk = (node: unknown, where: string, response: boolean) => {
+    if (!node || typeof node !== "object") return;
+    if (Array.isArray(node)) return node.forEach((n, i) => walk(n, `${where}/${i}`, response));
+    const n = node as Node;
+    for (const [name, schema] of Object.entries((n.properties as Record<string, Node> | undefined) ?? {})) out.push({ where: `${where}.${name}`, name, schema, response });
+    for (const [k, v] of Object.entries(n)) if (k !== "example" && k !== "examples") walk(v, `${where}/${k}`, response);
+  };
+  for (const [name, s] of Object.entries(full.components.schemas)) walk(s, `#/components/schemas/${name}`, !requests.has(name));
+  for (const [name, s] of Object.entries(full.components.responses)) walk(s, `#/components/responses/${name}`, true);
+  for (const [path, ops] of Object.entries(full.paths)) {
+    for (const [method, op] of Object.entries(ops)) {
+      walk(op.requestBody, `${method} ${path} body`, false);
+      walk(op.responses, `${method} ${path} responses`, true);
+    }
+  }
+  return out;
+}
+/** The non-null branches of a schema (a nullable field is anyOf [T, null]). */
+const branches = (s: Node): Node[] => ((s.anyOf as Node[] | undefined) ?? [s]).filter((b) => b.type !== "null");
+
+describe("the document types everything", () => {
+  const props = properties();
+
+  test("every property has a description (its schema's, or the glossary's)", () => {
+    expect(props.length).toBeGreaterThan(300);
+    expect(props.filter((p) => !p.schema.$ref && !p.schema.description).map((p) => p.where)).toEqual([]);
+  });
+
+  test("every number the server sends is an integer", () => {
+    expect(props.filter((p) => p.response && branches(p.schema).some((b) => b.type === "number")).map((p) => p.where)).toEqual([]);
+  });
+
+  test("timestamps the server sends are date-time, URLs uri", () => {
+    const wrong = props.filter(
+      (p) =>
+        p.response &&
+        branches(p.schema).some((b) => b.type === "string" && !b.enum) &&
+        ((/(At|^timestamp|^since|^lastClick|^start)$/.test(p.name) && !branches(p.schema).every((b) => b.format === "date-time")) ||
+          (/^(shortUrl|originalUrl|url|publicUrl|shortBaseUrl|brandBaseUrl)$/.test(p.name) && !branches(p.schema).every((b) => b.format === "uri"))),
+    );
+    expect(wrong.map((p) => p.where)).toEqual([]);
+    // And there are such fields to check.
+    expect(props.filter((p) => branches(p.schema).some((b) => b.format === "date-time")).length).toBeGreaterThan(20);
+  });
+
+  test("no array is of unknown items (bulk's links are CreateLinkBody)", () => {
+    const untyped: string[] = [];
+    const walk = (node: unknown, where: string) => {
+      if (!node || typeof node !== "object") return;
+      const n = node as Node;
+      if (n.type === "array" && (!n.items || Object.keys(n.items as Node).length === 0)) untyped.push(where);
+      for (const [k, v] of Object.entries(n)) if (k !== "example") walk(v, `${where}/${k}`);
+    };
+    walk(doc, "#");
+    expect(untyped).toEqual([]);
+    const bulk = (doc as unknown as { components: { schemas: Record<string, { properties: Record<string, Node> }> } }).components.schemas.BulkCreateBody!;
+    expect(bulk.properties.links!.items).toEqual({ $ref: "#/components/schemas/CreateLinkBody" });
+  });
+
+  test("every operation has a description, every request body is a named component", () => {
+    for (const [path, ops] of Object.entries(doc.paths)) {
+      for (const [method, op] of Object.entries(ops)) {
+        const o = op as unknown as { description?: string; requestBody?: { content: Record<string, { schema: Node }> } };
+        expect(o.description?.length ?? 0, `${method} ${path}`).toBeGreaterThan(10);
+        const json = o.requestBody?.content["application/json"];
+        if (json) expect(json.schema.$ref, `${method} ${path}'s body`).toMatch(/^#\/components\/schemas\/\w+Body$/);
+      }
+    }
+  });
+
+  test("path ids are integers, query numbers integers, query flags booleans", () => {
+    type Param = { name: string; in: string; schema: Node; description?: string };
+    const params = Object.entries(doc.paths).flatMap(([path, ops]) =>
+      Object.entries(ops).flatMap(([method, op]) => ((op as unknown as { parameters?: Param[] }).parameters ?? []).map((p) => ({ ...p, at: `${method} ${path} ${p.name}` }))),
+    );
+    for (const p of params.filter((p) => p.in === "path" && /^(id|\w+Id)$/.test(p.name))) expect(p.schema.type, p.at).toBe("integer");
+    for (const p of params.filter((p) => p.in === "query")) {
+      expect(p.description?.length ?? 0, `${p.at} is described`).toBeGreaterThan(5);
+      // Text may keep a pattern (the import's brandDomains: domain names); digits may not.
+      expect(String(p.schema.pattern ?? ""), `${p.at}: no digits-as-text pattern`).not.toMatch(/^\^(\\d|\[0-9\])/);
+      expect(p.schema.enum ?? [], p.at).not.toEqual(["true", "false"]);
+    }
+    const byName = new Map(params.map((p) => [p.at.replace(/^\w+ /, ""), p.schema]));
+    expect(byName.get("/api/links limit")).toMatchObject({ type: "integer", minimum: 1, maximum: 1000 });
+    expect(byName.get("/api/pic-drift-links includeRoot")).toEqual({ type: "boolean" });
+    expect(byName.get("/api/links/{id}/analytics pageSize")).toMatchObject({ type: "integer", minimum: 1, maximum: 100, default: 25 });
+    expect(byName.get("/api/links/{id}/analytics days")).toMatchObject({ type: "integer", enum: [7, 30, 90] });
+    expect(byName.get("/api/links/{id}/analytics interval")).toMatchObject({ enum: ["day", "hour"] });
+  });
+
+  test("accessType explains each of its words", () => {
+    const topic = (doc as unknown as { components: { schemas: Record<string, { properties: Record<string, Node> }> } }).components.schemas.Topic!;
+    const about = String(topic.properties.accessType!.description);
+    for (const word of ["`personal`", "`private`", "`public`"]) expect(about).toContain(word);
+    expect(about).toMatch(/invited members do not see it/);
+  });
+
+  test("a path id that is not a number gets the app's 404 or 400 in the error shape, never the framework's", async () => {
+    const session = await t.signUp("contract-abc");
+    const abcKey = (await created("POST", "/api/api-keys", { name: "abc", scope: "read-write" }, { cookie: session.cookie })).key as string;
+    let checked = 0;
+    for (const [path, ops] of Object.entries(doc.paths)) {
+      if (!/\{(id|\w+Id)\}/.test(path)) continue;
+      for (const [method, op] of Object.entries(ops)) {
+        const keyOk = (op.security ?? []).some((s) => "apiKey" in (s as object));
+        const who = keyOk ? { headers: { authorization: `Bearer ${abcKey}` } } : { cookie: session.cookie };
+        const url = path.replace(/\{(id|\w+Id)\}/g, "abc").replace("{username}", session.user.username).replace("{topicSlug}", "x");
+        const res = await t.call(method.toUpperCase(), url, { ...who, ...(method === "get" || method === "delete" ? {} : { body: {} }) });
+        expect([400, 404], `${method} ${url}: ${res.text.slice(0, 120)}`).toContain(res.status);
+        conforms(method.toUpperCase(), path, res);
+        checked++;
+      }
+    }
+    expect(checked).toBeGreaterThan(15);
+  });
+});

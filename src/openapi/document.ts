@@ -1,11 +1,12 @@
 // Builds the OpenAPI 3.1 document from the operations the features declare (src/shared/apiOperations.ts),
 // converting their valibot schemas with the official converter. Built once at start.
+import * as v from "valibot";
 import { toJsonSchema, toJsonSchemaDefs, type ConversionConfig } from "@valibot/to-json-schema";
 import { ErrorBody, statusOf, type ErrorCode } from "../shared/errors";
-import { AREAS, SCOPES, type Area, type Scope } from "../apikeys/schema";
-import { keyRefusal, KEY_PREFIX } from "../apikeys/access";
+import { KEY_PREFIX, reachOf, scopeFor } from "../apikeys/access";
 import { RATE_LIMIT_DESCRIPTION, RATE_LIMIT_HEADERS, RETRY_AFTER_HEADER, UNLIMITED } from "../http/rateLimit";
 import type { Operation, ResponseSpec, Schema } from "../shared/apiOperations";
+import { DATE_FIELDS, DATE_TIME_FIELDS, FIELD_DOCS, URI_FIELDS } from "./fields";
 
 type Json = Record<string, unknown>;
 
@@ -72,35 +73,114 @@ function commonErrors(op: Operation): ErrorCode[] {
 /** Whether the API's request limits count this operation (src/http/rateLimit.ts). */
 const rateLimited = (op: Operation) => op.path.startsWith("/api/") && !UNLIMITED.test(op.path.replace(/:\w+/g, "1"));
 
-/** What an API key needs for this operation, worked out from the rule the server enforces. */
+/** What an API key needs for this operation: read from the declaration the server enforces. */
 function keyRights(op: Operation) {
-  const path = op.path.replace(/:\w+/g, "1");
-  const allowed: { scope: Scope; only: Area | null }[] = [];
-  for (const scope of SCOPES) {
-    for (const only of [null, ...AREAS]) {
-      if (keyRefusal({ scope, only_area: only }, op.method, path) === null) allowed.push({ scope, only });
+  const reach = reachOf(op);
+  if (!reach) return null;
+  return { scope: scopeFor(op.method), areas: reach.area ? [reach.area] : [] };
+}
+
+/**
+ * Path parameters by name (issue 23): ids are integers here as in every body; a route still
+ * answers a non-number with its own 404 (or 400) in the error shape, never the framework's.
+ */
+const PATH_PARAMS: Record<string, Json> = {
+  id: { type: "integer", minimum: 1, maximum: 2147483647 },
+  deliveryId: { type: "integer", minimum: 1, maximum: 2147483647 },
+  linkId: { type: "integer", minimum: 1, maximum: 2147483647 },
+  code: { type: "string", minLength: 1, maxLength: 200 },
+  username: { type: "string", minLength: 1, maxLength: 100 },
+  topicSlug: { type: "string", minLength: 1, maxLength: 200 },
+};
+
+/**
+ * The typing pass over a converted schema: each property the feature's schema does not describe
+ * gets the glossary's words (./fields.ts); in what the server sends, numbers are integers (every
+ * number the API answers with is a count, an id or a size) and timestamps, dates and URLs carry
+ * their formats. Request bodies keep their schema's own types: what the server accepts.
+ */
+function typed(node: unknown, response: boolean, name?: string): unknown {
+  if (Array.isArray(node)) return node.map((n) => typed(n, response, name));
+  if (!node || typeof node !== "object") return node;
+  const s = { ...(node as Json) };
+  if (s.$ref) return s;
+  if (response && name !== undefined) {
+    if (s.type === "number") s.type = "integer";
+    if (s.type === "string" && !s.format && !s.enum && !s.const) {
+      if (DATE_TIME_FIELDS.has(name)) s.format = "date-time";
+      else if (URI_FIELDS.has(name)) s.format = "uri";
+      else if (DATE_FIELDS.has(name)) s.format = "date";
     }
+  } else if (response && s.type === "number") s.type = "integer";
+  // An optional form field read as "" when absent, whose own rule refuses "": no default to state.
+  if (!response && s.default === "" && typeof s.minLength === "number" && s.minLength > 0) delete s.default;
+  for (const key of ["anyOf", "oneOf", "allOf"]) if (s[key]) s[key] = typed(s[key], response, name);
+  if (s.items) s.items = typed(s.items, response, response ? undefined : name);
+  if (s.additionalProperties && typeof s.additionalProperties === "object") s.additionalProperties = typed(s.additionalProperties, response);
+  if (s.properties) {
+    const props: Record<string, Json> = {};
+    for (const [field, prop] of Object.entries(s.properties as Record<string, Json>)) {
+      const out = typed(prop, response, field) as Json;
+      if (!out.$ref && !out.description && FIELD_DOCS[field]) out.description = FIELD_DOCS[field];
+      props[field] = out;
+    }
+    s.properties = props;
   }
-  if (!allowed.length) return null;
-  const scope: Scope = allowed.some((a) => a.scope === "read") ? "read" : "read-write";
-  const areas = AREAS.filter((area) => allowed.some((a) => a.only === area));
-  return { scope, areas };
+  return s;
+}
+
+/**
+ * A query parameter as a client sends it: a query string holds text, so the schemas check digits
+ * and "true"/"false" as text; the document says integer and boolean (src/shared/query.ts).
+ */
+function queryParam(schema: Json): Json {
+  const s = { ...schema };
+  if (s.type === "string" && typeof s.pattern === "string" && /^\^\\d\{[\d,]+\}\$$/.test(s.pattern)) {
+    s.type = "integer";
+    delete s.pattern;
+    s.minimum ??= 0;
+  }
+  if (s.type === "integer" || s.type === "boolean") delete s.pattern;
+  // Free text that Elysia may hand over split at commas (src/shared/paging.ts QueryText): a string to a client.
+  const any = s.anyOf as Json[] | undefined;
+  if (any?.length === 2 && any[0]?.type === "string" && any[1]?.type === "array") {
+    delete s.anyOf;
+    s.type = "string";
+  }
+  const e = s.enum as unknown[] | undefined;
+  if (e?.length === 2 && e.includes("true") && e.includes("false")) {
+    s.type = "boolean";
+    delete s.enum;
+  }
+  return s;
 }
 
 export type Definitions = Record<string, Schema>;
 
-export type DocumentInfo = { title: string; version: string; serverUrl: string; definitions: Definitions };
+/** `requests`: the names among `definitions` that are request bodies (typed as the server accepts them). */
+export type DocumentInfo = { title: string; version: string; serverUrl: string; definitions: Definitions; requests?: string[] };
 
 /** The OpenAPI 3.1 document for these operations. */
 export function buildDocument(operations: Operation[], info: DocumentInfo) {
-  const definitions = { ErrorBody, ...info.definitions };
+  const definitions = info.definitions;
   // Named schemas become components; the converter writes their references as #/$defs/….
   const schema = (s: Schema) => {
     const { $schema: _, $defs: __, ...rest } = toJsonSchema(s, { ...CONVERT, definitions }) as Json;
     return relink(rest);
   };
-  const components = relink(toJsonSchemaDefs(definitions, CONVERT));
+  const converted = toJsonSchemaDefs(definitions, CONVERT) as Record<string, Json>;
+  // Named request bodies (info.requests) are typed as requests, the rest as answers.
+  const components = relink(
+    Object.fromEntries(
+      Object.entries(converted).map(([name, c]) => {
+        const request = info.requests?.includes(name) ?? false;
+        return [name, typed(request ? requiredWhereDefaultFails(definitions[name as keyof typeof definitions]!, c) : c, !request)];
+      }),
+    ),
+  );
 
+  // The one error shape, written into each shared error response with its status's codes.
+  const errorBody = typed(schema(ErrorBody), true) as Json;
   const paths: Record<string, Record<string, Json>> = {};
   const sharedResponses: Record<string, Json> = {};
   const tags = new Set<string>();
@@ -110,14 +190,18 @@ export function buildDocument(operations: Operation[], info: DocumentInfo) {
     paths[path] ??= {};
     if (paths[path][method]) throw new Error(`OpenAPI: ${op.method} ${path} is declared twice`);
     if (op.tag) tags.add(op.tag);
-    paths[path][method] = operation(op, schema, sharedResponses);
+    paths[path][method] = operation(op, schema, sharedResponses, errorBody);
   }
 
   return {
     openapi: "3.1.0",
     info: { title: `${info.title} API`, version: info.version, description: DESCRIPTION },
     servers: [{ url: info.serverUrl }],
-    tags: [...tags].map((name) => ({ name })),
+    tags: [...tags].map((name) => {
+      const description = TAG_DOCS[name];
+      if (!description) throw new Error(`OpenAPI: tag ${name} has no description in TAG_DOCS`);
+      return { name, description };
+    }),
     paths,
     components: {
       schemas: components,
@@ -140,6 +224,27 @@ export function buildDocument(operations: Operation[], info: DocumentInfo) {
     },
   };
 }
+
+/** What each group of operations is for, in the reference's words. */
+const TAG_DOCS: Record<string, string> = {
+  Instance: "Whether the instance is up, and its public settings.",
+  Account: "Signing up, signing in and out, who you are, and your plan. Session only: API keys never reach these.",
+  Links: "The Link Tracker: short links on the short domain, their analytics and click exports, in bulk or one at a time.",
+  "Brand links": "The brand tracker: short links on the brand domain, with editable codes and the instance's root link.",
+  Redirects: "Following a short link, as a visitor's browser does.",
+  Topics: "Your topics, topics shared with you, and the share page's listing.",
+  Titles: "The titles in a topic, with their versions.",
+  Sharing: "Invites, and who sees whose shared topics.",
+  Webhooks: "Endpoints that receive the account's events, signed, with their delivery log. Session only.",
+  Tags: "Your tags, shared by both trackers' links: naming, colours, and a tag's links' clicks added up. Keys limited to links reach them.",
+  "Public stats pages": "Publishing a link's aggregate stats at an unguessable public address, a new address, or none. Keys limited to links reach them.",
+  "UTM templates": "Your saved sets of UTM parameters, applied to a destination in the create and edit dialogs. Keys limited to links reach them.",
+  "QR styles": "Your saved QR code looks (colours, shapes, a frame), picked when drawing a code.",
+  "Live updates": "Your account's events as they happen, as Server-Sent Events. Session only: API keys never reach the stream.",
+  Notifications: "What happened to your links and topics.",
+  "API keys": "Keys for scripts, each narrowed by scope and area. Session only: a key cannot mint keys.",
+  Reference: "This document and its reference page.",
+};
 
 // The request limits' fields, stated once and referred to by every response they come with.
 const RATE_LIMIT_HEADER_DOCS: Record<string, Json> = {
@@ -170,14 +275,16 @@ const DESCRIPTION = [
  * since the JSON Schema no longer tells `optional(pipe(optional(string, ""), nonEmpty))` (an
  * optional field) from `pipe(optional(string, ""), nonEmpty)` (a required one).
  */
-type Entry = { default?: unknown; pipe?: { type: string }[] };
+type Entry = { default?: unknown };
 function requiredWhereDefaultFails(valibot: Schema, body: Json): Json {
   const entries = (valibot as { entries?: Record<string, Entry> }).entries ?? {};
   const props = body.properties as Record<string, Json> | undefined;
   const required = new Set((body.required as string[] | undefined) ?? []);
   const properties: Record<string, Json> = { ...props };
   for (const [name, entry] of Object.entries(entries)) {
-    if (entry.default !== "" || !entry.pipe?.some((a) => ["non_empty", "min_length", "picklist"].includes(a.type))) continue;
+    // Absent, the field is "" and its own rules run on it (nonEmpty, minLength, a picklist, a
+    // pattern like a colour's): required when they refuse it.
+    if (entry.default !== "" || v.safeParse(entry as unknown as Schema, undefined).success) continue;
     const { default: _, ...rest } = properties[name] ?? {};
     properties[name] = rest;
     required.add(name);
@@ -193,13 +300,15 @@ function isSchema(r: Schema | ResponseSpec): r is Schema {
   return "kind" in r && (r as { kind: unknown }).kind === "schema";
 }
 
-function operation(op: Operation, schema: (s: Schema) => Json, sharedResponses: Record<string, Json>): Json {
+function operation(op: Operation, schema: (s: Schema) => Json, sharedResponses: Record<string, Json>, errorBody: Json): Json {
   const out: Json = { operationId: operationId(op), summary: op.summary, tags: op.tag ? [op.tag] : [] };
   let description = op.description ?? "";
   if (op.auth === "none") out.security = [];
   else {
     const rights = op.auth === "user" ? keyRights(op) : null;
-    out.security = rights ? [{ session: [] }, { apiKey: [rights.scope] }] : [{ session: [] }];
+    // The scope a key needs is `x-api-key` and the description: OpenAPI lists scopes in a
+    // requirement only for OAuth2 and OpenID Connect schemes (spectral's rule).
+    out.security = rights ? [{ session: [] }, { apiKey: [] }] : [{ session: [] }];
     const keyNote = rights
       ? `API key: scope \`${rights.scope}\` or wider${rights.areas.length ? `, unlimited or limited to ${rights.areas.join(" or ")}` : ", not limited to an area"}.`
       : "Session only: API keys are refused (403).";
@@ -212,18 +321,24 @@ function operation(op: Operation, schema: (s: Schema) => Json, sharedResponses: 
   for (const name of op.path.match(/:(\w+)/g)?.map((p) => p.slice(1)) ?? []) {
     const about = op.params?.[name];
     if (!about) throw new Error(`OpenAPI: ${op.method} ${op.path} does not describe its parameter ${name}`);
-    parameters.push({ name, in: "path", required: true, description: about, schema: { type: "string" } });
+    const type = PATH_PARAMS[name];
+    if (!type) throw new Error(`OpenAPI: ${op.method} ${op.path}: path parameter ${name} has no type in PATH_PARAMS`);
+    parameters.push({ name, in: "path", required: true, description: about, schema: type });
   }
   if (op.query) {
     const q = schema(op.query) as { properties?: Record<string, Json>; required?: string[] };
     for (const [name, s] of Object.entries(q.properties ?? {})) {
-      parameters.push({ name, in: "query", required: q.required?.includes(name) ?? false, schema: s });
+      const { description: own, ...rest } = queryParam(s);
+      const about = own ?? FIELD_DOCS[name];
+      parameters.push({ name, in: "query", required: q.required?.includes(name) ?? false, ...(about ? { description: about } : {}), schema: rest });
     }
   }
   if (parameters.length) out.parameters = parameters;
 
   if (op.body) {
-    const content: Json = { schema: requiredWhereDefaultFails(op.body, schema(op.body)) };
+    const body = schema(op.body);
+    // A named body is a $ref: the component carries its required fields (buildDocument).
+    const content: Json = { schema: typed(body.$ref ? body : requiredWhereDefaultFails(op.body, body), false) };
     if (op.example !== undefined) content.example = op.example;
     out.requestBody = { required: true, content: { "application/json": content } };
   }
@@ -254,9 +369,10 @@ function operation(op: Operation, schema: (s: Schema) => Json, sharedResponses: 
     // A status the operation answers with a body of its own (health's 503) keeps that body.
     if (responses[String(status)]) continue;
     const list = [...codes];
-    const body: Json = {
-      allOf: [{ $ref: "#/components/schemas/ErrorBody" }, { properties: { error: { properties: { code: { enum: list } } } } }],
-    };
+    // ErrorBody with `code` narrowed to this status's codes, written out whole: an allOf that
+    // narrows a nested property reads to linters as an unevaluated `message` (redocly).
+    const body = structuredClone(errorBody) as { properties: { error: { properties: Record<string, Json> } } };
+    body.properties.error.properties.code = { ...body.properties.error.properties.code, enum: list };
     // Shared: one component per status, set of codes and whether the limits apply.
     const name = `${list.join("-")}${limited ? "-limited" : ""}`;
     if (!sharedResponses[name]) {
@@ -279,7 +395,7 @@ function success(status: number, r: Schema | ResponseSpec, schema: (s: Schema) =
   const spec: ResponseSpec = isSchema(r) ? { schema: r } : r;
   const out: Json = { description: spec.description ?? (status === 201 ? "Created" : status === 204 ? "No content" : "OK") };
   const content: Json = {};
-  if (spec.schema) content["application/json"] = { schema: schema(spec.schema) };
+  if (spec.schema) content["application/json"] = { schema: typed(schema(spec.schema), true) };
   if (spec.media) content[spec.media.type] = { schema: { type: "string" }, ...(spec.media.example ? { example: spec.media.example } : {}) };
   if (Object.keys(content).length) out.content = content;
   if (spec.headers || spec.optionalHeaders) {

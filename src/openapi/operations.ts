@@ -14,7 +14,8 @@ import { smartOperations, utmTemplateOperations } from "../smart/routes";
 import { bulkLinkOperations } from "../links/bulkRoutes";
 import { tagOperations } from "../tags/routes";
 import { notificationOperations } from "../notifications/routes";
-import { LinkView } from "../links/schema";
+import { LinkListItem, LinkView } from "../links/schema";
+import { SimulateBody, SmartInput, SmartView, UtmTemplateBody } from "../smart/schema";
 import { Notification } from "../notifications/schema";
 import { planOperations } from "../plans/routes";
 import { redirectOperations } from "../redirects/routes";
@@ -26,6 +27,15 @@ import { eventOperations } from "../events/routes";
 import { publicStatsOperations } from "../publicstats/routes";
 import { Topic } from "../topics/schema";
 import type { Definitions } from "./document";
+import { CreateApiKeyBody } from "../apikeys/schema";
+import { BulkCreateBody, CreateLinkBody, EditLinkBody, EditMainLinkBody, PatchLinkBody, PatchMainLinkBody } from "../links/schema";
+import { CreateTagBody, EditTagBody, TagView } from "../tags/schema";
+import { SaveQrStyleBody } from "../qrstyles/schema";
+import { PublicStatsView } from "../publicstats/schema";
+import { CreateTitleBody, UpdateTitleBody } from "../titles/schema";
+import { CreateTopicBody, ReorderBody, UpdateTopicBody } from "../topics/schema";
+import { CreateWebhookBody, UpdateWebhookBody } from "../webhooks/schema";
+import { LoginBody, RegisterBody } from "../accounts/schema";
 import * as v from "valibot";
 import { defineOperations, type Operation } from "../shared/apiOperations";
 
@@ -78,10 +88,45 @@ export const OPERATIONS: Operation[] = [
   ...openApiOperations,
 ];
 
+/**
+ * Request bodies named in the document (components), so a generated client has one
+ * CreateLinkBody type for both trackers and for each item of a bulk create.
+ */
+const NAMED_REQUESTS: Definitions = {
+  RegisterBody,
+  LoginBody,
+  CreateLinkBody,
+  EditMainLinkBody,
+  EditLinkBody,
+  PatchMainLinkBody,
+  PatchLinkBody,
+  BulkCreateBody,
+  CreateTagBody,
+  EditTagBody,
+  CreateTopicBody,
+  UpdateTopicBody,
+  ReorderBody,
+  CreateTitleBody,
+  UpdateTitleBody,
+  CreateWebhookBody,
+  UpdateWebhookBody,
+  CreateApiKeyBody,
+  SaveQrStyleBody,
+  SmartSettingsBody: SmartInput,
+  SimulateBody,
+  UtmTemplateBody,
+};
+export const REQUEST_NAMES = Object.keys(NAMED_REQUESTS);
+
 /** Response shapes named in the document (components), so clients see one LinkView, not copies. */
 export const NAMED_SCHEMAS: Definitions = {
+  ...NAMED_REQUESTS,
   PublicUser,
   LinkView,
+  LinkListItem,
+  SmartView,
+  TagView,
+  PublicStatsView,
   AnalyticsReport,
   ClickView,
   Topic,

@@ -5,7 +5,7 @@ import type { AppContext } from "../context";
 import { VERSION } from "../version";
 import { accepts } from "../http/spa";
 import { buildDocument } from "./document";
-import { NAMED_SCHEMAS, OPERATIONS } from "./operations";
+import { NAMED_SCHEMAS, OPERATIONS, REQUEST_NAMES } from "./operations";
 
 type WebPage = (request: Request) => Response | Promise<Response>;
 
@@ -15,6 +15,7 @@ export function openApiRoutes(ctx: AppContext, webPage: WebPage) {
     version: VERSION,
     serverUrl: ctx.config.publicUrl,
     definitions: NAMED_SCHEMAS,
+    requests: REQUEST_NAMES,
   });
   const body = JSON.stringify(document);
   // Compressed once: the document is about 90 KB of repetitive JSON (about 10 KB gzipped).

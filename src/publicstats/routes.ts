@@ -123,7 +123,7 @@ export function publicStatsRoutes(ctx: AppContext, auth: AuthPlugin, notFoundPag
 
 const LINK = { linkId: "The link's id (either tracker)" };
 
-export const publicStatsOperations = defineOperations({ tag: "Public stats pages", auth: "user" }, [
+export const publicStatsOperations = defineOperations({ tag: "Public stats pages", auth: "user", keyArea: "links" }, [
   {
     method: "GET",
     path: "/api/stats/:linkId/public",

@@ -6,7 +6,7 @@
 //
 // How to document a route, in the feature's routes.ts:
 //
-//   export const linkOperations = defineOperations({ tag: "Links", auth: "user" }, [
+//   export const linkOperations = defineOperations({ tag: "Links", auth: "user", keyArea: "links" }, [
 //     { method: "POST", path: "/api/links", summary: "Create a link", body: CreateLinkBody,
 //       responses: { 201: LinkView }, errors: ["CONFLICT"], example: { originalUrl: "https://…", title: "…" } },
 //   ]);
@@ -15,6 +15,9 @@
 // router has them (`:id`); the document turns them into `{id}`.
 import * as v from "valibot";
 import type { ErrorCode } from "./errors";
+
+/** An API key's area (src/apikeys/schema.ts AREAS), written out so this file stays a leaf. */
+export type KeyArea = "links" | "topics";
 
 // Any valibot schema, whatever its input and output types.
 export type Schema = v.GenericSchema<any, any>;
@@ -46,8 +49,15 @@ export type Operation = {
    * "user": a signed-in session or an API key (narrowed by its scope, see src/apikeys/access.ts);
    * "session": a signed-in session only (account routes, which keys never reach);
    * "none": anyone.
+   * This declaration is the one source of a key's rights: the auth macro enforces it for the
+   * matched route (src/apikeys/access.ts keyReachTable) and the document states it.
    */
   auth?: "user" | "session" | "none";
+  /**
+   * For auth "user": the area ("links" or "topics") whose keys limited to it reach this
+   * operation. Absent: only keys not limited to an area do. A read key reaches GET only.
+   */
+  keyArea?: KeyArea;
   /** Path parameters: name → description. Every `:name` in the path must be described. */
   params?: Record<string, string>;
   /** A v.object of optional string fields. */
@@ -67,7 +77,7 @@ export type Operation = {
   errors?: ErrorCode[];
 };
 
-type Group = Pick<Operation, "tag" | "auth">;
+type Group = Pick<Operation, "tag" | "auth" | "keyArea">;
 
 /** A feature's operations, with the tag and auth they share unless one says otherwise. */
 export function defineOperations(group: Group, operations: Operation[]): Operation[] {

@@ -31,6 +31,8 @@ export const Limit = (fallback: number, max: number) =>
       v.transform(Number),
       v.minValue(1, PAGE_MSG.limit(max)),
       v.maxValue(max, PAGE_MSG.limit(max)),
+      // The document's type: a whole number, as a client sends it (src/openapi/document.ts).
+      v.metadata({ type: "integer", minimum: 1, maximum: max, default: fallback }),
       v.description(`Rows per page, 1 to ${max} (default ${fallback}).`),
     ),
   );

@@ -214,7 +214,7 @@ const LINK_ID = { id: "The link's id" };
 export function smartOperations(tracker: Tracker) {
   const prefix = tracker === "main" ? "/api/links" : "/api/pic-drift-links";
   const tag = tracker === "main" ? "Links" : "Brand links";
-  return defineOperations({ tag, auth: "user" }, [
+  return defineOperations({ tag, auth: "user", keyArea: "links" }, [
     {
       method: "GET",
       path: `${prefix}/:id/smart`,
@@ -260,7 +260,7 @@ export function smartOperations(tracker: Tracker) {
   ]);
 }
 
-export const utmTemplateOperations = defineOperations({ tag: "UTM templates", auth: "user" }, [
+export const utmTemplateOperations = defineOperations({ tag: "UTM templates", auth: "user", keyArea: "links" }, [
   { method: "GET", path: "/api/utm-templates/", summary: "Your saved UTM templates", description: "By name.", responses: { 200: v.array(UtmTemplateView) } },
   {
     method: "POST",

@@ -87,7 +87,7 @@ export function tagRoutes(auth: AuthPlugin, tags: TagsStore, flush: () => Promis
 
 const TAG_ID = { id: "The tag's id" };
 
-export const tagOperations = defineOperations({ tag: "Tags", auth: "user" }, [
+export const tagOperations = defineOperations({ tag: "Tags", auth: "user", keyArea: "links" }, [
   {
     method: "GET",
     path: "/api/tags/",

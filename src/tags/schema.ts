@@ -69,7 +69,7 @@ export const TagAnalytics = v.object({
   /** Every click of the tag's links, all time. */
   totalClicks: v.number(),
   /** Clicks a UTC day over the last `days` days, days without clicks included as 0. */
-  days: v.array(v.object({ day: v.string(), count: v.number() })),
+  days: v.pipe(v.array(v.object({ day: v.string(), count: v.number() })), v.description("Clicks per UTC day over the last `days` days, oldest first, days without clicks as 0.")),
   /** The tag's links with the most clicks. */
   topLinks: v.array(v.object({ id: v.number(), shortCode: v.string(), title: v.string(), tracker: v.picklist(["main", "brand"]), clickCount: v.number() })),
 });

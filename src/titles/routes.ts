@@ -119,7 +119,7 @@ export function titleRoutes(ctx: AppContext, auth: AuthPlugin) {
 const IN_TOPIC = { username: "The topic owner's username", topicSlug: "The topic's link slug" };
 const TITLE = { ...IN_TOPIC, id: "The title's id (one version)" };
 
-export const titleOperations = defineOperations({ tag: "Titles", auth: "user" }, [
+export const titleOperations = defineOperations({ tag: "Titles", auth: "user", keyArea: "topics" }, [
   {
     method: "GET",
     path: "/api/:username/:topicSlug/titles",

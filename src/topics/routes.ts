@@ -145,7 +145,7 @@ export function topicRoutes(ctx: AppContext, auth: AuthPlugin) {
 const TOPIC_ID = { id: "The topic's id" };
 const TOPIC_LINK = { username: "The topic owner's username", topicSlug: "The topic's link slug (an old slug still resolves)" };
 
-export const topicOperations = defineOperations({ tag: "Topics", auth: "user" }, [
+export const topicOperations = defineOperations({ tag: "Topics", auth: "user", keyArea: "topics" }, [
   { method: "GET", path: "/api/topics", summary: "List your topics", responses: { 200: v.array(Topic) } },
   {
     method: "POST",

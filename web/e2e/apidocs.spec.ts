@@ -174,7 +174,10 @@ test("the bulk create's body says what one item is (the body of Create a link), 
   await page.goto("/api/docs");
   const bulk = await openOperation(page, "Create up to 1,000 links");
   const body = bulk.locator("h3", { hasText: "Request body" }).locator("xpath=following-sibling::pre[1]");
-  await expect(body).toContainText("links: any[]  // 1 to 1,000 links, each the body of POST /api/links: originalUrl, title");
+  // Typed in the document (issue 23): each item is CreateLinkBody, written out with its fields.
+  await expect(body).toContainText("originalUrl: string (not empty)  // Where the short link goes: an http or https URL.");
+  await expect(body).toContainText("}[]  // 1 to 1,000 links, each the body of POST /api/links");
+  await expect(body).not.toContainText("any[]");
 });
 
 test("a request sent from the keyboard keeps focus on its Send button (busy, it was disabled and focus fell to the body)", async ({ page }) => {
