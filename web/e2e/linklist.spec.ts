@@ -108,3 +108,20 @@ test("a new user's empty Link Tracker guides: create, or import", async ({ page 
   await expect(page.getByRole("dialog", { name: "Create Short Link" })).toBeVisible();
   await expect(page.getByRole("dialog", { name: "Create Short Link" }).getByLabel("URL")).toBeFocused();
 });
+
+test("each row's sparkline: the last 14 days' clicks from the list page itself, named by their total", async ({ page }) => {
+  await seed(page);
+  const links = (await (await page.request.get("/api/links?limit=100")).json()) as { title: string; shortUrl: string; recentClicks: number[] }[];
+  const careers = links.find((l) => l.title === "Careers")!;
+  for (let i = 0; i < 2; i++) expect((await page.request.get(careers.shortUrl, { maxRedirects: 0 })).status()).toBe(302);
+  const perRow: string[] = [];
+  page.on("request", (r) => {
+    if (r.url().includes("/api/links") && !r.url().includes("/api/links?")) perRow.push(r.url());
+  });
+  await page.goto("/link-tracker");
+  const rows = page.getByRole("list", { name: "Links" }).getByRole("listitem");
+  await expect(rows.filter({ hasText: "Careers" }).getByRole("img", { name: "2 clicks in the last 14 days" })).toBeVisible();
+  await expect(rows.filter({ hasText: "Status page" }).getByRole("img", { name: "0 clicks in the last 14 days" })).toBeVisible();
+  // No request per row: the series came with the page.
+  expect(perRow.filter((u) => /\/api\/links\/\d+/.test(u))).toEqual([]);
+});
