@@ -96,11 +96,18 @@ export const Split = v.object({
 });
 
 /**
+ * Every field of these two bodies is optional, so a body of other fields (a typo, another
+ * route's body) would pass as "nothing set" — and for PUT clear every setting. Unknown fields
+ * are refused instead, by name.
+ */
+const unknownField = (issue: v.StrictObjectIssue) => `Unknown field: ${String(issue.path?.at(-1)?.key ?? issue.input)}`;
+
+/**
  * What a client sends (PUT …/:id/smart, and `smart` on create). `password`: absent keeps the
  * current one, null or "" removes it, text sets it (and ends every earlier unlock).
  */
 export const SmartInput = v.pipe(
-  v.object({
+  v.strictObject({
     password: v.optional(
       v.nullable(
         v.pipe(
@@ -118,7 +125,7 @@ export const SmartInput = v.pipe(
     fallbackUrl: v.optional(v.nullable(v.union([v.literal(""), OriginalUrl])), null),
     rules: v.optional(v.pipe(v.array(Rule), v.maxLength(RULES_MAX, SMART_MSG.rulesMax)), []),
     split: v.optional(v.nullable(Split), null),
-  }),
+  }, unknownField),
   v.check((s) => !s.fallbackUrl || s.maxClicks != null, SMART_MSG.fallbackWithoutLimit),
 );
 export type SmartInput = v.InferInput<typeof SmartInput>;
@@ -157,7 +164,7 @@ export function badgesOf(s: Pick<SmartStored, "passwordHash" | "maxClicks" | "ru
 }
 
 /** A visitor to simulate. `useRequest`: take device, OS, browser, language (and country behind a trusted proxy) from this request. */
-export const SimulateBody = v.object({
+export const SimulateBody = v.strictObject({
   useRequest: v.optional(v.boolean(), false),
   device: v.optional(v.nullable(v.picklist(DEVICES, `Device must be one of ${DEVICES.join(", ")}`))),
   os: v.optional(v.nullable(v.picklist(OSES, `OS must be one of ${OSES.join(", ")}`))),
@@ -172,7 +179,7 @@ export const SimulateBody = v.object({
   clicks: v.optional(v.nullable(v.pipe(v.number(), v.integer(), v.minValue(0)))),
   /** A visitor id, for a sticky split (default: a random one). */
   visitorId: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(64)))),
-});
+}, unknownField);
 export type SimulateBody = v.InferInput<typeof SimulateBody>;
 
 export const Decision = v.object({

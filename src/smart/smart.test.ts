@@ -368,3 +368,19 @@ describe("export", () => {
     expect(links.some((x) => x.smart === undefined)).toBe(true);
   });
 });
+
+describe("bodies of other fields are refused, not read as 'nothing set'", () => {
+  test("PUT …/smart and POST …/simulate with unknown fields: 400 naming the field, settings unchanged", async () => {
+    const l = await makeLink();
+    expect((await put(l.id, { maxClicks: 5 })).status).toBe(200);
+    for (const body of [{ name: "x".repeat(1000) }, { title: false, maxClicks: 7 }]) {
+      const r = await put(l.id, body);
+      expect(r.status).toBe(400);
+      expect((r.json as { error: { code: string; message: string } }).error).toMatchObject({ code: "VALIDATION", message: expect.stringMatching(/^Unknown field: (name|title)$/) });
+    }
+    expect(((await t.call("GET", `/api/links/${l.id}/smart`, { cookie: alice.cookie })).json as { maxClicks: number }).maxClicks).toBe(5);
+    const sim = await t.call("POST", `/api/links/${l.id}/simulate`, { body: { username: 1, fromIndex: "x" } as never, cookie: alice.cookie });
+    expect(sim.status).toBe(400);
+    expect((sim.json as { error: { code: string } }).error.code).toBe("VALIDATION");
+  });
+});
