@@ -156,7 +156,9 @@ describe("smart links on two instances", () => {
     const N = 5;
     expect((await putSmart(a, { maxClicks: N, fallbackUrl: "https://example.com/over" })).status).toBe(200);
     await until(() => fetch(`${b.base}/api/links/${id}/smart`, { headers: { cookie } }).then(async (r) => ((await r.json()) as { maxClicks: number }).maxClicks), N, 2_000);
-    // The link already had clicks from the tests above: its count goes on from them.
+    // The link already had clicks from the tests above, on both instances: once both writers have
+    // written them and each instance has read the counts back, the limit goes on from them.
+    await Bun.sleep(WRITE_WITHIN_MS + SMART_SYNC_MS + 500);
     const before = ((await (await fetch(`${a.base}/api/links/${id}/smart`, { headers: { cookie } })).json()) as { clicks: number }).clicks;
     const left = Math.max(0, N - before);
     // Both instances at once, before either has the other's clicks: each sends at most what was left.

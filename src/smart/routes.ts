@@ -100,6 +100,8 @@ export function smartRoutes(ctx: AppContext, auth: AuthPlugin, links: Links, tra
     .get(
       "/:id/smart",
       async ({ params, user, set }) => {
+        // The count includes every click captured so far (as the lists' do).
+        await links.recorder.flush();
         const row = await find(params.id, user.id);
         set.headers["cache-control"] = "no-store";
         return smartView(readStored(row), clicksOf(row));
@@ -109,6 +111,9 @@ export function smartRoutes(ctx: AppContext, auth: AuthPlugin, links: Links, tra
     .put(
       "/:id/smart",
       async ({ params, user, body }) => {
+        // A new limit counts from every click this instance has captured, written or not: the
+        // row read after the flush carries them all (the map seeds the limit from it).
+        await links.recorder.flush();
         const row = await find(params.id, user.id);
         if (row.is_system) throw forbidden("The root link cannot have smart settings");
         const stored = await toStored(body, readStored(row), links.ownHosts);
