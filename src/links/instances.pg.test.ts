@@ -4,93 +4,24 @@
 // compiled binary when THREADLINK_BINARY names one, else src/main.ts run by this Bun.
 // Run by scripts/test.sh's PostgreSQL section; without PostgreSQL these fail, they never skip.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { SQL } from "bun";
-import { type PgCluster, startCluster } from "../../scripts/lib/pgcluster";
-import { PASSWORD } from "../test/helpers";
+import type { SQL } from "bun";
+import { FOLLOW_MS, type Instance, json, signUp, startTwins, stopTwins, target, type Twins } from "../test/instances";
 
 // A timed-out test has its child processes killed by bun test: the instances too, for every
 // test after it. The bounds that matter are asserted inside each test.
 setDefaultTimeout(30_000);
 
-/** The bound every propagation is held to (issue 15). */
-const FOLLOW_MS = 100;
-
-type Instance = { base: string; proc: Bun.Subprocess; dir: string };
-
-function freePort() {
-  const probe = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
-  const { port } = probe;
-  probe.stop(true);
-  return port;
-}
-
-async function startInstance(url: string): Promise<Instance> {
-  const dir = mkdtempSync(join(tmpdir(), "threadlink-inst-"));
-  const port = freePort();
-  const base = `http://127.0.0.1:${port}`;
-  const binary = process.env.THREADLINK_BINARY;
-  const proc = Bun.spawn(binary ? [binary, "serve"] : [process.execPath, join(import.meta.dir, "../main.ts"), "serve"], {
-    env: { ...process.env, DATABASE_URL: url, PORT: String(port), HOST: "127.0.0.1", DATA_DIR: dir, PUBLIC_URL: base, LOG_LEVEL: "error" },
-    stdout: "ignore",
-    stderr: "inherit",
-  });
-  return { base, proc, dir };
-}
-
-async function ready(i: Instance) {
-  // Running from source, the server bundles the web app before it listens.
-  for (let n = 0; ; n++) {
-    if ((await fetch(`${i.base}/api/health`).catch(() => null))?.ok) return;
-    if (i.proc.exitCode !== null) throw new Error(`the instance at ${i.base} exited with ${i.proc.exitCode}`);
-    if (n > 600) throw new Error(`the instance at ${i.base} did not start`);
-    await Bun.sleep(100);
-  }
-}
-
-let cluster: PgCluster;
+let twins: Twins;
 let admin: SQL;
 let a: Instance;
 let b: Instance;
 
 beforeAll(async () => {
-  cluster = await startCluster();
-  const url = await cluster.createDatabase("instances");
-  admin = new SQL({ url: cluster.adminUrl("instances"), max: 1 });
-  // Started together on an empty database: the migration lock lets one migrate.
-  [a, b] = await Promise.all([startInstance(url), startInstance(url)]);
-  await Promise.all([ready(a), ready(b)]);
+  twins = await startTwins("instances");
+  ({ admin, a, b } = twins);
 }, 120_000);
 
-afterAll(async () => {
-  for (const i of [a, b]) {
-    if (!i) continue;
-    i.proc.kill("SIGTERM");
-    await i.proc.exited;
-    rmSync(i.dir, { recursive: true, force: true });
-  }
-  await admin?.close();
-  await cluster?.stop();
-});
-
-const json = (body: unknown, cookie?: string) => ({
-  headers: { "content-type": "application/json", ...(cookie ? { cookie } : {}) },
-  body: JSON.stringify(body),
-});
-
-async function signUp(on: Instance, username: string) {
-  const r = await fetch(`${on.base}/api/register`, { method: "POST", ...json({ username, password: PASSWORD, email: `${username}@example.test` }) });
-  expect(r.status).toBe(201);
-  return r.headers.get("set-cookie")!.split(";")[0]!;
-}
-
-/** Where `code` sends a visitor on `on` now: the Location, or the status when no redirect. */
-async function target(on: Instance, code: string) {
-  const r = await fetch(`${on.base}/${code}`, { method: "HEAD", redirect: "manual" });
-  return r.status === 302 ? r.headers.get("location")! : r.status;
-}
+afterAll(() => stopTwins(twins));
 
 /**
  * Runs `write` on one instance and polls `code` on the other until it answers `want`; the
