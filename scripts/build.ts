@@ -111,9 +111,9 @@ const generatedPath = join(staging, "builtAssets.ts");
 writeFileSync(generatedPath, generated);
 
 const result = await Bun.build({
-  // The click worker is a second entrypoint: `new Worker(new URL("./clickWorker.ts", …))` in
-  // src/analytics/recorder.ts finds it inside the binary.
-  entrypoints: [join(root, "src/main.ts"), join(root, "src/analytics/clickWorker.ts")],
+  // The click worker and the reader thread are entrypoints of their own: `new Worker(new URL(…))`
+  // in src/analytics/recorder.ts and src/db/reader.ts finds them inside the binary.
+  entrypoints: [join(root, "src/main.ts"), join(root, "src/analytics/clickWorker.ts"), join(root, "src/db/readerWorker.ts")],
   compile: {
     outfile,
     // The binary must not pick up a bunfig.toml preload or a .env from whatever folder it is

@@ -12,12 +12,15 @@ import type { Database } from "../db/database";
 import { smartStore } from "../smart/store";
 import { routeName, type SmartStored } from "../smart/schema";
 import { csvCell } from "../shared/csv";
+import { slicedStream } from "../shared/slicedStream";
 
 /**
  * A page named by number alone (`page`, without `before`) is read from the newest click on,
  * so it may lie this many rows deep at most; deeper pages follow `nextBefore`.
  */
 export const PAGE_DEPTH_MAX = 1_000;
+/** Click rows formatted per turn of the request thread: ~1–1.5 ms of it at 12–15 µs a row (1,000 held a redirect ~20 ms). */
+const CSV_SLICE = 100;
 
 /** Every UTC day of the range, oldest first, zero-filled. */
 function daySeries(days: number, counts: { day: string; count: number }[], now = Date.now()) {
@@ -121,32 +124,17 @@ export function analyticsReports(db: Database, opts: { retentionDays?: number | 
     },
 
     /**
-     * All of a link's clicks as CSV, streamed a page at a time (store.cursor), so a million rows
-     * never sit in memory at once; a client that goes away ends the read. Each page is read and
-     * formatted in one turn of the event loop, then the thread serves whatever waits.
+     * All of a link's clicks as CSV, streamed a page at a time (store.cursor, on the reader
+     * thread, a page ahead), so a million rows never sit in memory at once; a client that goes
+     * away ends the read. Formatted a slice at a time (slicedStream), the thread serving whatever
+     * waits between slices.
      */
     csv(link: LinkRow): ReadableStream<Uint8Array> {
-      const pages = store.cursor(link.id);
-      const enc = new TextEncoder();
-      let headerSent = false;
-      return new ReadableStream({
-        async pull(controller) {
-          if (!headerSent) {
-            headerSent = true;
-            controller.enqueue(enc.encode(csvLine(["timestamp", "browser", "device", "os", "country", "city", "referrer", "visit_type", "visit_number", "source", "is_bot", "user_agent", "ip"])));
-            return;
-          }
-          // A macrotask between pages: on SQLite a page's read resolves at once, so without it a
-          // fast client's download ran as one chain of microtasks and held the thread (redirects
-          // waited ~1 s per 4 MB, docs/performance.md); now a redirect waits one page at most.
-          await new Promise((r) => setImmediate(r));
-          const next = await pages.next();
-          if (next.done) controller.close();
-          else controller.enqueue(enc.encode(next.value.map(csvRow).join("")));
-        },
-        async cancel() {
-          await pages.return(undefined);
-        },
+      return slicedStream({
+        batches: store.cursor(link.id),
+        slice: CSV_SLICE,
+        head: csvLine(["timestamp", "browser", "device", "os", "country", "city", "referrer", "visit_type", "visit_number", "source", "is_bot", "user_agent", "ip"]),
+        format: (rows) => rows.map(csvRow).join(""),
       });
     },
   };

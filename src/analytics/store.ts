@@ -74,11 +74,8 @@ function clicksOf(db: Queries, cols: string, order: "ASC" | "DESC", bound?: stri
    ORDER BY 1 ${order}`;
 }
 
-/**
- * Rows a CSV page reads: one page is read and formatted without a break (~1–1.5 ms of the
- * request thread on SQLite at 12–15 µs a row; 1,000 held a redirect ~20 ms: docs/performance.md).
- */
-const CSV_PAGE = 100;
+/** Rows a CSV page reads (on the reader thread); the report formats them a slice at a time. */
+const CSV_PAGE = 1000;
 /**
  * Was the per-link lock of on-read roll-ups. Roll-ups are now written by the click writers in
  * their own transactions (which take the writers' turn, as a reset does), so nothing takes it
@@ -112,12 +109,14 @@ export async function clearLinkClicks(q: Queries, linkId: number) {
 }
 
 export function analyticsStore(db: Database) {
+  // Every read here is a report's: on the reader thread (db.reads), off the redirects' thread.
+  const reads = db.reads;
   return {
     top: (linkId: number, dim: Dimension | "route", limit = TOP) =>
-      db.all<Tally>("SELECT value AS name, count FROM link_rollups WHERE link_id = ? AND dim = ? ORDER BY count DESC, value LIMIT ?", linkId, dim, limit),
+      reads.all<Tally>("SELECT value AS name, count FROM link_rollups WHERE link_id = ? AND dim = ? ORDER BY count DESC, value LIMIT ?", linkId, dim, limit),
     /** Clicks per UTC day from `since` (YYYY-MM-DD) on; days without clicks are absent. */
     days: (linkId: number, since: string) =>
-      db.all<{ day: string; count: number }>("SELECT value AS day, count FROM link_rollups WHERE link_id = ? AND dim = 'day' AND value >= ? ORDER BY value", linkId, since),
+      reads.all<{ day: string; count: number }>("SELECT value AS day, count FROM link_rollups WHERE link_id = ? AND dim = 'day' AND value >= ? ORDER BY value", linkId, since),
     /**
      * Clicks per UTC day from `since` on for several links at once (a list page's sparklines):
      * one read of the roll-ups' (link_id, dim, value) key per link, whatever the clicks.
@@ -125,7 +124,7 @@ export function analyticsStore(db: Database) {
     daysOf: (linkIds: number[], since: string) =>
       linkIds.length === 0
         ? Promise.resolve([])
-        : db.all<{ link_id: number; day: string; count: number }>(
+        : reads.all<{ link_id: number; day: string; count: number }>(
             `SELECT link_id, value AS day, count FROM link_rollups WHERE link_id IN (${linkIds.map(() => "?").join(",")}) AND dim = 'day' AND value >= ?`,
             ...linkIds,
             since,
@@ -135,22 +134,22 @@ export function analyticsStore(db: Database) {
      * 'hour' rows, series.ts): one range of the primary key, a few hundred rows at most.
      */
     range: (linkId: number, dim: "day" | "hour", from: string, to: string) =>
-      db.all<{ value: string; count: number }>("SELECT value, count FROM link_rollups WHERE link_id = ? AND dim = ? AND value >= ? AND value <= ? ORDER BY value", linkId, dim, from, to),
+      reads.all<{ value: string; count: number }>("SELECT value, count FROM link_rollups WHERE link_id = ? AND dim = ? AND value >= ? AND value <= ? ORDER BY value", linkId, dim, from, to),
     /** The link's 'summary' counts (tallies.ts SummaryValue), as one object. */
     summary: async (linkId: number) => {
-      const rows = await db.all<{ value: string; count: number }>("SELECT value, count FROM link_rollups WHERE link_id = ? AND dim = 'summary'", linkId);
+      const rows = await reads.all<{ value: string; count: number }>("SELECT value, count FROM link_rollups WHERE link_id = ? AND dim = 'summary'", linkId);
       return Object.fromEntries(rows.map((r) => [r.value, Number(r.count)])) as Partial<Record<SummaryValue, number>>;
     },
     /** The newest stored click's time, for links whose clicks predate the 'last_ms' tally. */
-    lastRow: async (linkId: number) => (await db.get<{ timestamp: string }>(`${clicksOf(db, "id, timestamp", "DESC")} LIMIT 1`, linkId))?.timestamp ?? null,
+    lastRow: async (linkId: number) => (await reads.get<{ timestamp: string }>(`${clicksOf(reads, "id, timestamp", "DESC")} LIMIT 1`, linkId))?.timestamp ?? null,
     /** The oldest stored click's time: where the link's click detail begins (retention). */
-    firstRow: async (linkId: number) => (await db.get<{ timestamp: string }>(`${clicksOf(db, "id, timestamp", "ASC")} LIMIT 1`, linkId))?.timestamp ?? null,
+    firstRow: async (linkId: number) => (await reads.get<{ timestamp: string }>(`${clicksOf(reads, "id, timestamp", "ASC")} LIMIT 1`, linkId))?.timestamp ?? null,
     /**
      * A page of click detail, newest first, below the click id `before` (keyset: one index
      * range however deep the page; never an OFFSET).
      */
     page: async (linkId: number, limit: number, before: number) =>
-      (await db.all<ClickRow>(`${clicksOf(db, ROW, "DESC", "$id < ?2")} LIMIT ?3`, linkId, before, limit)).map(toClickView),
+      (await reads.all<ClickRow>(`${clicksOf(reads, ROW, "DESC", "$id < ?2")} LIMIT ?3`, linkId, before, limit)).map(toClickView),
     /**
      * Every click of a link, newest first, a page at a time (keyset: each page an index range
      * below the last id seen), so a million rows never sit in memory and no read transaction
@@ -159,7 +158,7 @@ export function analyticsStore(db: Database) {
      */
     async *cursor(linkId: number): AsyncGenerator<ClickRow[]> {
       for (let below = Number.MAX_SAFE_INTEGER; ; ) {
-        const page = await db.all<ClickRow>(`${clicksOf(db, ROW, "DESC", "$id < ?2")} LIMIT ?3`, linkId, below, CSV_PAGE);
+        const page = await reads.all<ClickRow>(`${clicksOf(reads, ROW, "DESC", "$id < ?2")} LIMIT ?3`, linkId, below, CSV_PAGE);
         if (page.length) yield page;
         if (page.length < CSV_PAGE) return;
         below = page[page.length - 1]!.id;

@@ -5,6 +5,7 @@
 import { Database as SqliteHandle, type SQLQueryBindings } from "bun:sqlite";
 import type { SQL } from "bun";
 import { AsyncLocalStorage } from "node:async_hooks";
+import { sqliteReader } from "./reader";
 
 export type Dialect = "sqlite" | "postgres";
 export type Param = string | number | bigint | boolean | null | undefined | Uint8Array;
@@ -23,6 +24,14 @@ export interface Queries {
 }
 
 export interface Database extends Queries {
+  /**
+   * Where reads that take milliseconds at real size go — analytics reports, click pages, list
+   * pages, export batches (issue 21): on SQLite a reader thread with its own connection
+   * (src/db/reader.ts), so the request thread that answers redirects never runs them; on
+   * PostgreSQL (already off the thread: the server runs them) the database itself. Reads only,
+   * outside any transaction; they see every transaction committed before they are sent.
+   */
+  readonly reads: Queries;
   /**
    * Runs `fn` in one transaction (SQLite: BEGIN IMMEDIATE, as the click writer is another
    * connection). Every statement of it goes through `q`, never through the database itself:
@@ -78,10 +87,28 @@ export function sqliteDatabase(handle: SqliteHandle): Database {
     get: async <T>(text: string, ...params: Params) => (exec.get(text, params) as T | null) ?? null,
     run: async (text: string, ...params: Params) => exec.run(text, params),
   };
-  return {
+  // A file the reader thread can open beside this connection; an in-memory database has none.
+  const file = handle.filename && handle.filename !== ":memory:" ? handle.filename : null;
+  let reader: ReturnType<typeof sqliteReader> | null = null;
+  const read = (one: boolean, text: string, params: Params) => {
+    reader ??= sqliteReader(file!);
+    return reader.read(one, text, sqliteArgs(params) as SQLQueryBindings[]);
+  };
+  const reads: Queries | null = file
+    ? {
+        dialect: "sqlite",
+        all: async <T>(text: string, ...params: Params) => (await read(false, text, params)) as T[],
+        get: async <T>(text: string, ...params: Params) => ((await read(true, text, params)) as T | null) ?? null,
+        run: () => Promise.reject(new Error("db.reads is for reads only")),
+      }
+    : null;
+  const database: Database = {
     dialect: "sqlite",
     sqlite: handle,
     pg: null,
+    get reads() {
+      return reads ?? database;
+    },
     // Each statement waits out an open transaction, then checks and runs in one synchronous
     // step (the loop is inline, not a helper to await: nothing can begin in between).
     async all<T>(text: string, ...params: Params) {
@@ -120,9 +147,11 @@ export function sqliteDatabase(handle: SqliteHandle): Database {
     },
     async close() {
       while (open) await open;
+      reader?.close();
       handle.close();
     },
   };
+  return database;
 }
 
 /**
@@ -197,8 +226,10 @@ export function pgQueries(conn: SQL): Queries {
  * The pool is opened with `bigint: true` (openPg), so 64-bit values arrive exact for plainRows.
  */
 export function pgDatabase(pool: SQL): Database {
+  const queries = pgQueries(pool);
   return {
-    ...pgQueries(pool),
+    ...queries,
+    reads: queries,
     sqlite: null,
     pg: pool,
     tx: <T>(fn: (q: Queries) => Promise<T>) => pool.begin((tx) => fn(pgQueries(tx as unknown as SQL))) as Promise<T>,

@@ -261,7 +261,8 @@ describe("GET /api/links/export", () => {
     expect(r.json.links.find((l: { shortCode: string }) => l.shortCode === "q4Xf2")).toMatchObject({ clickCount: 1, active: true, originalUrl: "https://blog.example.com/2024/03/release-notes" });
     expect((await t.call("GET", "/api/links/export.json")).status).toBe(401);
     expect((await t.call("GET", "/api/links/export.csv")).status).toBe(401);
-  });
+    // Bob holds the 100,000 links of the import above: a whole export of them, not a quick call.
+  }, 30_000);
 
   test("round trip: an export imported into an account on another instance gives the same links", async () => {
     // Tags travel too: two of alice's links carry some.

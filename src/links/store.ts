@@ -296,7 +296,7 @@ export function linksStore(db: Database, { maxPerUser = 0 }: { maxPerUser?: numb
    * cursor, never an OFFSET) and the total matching. The total is the stored count
    * (link_totals) unless a search or a status narrows the list; then it is counted.
    */
-  async function page(userId: number, tracker: Tracker, query: LinkListQuery): Promise<Page<LinkRow>> {
+  async function page(userId: number, tracker: Tracker, query: LinkListQuery, count = true): Promise<Page<LinkRow>> {
     const pg = db.dialect === "postgres";
     const searching = query.words.length > 0;
     // SQLite: the search index drives (it finds a word's links at once, in id order, so the
@@ -321,14 +321,17 @@ export function linksStore(db: Database, { maxPerUser = 0 }: { maxPerUser?: numb
 
     const narrowed = searching || query.status !== "all" || query.tags.length > 0;
     const countNarrowed = async () => {
-      const counted = await db.get<{ n: number }>(`SELECT COUNT(*) AS n FROM (SELECT 1 FROM ${from} WHERE ${where.join(" AND ")} LIMIT ?) AS hits`, ...params, TOTAL_CAP + 1);
+      const counted = await db.reads.get<{ n: number }>(`SELECT COUNT(*) AS n FROM (SELECT 1 FROM ${from} WHERE ${where.join(" AND ")} LIMIT ?) AS hits`, ...params, TOTAL_CAP + 1);
       const n = Number(counted!.n);
       return { total: Math.min(n, TOTAL_CAP), capped: n > TOTAL_CAP };
     };
-    const counted = narrowed
+    // An export's batches need no total (a read less per batch on the reader thread).
+    const counted = !count
+      ? { total: 0, capped: false }
+      : narrowed
       ? await countNarrowed()
       : {
-          total: Number((await db.get<{ n: number }>("SELECT links AS n FROM link_totals WHERE user_id = ? AND tracker = ?", userId, tracker))?.n ?? 0),
+          total: Number((await db.reads.get<{ n: number }>("SELECT links AS n FROM link_totals WHERE user_id = ? AND tracker = ?", userId, tracker))?.n ?? 0),
           capped: false,
         };
     // Click order sorts the whole list each page: refused before it would hold the thread.
@@ -341,7 +344,7 @@ export function linksStore(db: Database, { maxPerUser = 0 }: { maxPerUser?: numb
     const keys = searching && !pg && (query.sort === "newest" || query.sort === "oldest") ? ["short_links_search.rowid"] : sort.keys(pg);
     const keyset = query.after ? [`(${keys.join(", ")}) ${sort.desc ? "<" : ">"} (${keys.map(() => "?").join(", ")})`] : [];
     const order = keys.map((k) => `${k} ${sort.desc ? "DESC" : "ASC"}`).join(", ");
-    const rows = await db.all<LinkRow>(
+    const rows = await db.reads.all<LinkRow>(
       `SELECT ${QCOLS} FROM ${from} WHERE ${[...where, ...keyset].join(" AND ")} ORDER BY ${order} LIMIT ?`,
       ...params, ...(query.after ?? []), query.limit + 1,
     );
@@ -356,7 +359,7 @@ export function linksStore(db: Database, { maxPerUser = 0 }: { maxPerUser?: numb
    */
   async function* batches(userId: number, tracker: Tracker, size: number): AsyncGenerator<LinkRow[]> {
     for (let after: CursorKeys | null = null; ; ) {
-      const { rows, more } = await page(userId, tracker, { words: [], sort: "newest", status: "all", limit: size, after, tags: [] });
+      const { rows, more } = await page(userId, tracker, { words: [], sort: "newest", status: "all", limit: size, after, tags: [] }, false);
       if (rows.length > 0) yield rows;
       if (!more) return;
       after = SORTS.newest.of(rows[rows.length - 1]!);

@@ -60,22 +60,24 @@ describe("a stalled report", () => {
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
     let stalled = 0;
-    const real = { all: d.db.all.bind(d.db), get: d.db.get.bind(d.db) };
+    // The reports read through db.reads (the reader thread on SQLite): the stall goes there.
+    const reads = d.db.reads;
+    const real = { all: reads.all.bind(reads), get: reads.get.bind(reads) };
     const stallable = (sql: string) => /link_rollups|link_analytics/.test(sql) && !/INSERT|UPDATE|DELETE/.test(sql);
-    d.db.all = (async (sql: string, ...params: unknown[]) => {
+    reads.all = (async (sql: string, ...params: unknown[]) => {
       if (stallable(sql)) {
         stalled++;
         await gate;
       }
       return real.all(sql, ...(params as never[]));
-    }) as typeof d.db.all;
-    d.db.get = (async (sql: string, ...params: unknown[]) => {
+    }) as typeof reads.all;
+    reads.get = (async (sql: string, ...params: unknown[]) => {
       if (stallable(sql)) {
         stalled++;
         await gate;
       }
       return real.get(sql, ...(params as never[]));
-    }) as typeof d.db.get;
+    }) as typeof reads.get;
     try {
       const reg = await fetch(`${base}/api/register`, { method: "POST", headers: { "content-type": "application/json", origin: base }, body: JSON.stringify({ username: "alice", password: PASSWORD, email: "a@example.test" }) });
       const cookie = (reg.headers.get("set-cookie") ?? "").split(";")[0]!;
@@ -105,7 +107,7 @@ describe("a stalled report", () => {
       for (const r of await Promise.all(reads)) expect(r.status).toBe(200);
     } finally {
       release();
-      Object.assign(d.db, real);
+      Object.assign(reads, real);
       await app.stop();
       await d.db.close();
       d.remove();
