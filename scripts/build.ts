@@ -113,7 +113,7 @@ writeFileSync(generatedPath, generated);
 const result = await Bun.build({
   // The click worker and the reader thread are entrypoints of their own: `new Worker(new URL(…))`
   // in src/analytics/recorder.ts and src/db/reader.ts finds them inside the binary.
-  entrypoints: [join(root, "src/main.ts"), join(root, "src/analytics/clickWorker.ts"), join(root, "src/db/readerWorker.ts")],
+  entrypoints: [join(root, "src/main.ts"), join(root, "src/analytics/clickWorker.ts"), join(root, "src/downloads/worker.ts")],
   compile: {
     outfile,
     // The binary must not pick up a bunfig.toml preload or a .env from whatever folder it is

@@ -8,7 +8,10 @@
 //   knobs: BENCH_LINKS (1,000,000), BENCH_CLICKS (10,000,000), BENCH_BACKENDS (sqlite,postgres),
 //          BENCH_RUNS (2: measured runs per backend on one seeded database), BENCH_SECONDS (10,
 //          each redirect probe), BENCH_BULK_LINKS (100,000 made through the API for the WAL),
-//          BENCH_PORT (47700), BENCH_LOAD (views,deep,exports,lists: the load clients' kinds)
+//          BENCH_PORT (47700), BENCH_SEED_CACHE (a folder: SQLite's seeded file is kept there and
+//          copied in by later runs of the same size, then migrated; BENCH_SEED_ONLY=1 seeds it
+//          and stops — seeding 10M clicks takes minutes, and need not happen on a quiet machine),
+//          BENCH_LOAD (views,deep,exports,lists: the load clients' kinds)
 //
 // Per backend, the data is seeded once (scripts/lib/seedScale.ts: straight into the server's
 // schema, as the click writer and the API would leave it; seeding 10M clicks takes minutes) and
@@ -24,12 +27,12 @@
 //  5. peak RSS while 4 exports of every link stream at once (≤ idle + 100 MB): one export at a
 //     time per user, so for this phase three more accounts take a quarter of the links each
 //     (moved straight in the database, and moved back after);
-//  6. the WAL (SQLite), sampled from /api/health every 200 ms throughout (≤ 64 MB at every
+//  6. the WAL (SQLite), sampled from /api/health every 200 ms through 1–4 (≤ 64 MB at every
 //     sample), then while BENCH_BULK_LINKS more links are made through POST /api/links/bulk.
 import { $ } from "bun";
 import { Database } from "bun:sqlite";
 import { SQL } from "bun";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startCluster, type PgCluster } from "../lib/pgcluster";
@@ -106,8 +109,10 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const BULK_LINKS = Number(process.env.BENCH_BULK_LINKS ?? 100_000);
 const PORT = Number(process.env.BENCH_PORT ?? 47700);
 const BINARY = process.env.BENCH_BINARY ?? "dist/threadlink";
-const serveCmd = BINARY === "source" ? [process.execPath, "src/main.ts"] : [BINARY];
+const serveCmd = BINARY === "source" ? [process.execPath, ...(process.env.BENCH_BUN_FLAGS ?? "").split(" ").filter(Boolean), "src/main.ts"] : [BINARY];
 const BASE = `http://${HOST}:${PORT}`;
+const SEED_CACHE = process.env.BENCH_SEED_CACHE ?? "";
+const SEED_ONLY = process.env.BENCH_SEED_ONLY === "1";
 /** The load clients' kinds (BENCH_LOAD picks some, to see which one a figure comes from). */
 const LOAD = (process.env.BENCH_LOAD ?? "views,deep,exports,lists").split(",");
 const MB = 1024 * 1024;
@@ -373,6 +378,26 @@ async function bulk(cookie: string) {
   return { made, seconds: (performance.now() - t0) / 1000 };
 }
 
+/** SQLite's seeded file: from BENCH_SEED_CACHE when it holds one of this size (then migrated), else seeded here (and kept there). */
+async function seededSqlite(file: string, env: Record<string, string>): Promise<Seeded> {
+  const cached = SEED_CACHE && join(SEED_CACHE, `sqlite-${LINKS}-${CLICKS}.db`);
+  if (cached && existsSync(cached) && existsSync(`${cached}.json`)) {
+    copyFileSync(cached, file);
+    rmSync(`${file}-wal`, { force: true });
+    rmSync(`${file}-shm`, { force: true });
+    await $`${serveCmd} migrate`.env({ ...process.env, ...env }).quiet();
+    console.log(`  seeded file copied from ${cached}`);
+    return JSON.parse(readFileSync(`${cached}.json`, "utf8")) as Seeded;
+  }
+  const s = seedSqlite(file, LINKS, CLICKS);
+  if (cached) {
+    mkdirSync(SEED_CACHE, { recursive: true });
+    copyFileSync(file, cached);
+    writeFileSync(`${cached}.json`, JSON.stringify(s));
+  }
+  return s;
+}
+
 async function backend(name: string, cluster: PgCluster | null, dir: string) {
   console.log(`\n== ${name}: ${LINKS.toLocaleString("en-US")} links, one with ${CLICKS.toLocaleString("en-US")} clicks (load ${loadavg()})`);
   // RSS of a server with no links at all: the base of the bytes-per-link figure.
@@ -385,7 +410,8 @@ async function backend(name: string, cluster: PgCluster | null, dir: string) {
   const env: Record<string, string> = cluster ? { DATABASE_URL: await cluster.createDatabase("tenant"), DATA_DIR: join(dir, "pgdata") } : { DATA_DIR: join(dir, "data") };
   await $`${serveCmd} migrate`.env({ ...process.env, ...env }).quiet();
   const target = cluster ? { url: env.DATABASE_URL! } : { file: join(env.DATA_DIR!, "threadlink.db") };
-  const s = cluster ? await seedPostgres(env.DATABASE_URL!, cluster.adminUrl("tenant"), LINKS, CLICKS) : seedSqlite(target.file!, LINKS, CLICKS);
+  const s = cluster ? await seedPostgres(env.DATABASE_URL!, cluster.adminUrl("tenant"), LINKS, CLICKS) : await seededSqlite(target.file!, env);
+  if (SEED_ONLY) return [];
   console.log(`  seeded: links in ${fmt(s.linksSeconds, 0)} s, clicks in ${fmt(s.clicksSeconds, 0)} s; disk per stored click ${fmt(s.bytesPerClick, 0)} bytes (rows, indexes, fold; roll-ups amortised)`);
 
   const verdicts: string[] = [];
@@ -405,8 +431,10 @@ async function backend(name: string, cluster: PgCluster | null, dir: string) {
     console.log("  list pages of 100 links:");
     const worstList = await timeLists(s);
     const load = await underLoad(s);
-    const exports = await fourExports(s, server.pid, target, others);
+    // Sampled up to here: the four exports' phase moves links between accounts behind the
+    // server's back, and those writes of the bench's own are not the app's WAL.
     const walPeak = await wal.stop();
+    const exports = await fourExports(s, server.pid, target, others);
     await stop(server);
     const met = (ok: boolean) => (ok ? "MET" : "MISSED");
     verdicts.push(

@@ -4,6 +4,7 @@
 // clicks up to the fold mark, and every reader adds the unfolded tail. A tiny fold interval
 // here puts every link's clicks on both sides of the mark. PostgreSQL keeps a (link_id, id)
 // index instead (migrations/pg/0011) and never folds: the fold's own checks are SQLite's.
+import { download } from "../downloads/jobs";
 import { expect, test } from "bun:test";
 import type { LinkRow } from "../links/store";
 import { onPostgres } from "../test/helpers";
@@ -28,7 +29,7 @@ async function fixture() {
   return { ...f, recorder, click, folded, indexedOf, owner, other, make: (userId: number, code: string) => f.make(userId, code, "brand") };
 }
 
-const csvOf = async (db: Database, link: LinkRow) => (await new Response(analyticsReports(db).csv(link)).text()).trim().split("\r\n");
+const csvOf = async (db: Database, link: LinkRow) => (await new Response(download(db, { kind: "clicks", linkId: link.id })).text()).trim().split("\r\n");
 
 test("visit numbers and returning visitors count on across transactions (and SQLite's fold); every reader sees every click", async () => {
   const f = await fixture();

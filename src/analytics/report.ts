@@ -12,14 +12,14 @@ import type { Database } from "../db/database";
 import { smartStore } from "../smart/store";
 import { routeName, type SmartStored } from "../smart/schema";
 import { csvCell } from "../shared/csv";
-import { slicedStream } from "../shared/slicedStream";
+import type { SlicedStream } from "../shared/slicedStream";
 
 /**
  * A page named by number alone (`page`, without `before`) is read from the newest click on,
  * so it may lie this many rows deep at most; deeper pages follow `nextBefore`.
  */
 export const PAGE_DEPTH_MAX = 1_000;
-/** Click rows formatted per turn of the request thread: ~1–1.5 ms of it at 12–15 µs a row (1,000 held a redirect ~20 ms). */
+/** Click rows formatted per turn of the thread: ~1–1.5 ms of it at 12–15 µs a row (1,000 held a redirect ~20 ms). */
 const CSV_SLICE = 100;
 
 /** Every UTC day of the range, oldest first, zero-filled. */
@@ -123,20 +123,20 @@ export function analyticsReports(db: Database, opts: { retentionDays?: number | 
       };
     },
 
-    /**
-     * All of a link's clicks as CSV, streamed a page at a time (store.cursor, on the reader
-     * thread, a page ahead), so a million rows never sit in memory at once; a client that goes
-     * away ends the read. Formatted a slice at a time (slicedStream), the thread serving whatever
-     * waits between slices.
-     */
-    csv(link: LinkRow): ReadableStream<Uint8Array> {
-      return slicedStream({
-        batches: store.cursor(link.id),
-        slice: CSV_SLICE,
-        head: csvLine(["timestamp", "browser", "device", "os", "country", "city", "referrer", "visit_type", "visit_number", "source", "is_bot", "user_agent", "ip"]),
-        format: (rows) => rows.map(csvRow).join(""),
-      });
-    },
+  };
+}
+
+/**
+ * All of a link's clicks as CSV, as a download (src/downloads/jobs.ts runs it, on the reader
+ * thread on SQLite): a page at a time (store.cursor, a page read ahead), so a million rows never
+ * sit in memory at once; a client that goes away ends the read.
+ */
+export function clicksDownload(store: Pick<ReturnType<typeof analyticsStore>, "cursor">, linkId: number): Omit<SlicedStream<ClickRow>, "done"> {
+  return {
+    batches: store.cursor(linkId),
+    slice: CSV_SLICE,
+    head: csvLine(["timestamp", "browser", "device", "os", "country", "city", "referrer", "visit_type", "visit_number", "source", "is_bot", "user_agent", "ip"]),
+    format: (rows) => rows.map(csvRow).join(""),
   };
 }
 

@@ -2,6 +2,7 @@
 // report shows equals the answer computed from the raw rows, across folds, resets, deletes, the
 // one-time backfill and retention; the per-source throttle counts every click; stored text is
 // bounded.
+import { download } from "../downloads/jobs";
 import { expect, test } from "bun:test";
 import type { Database } from "../db/database";
 import type { LinkRow } from "../links/store";
@@ -107,7 +108,7 @@ async function expectReportMatchesRows(db: Database, link: LinkRow) {
     before = String(p.nextBefore);
   }
   expect(paged).toEqual(raw.rows.map((r) => r.id).reverse());
-  const csv = (await new Response(analyticsReports(db).csv(link)).text()).trim().split("\r\n").slice(1);
+  const csv = (await new Response(download(db, { kind: "clicks", linkId: link.id })).text()).trim().split("\r\n").slice(1);
   expect(csv.map((line) => line.split(",")[0])).toEqual(raw.rows.map((r) => r.timestamp).reverse());
   expect(csv.map((line) => Number(line.split(",")[8]))).toEqual([...raw.visitNumbers].reverse());
   return report;

@@ -35,7 +35,7 @@ export async function openDatabase(
       try {
         const { applied } = await migratePg(pool);
         if (attempt > 0) log.info("the database answers", { waitedMs: Math.round(performance.now() - t0) });
-        return { db: pgDatabase(pool), applied };
+        return { db: pgDatabase(pool, { readerUrl: config.databaseUrl }), applied };
       } catch (e) {
         const waited = performance.now() - t0;
         if (postgresUnreachable(e) && waited < (opts.waitMs ?? 0)) {

@@ -5,7 +5,7 @@
 import { Database as SqliteHandle, type SQLQueryBindings } from "bun:sqlite";
 import type { SQL } from "bun";
 import { AsyncLocalStorage } from "node:async_hooks";
-import { sqliteReader } from "./reader";
+import { readerThread, type ReaderThread } from "./reader";
 
 export type Dialect = "sqlite" | "postgres";
 export type Param = string | number | bigint | boolean | null | undefined | Uint8Array;
@@ -32,6 +32,8 @@ export interface Database extends Queries {
    * outside any transaction; they see every transaction committed before they are sent.
    */
   readonly reads: Queries;
+  /** The reader thread (downloads run there: src/downloads/jobs.ts); null inside it. */
+  readonly reader: ReaderThread | null;
   /**
    * Runs `fn` in one transaction (SQLite: BEGIN IMMEDIATE, as the click writer is another
    * connection). Every statement of it goes through `q`, never through the database itself:
@@ -70,7 +72,7 @@ const insideTx = process.env.NODE_ENV === "test" ? new AsyncLocalStorage<object>
  * transaction's body still awaits between them: while one is open, statements from other
  * requests wait for it to end (a queue of microtasks, not a sleep) instead of running inside it.
  */
-export function sqliteDatabase(handle: SqliteHandle): Database {
+export function sqliteDatabase(handle: SqliteHandle, { reader: withReader = true }: { reader?: boolean } = {}): Database {
   let open: Promise<void> | null = null;
   const self = {};
   const notInside = () => {
@@ -87,13 +89,12 @@ export function sqliteDatabase(handle: SqliteHandle): Database {
     get: async <T>(text: string, ...params: Params) => (exec.get(text, params) as T | null) ?? null,
     run: async (text: string, ...params: Params) => exec.run(text, params),
   };
-  // A file the reader thread can open beside this connection; an in-memory database has none.
-  const file = handle.filename && handle.filename !== ":memory:" ? handle.filename : null;
-  let reader: ReturnType<typeof sqliteReader> | null = null;
-  const read = (one: boolean, text: string, params: Params) => {
-    reader ??= sqliteReader(file!);
-    return reader.read(one, text, sqliteArgs(params) as SQLQueryBindings[]);
-  };
+  // A file the reader thread can open beside this connection (an in-memory database has none);
+  // the reader thread's own connection has no reader of its own.
+  const file = withReader && handle.filename && handle.filename !== ":memory:" ? handle.filename : null;
+  let reader: ReaderThread | null = null;
+  const theReader = () => (reader ??= readerThread({ file: file! }));
+  const read = (one: boolean, text: string, params: Params) => theReader().read(one, text, sqliteArgs(params) as SQLQueryBindings[]);
   const reads: Queries | null = file
     ? {
         dialect: "sqlite",
@@ -108,6 +109,9 @@ export function sqliteDatabase(handle: SqliteHandle): Database {
     pg: null,
     get reads() {
       return reads ?? database;
+    },
+    get reader() {
+      return file ? theReader() : null;
     },
     // Each statement waits out an open transaction, then checks and runs in one synchronous
     // step (the loop is inline, not a helper to await: nothing can begin in between).
@@ -225,14 +229,20 @@ export function pgQueries(conn: SQL): Queries {
  * PostgreSQL behind the same interface; a transaction runs on one connection in `sql.begin`.
  * The pool is opened with `bigint: true` (openPg), so 64-bit values arrive exact for plainRows.
  */
-export function pgDatabase(pool: SQL): Database {
+export function pgDatabase(pool: SQL, { readerUrl }: { readerUrl?: string } = {}): Database {
   const queries = pgQueries(pool);
+  // The reader thread opens its own pool, when first used (src/db/reader.ts).
+  const reader = readerUrl ? readerThread({ url: readerUrl }) : null;
   return {
     ...queries,
     reads: queries,
+    reader,
     sqlite: null,
     pg: pool,
     tx: <T>(fn: (q: Queries) => Promise<T>) => pool.begin((tx) => fn(pgQueries(tx as unknown as SQL))) as Promise<T>,
-    close: () => pool.close(),
+    close: () => {
+      reader?.close();
+      return pool.close();
+    },
   };
 }

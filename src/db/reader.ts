@@ -1,62 +1,120 @@
 // The reader thread's client (issue 21): reads that take milliseconds at real size — analytics
-// reports, click pages, list pages, export batches — run on a worker thread with its own
-// connection to the SQLite file, so the thread that answers redirects only waits for a message,
-// never for SQLite. Measured (docs/performance.md, tenant-scale.ts): on the request thread, one
-// client looping on a 100,000-link export held redirects for up to 642 ms at a time. WAL lets the
-// reader run beside the writers and see every transaction committed before the read was sent,
-// so a page read right after a write shows it.
+// reports, click pages, list pages — and whole downloads (src/downloads/jobs.ts) run on a worker
+// thread with its own connection to the SQLite file, so the thread that answers redirects only
+// passes messages, never waits for SQLite or formats a million rows (or collects their garbage).
+// Measured (docs/performance.md, tenant-scale.ts): on the request thread one client looping on
+// a 100,000-link export held redirects up to 642 ms at a time. WAL lets the reader run beside
+// the writers and see every transaction committed before the read was sent.
 import type { SQLQueryBindings } from "bun:sqlite";
-import type { FromReader, ToReader } from "./readerWorker";
+
+export type ToReader =
+  | { type: "open"; file: string }
+  | { type: "open"; url: string }
+  | { type: "read"; id: number; one: boolean; text: string; params: SQLQueryBindings[] }
+  | { type: "download"; id: number; job: unknown }
+  | { type: "more" | "cancel"; id: number };
+export type FromReader =
+  | { id: number; rows: unknown }
+  | { id: number; chunk: Uint8Array }
+  | { id: number; end: true }
+  | { id: number; error: string; code: string | undefined };
 
 // A separate entrypoint, so the compiled binary carries it (scripts/build.ts): there this module
 // is bundled into main.js at the root of the binary's file system while the worker keeps its
-// place under db/; from source it sits next to this file.
-const WORKER_URL = import.meta.url.includes("$bunfs") ? new URL("./db/readerWorker.ts", import.meta.url) : new URL("./readerWorker.ts", import.meta.url);
+// place under downloads/; from source it is found from this file's folder.
+const WORKER_URL = import.meta.url.includes("$bunfs")
+  ? new URL("./downloads/worker.ts", import.meta.url)
+  : new URL("../downloads/worker.ts", import.meta.url);
 
-type Pending = { resolve: (rows: unknown) => void; reject: (e: Error) => void };
-
-export type SqliteReader = {
+export type ReaderThread = {
   read(one: boolean, text: string, params: SQLQueryBindings[]): Promise<unknown>;
+  /** Starts the thread now (the server, at start): the first report need not wait for it. */
+  warm(): void;
+  /** A download job (src/downloads/jobs.ts) streamed from the thread, a chunk per pull. */
+  download(job: unknown, done?: () => void): ReadableStream<Uint8Array>;
   close(): void;
 };
 
-/** A reader for the file; its thread starts with the first read and again after a crash. */
-export function sqliteReader(file: string): SqliteReader {
+/**
+ * A reader thread for the SQLite file, or for the PostgreSQL database at `url` (downloads only:
+ * there reads are the server's work already, but formatting and collecting a million rows is
+ * not). Its thread starts with the first use and again after a crash.
+ */
+export function readerThread(target: { file: string } | { url: string }): ReaderThread {
   let worker: Worker | null = null;
   let nextId = 1;
-  const pending = new Map<number, Pending>();
+  const pending = new Map<number, { resolve: (m: FromReader) => void; reject: (e: Error) => void }>();
   const failAll = (why: string) => {
     for (const p of pending.values()) p.reject(new Error(why));
     pending.clear();
   };
   const start = () => {
-    // smol: JavaScriptCore's small heap; the reader holds one result at a time.
+    // smol: JavaScriptCore's small heap, collected often: the rows' garbage stays small.
     const w = new Worker(WORKER_URL, { smol: true });
     // Never keeps the process alive by itself (tests open many apps in one process).
     (w as unknown as { unref(): void }).unref();
     w.onmessage = (e: MessageEvent<FromReader>) => {
-      const m = e.data;
-      const p = pending.get(m.id);
+      const p = pending.get(e.data.id);
       if (!p) return;
-      pending.delete(m.id);
-      if ("error" in m) p.reject(Object.assign(new Error(m.error), { code: m.code }));
-      else p.resolve(m.rows);
+      pending.delete(e.data.id);
+      p.resolve(e.data);
     };
     w.onerror = (e) => {
       worker = null;
       failAll(`the reader thread failed: ${e.message}`);
     };
-    w.postMessage({ type: "open", file } satisfies ToReader);
+    w.postMessage({ type: "open", ...target } satisfies ToReader);
     return w;
   };
+  /** Sends a message and waits for the answer to its id. */
+  const ask = (m: ToReader & { id: number }) => {
+    worker ??= start();
+    const w = worker;
+    return new Promise<FromReader>((resolve, reject) => {
+      pending.set(m.id, { resolve, reject });
+      w.postMessage(m);
+    }).then((answer) => {
+      if ("error" in answer) throw Object.assign(new Error(answer.error), { code: answer.code });
+      return answer;
+    });
+  };
   return {
-    read(one, text, params) {
+    warm() {
       worker ??= start();
+    },
+    async read(one, text, params) {
+      return ((await ask({ type: "read", id: nextId++, one, text, params })) as { rows: unknown }).rows;
+    },
+    download(job, done) {
       const id = nextId++;
-      const w = worker;
-      return new Promise((resolve, reject) => {
-        pending.set(id, { resolve, reject });
-        w.postMessage({ type: "read", id, one, text, params } satisfies ToReader);
+      let ended = false;
+      const end = () => {
+        if (ended) return;
+        ended = true;
+        done?.();
+      };
+      return new ReadableStream<Uint8Array>({
+        start() {
+          worker ??= start();
+          worker.postMessage({ type: "download", id, job } satisfies ToReader);
+        },
+        async pull(controller) {
+          try {
+            const m = await ask({ type: "more", id });
+            if ("chunk" in m) controller.enqueue(m.chunk);
+            else {
+              controller.close();
+              end();
+            }
+          } catch (e) {
+            end();
+            controller.error(e);
+          }
+        },
+        cancel() {
+          end();
+          worker?.postMessage({ type: "cancel", id } satisfies ToReader);
+        },
       });
     },
     close() {

@@ -8,7 +8,8 @@ import { AppError, validationFailure } from "../shared/errors";
 import { CsvBody, JsonFileBody, NOT_CSV_TYPE_MESSAGE, jsonBody } from "../http/bodyLimit";
 import { defineOperations } from "../shared/apiOperations";
 import { checkItem } from "./rules";
-import { EXPORT_BUSY, EXPORT_RETRY_AFTER_S, exportFilename, exportStream } from "./export";
+import { EXPORT_BUSY, EXPORT_RETRY_AFTER_S, exportFilename } from "./export";
+import { download as streamDownload } from "../downloads/jobs";
 import { linkImporter } from "./import";
 import { BULK_MAX, BULK_MAX_VALUES, BulkCreateBody, BulkCreateResult, brandDomainSet, ExportJson, ImportQuery, ImportReport, type BulkItemResult } from "./schema";
 import { WRITE_BATCH, type Links } from "./service";
@@ -40,7 +41,8 @@ export function bulkLinkRoutes(ctx: AppContext, auth: AuthPlugin, links: Links) 
       exporting.delete(user.id);
       throw e;
     }
-    const body = exportStream(links, user.id, format, () => exporting.delete(user.id));
+    const job = { kind: "links", userId: user.id, tracker: "main", format, shortBaseUrl: ctx.config.shortBaseUrl, brandBaseUrl: ctx.config.brandBaseUrl, exportedAt: new Date().toISOString() } as const;
+    const body = streamDownload(ctx.db, job, () => exporting.delete(user.id));
     const type = format === "json" ? "application/json; charset=utf-8" : "text/csv; charset=utf-8";
     return new Response(body, {
       headers: { "content-type": type, "content-disposition": `attachment; filename="${exportFilename(user.username, format)}"`, "cache-control": "no-store" },

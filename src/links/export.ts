@@ -2,10 +2,10 @@
 // The CSV's columns are the plain import format's (url, code, title, description, expiresAt)
 // plus read-only ones, so an export imports back as the same links.
 import { csvCell } from "../shared/csv";
-import { slicedStream } from "../shared/slicedStream";
+import type { SlicedStream } from "../shared/slicedStream";
 import type { ExportRow } from "./schema";
-import type { Links } from "./service";
-import { tagNames, type LinkRow } from "./store";
+import type { Tracker } from "./schema";
+import { tagNames, type LinkRow, type LinksStore } from "./store";
 import { readStored, smartView } from "../smart/routes";
 
 /** CSV header → the ExportRow field it holds. */
@@ -26,10 +26,16 @@ const COLUMNS = [
 
 export const EXPORT_HEADER = COLUMNS.map(([name]) => name);
 
-export function exportRow(links: Links, r: LinkRow): ExportRow {
+/** The short URL of a row: the tracker's base URL and its code (the root link: the bare base). */
+export const shortUrlOf = (r: Pick<LinkRow, "tracker" | "short_code" | "is_system">, bases: { shortBaseUrl: string; brandBaseUrl: string }) => {
+  const base = r.tracker === "brand" ? bases.brandBaseUrl : bases.shortBaseUrl;
+  return r.is_system ? base : `${base}/${r.short_code}`;
+};
+
+export function exportRow(r: LinkRow, bases: { shortBaseUrl: string; brandBaseUrl: string }): ExportRow {
   return {
     shortCode: r.short_code,
-    shortUrl: links.shortUrl(r),
+    shortUrl: shortUrlOf(r, bases),
     originalUrl: r.original_url,
     title: r.title,
     description: r.description,
@@ -58,32 +64,33 @@ export const EXPORT_BUSY = "An export of your links is already running. Please w
 /** Seconds a client is told to wait before trying another export. */
 export const EXPORT_RETRY_AFTER_S = 5;
 
-/** Links read per statement while an export streams (on the reader thread): memory holds one batch, whatever the total. */
-export const EXPORT_BATCH = 2000;
-/** Links formatted per turn of the request thread (slicedStream): ~1 ms of it; a batch of 1,000 took several. */
+/** Links read per statement while an export streams: memory holds two batches, whatever the total. */
+export const EXPORT_BATCH = 1000;
+/** Links formatted per turn of the thread (slicedStream, a chunk of ~100 KB): ~1 ms of it. */
 const FORMAT_SLICE = 250;
 
+/** What an export needs to know besides the rows: whose, which format, the short URLs' bases. */
+export type LinksExport = { userId: number; tracker: Tracker; format: "csv" | "json"; shortBaseUrl: string; brandBaseUrl: string; exportedAt: string };
+
 /**
- * The export, streamed as it is read: a batch of links (a keyset page, see store.batches) is
- * read on the reader thread one batch ahead of the client and formatted a slice at a time
- * (slicedStream), so memory stays two batches deep for a million links and a slow client holds
- * nothing but its socket. The CSV is UTF-8 with a BOM (Excel otherwise reads it as the local
- * code page and garbles every non-ASCII title; the importer drops it), CRLF lines, the header
- * row first, every cell that a spreadsheet would run as a formula guarded by a leading quote
- * (csvCell). `done` runs once, however the stream ends (finished, failed, or the client gone).
+ * The export as a download (src/downloads/jobs.ts runs it, on the reader thread on SQLite): a
+ * batch of links (a keyset page, see store.batches) at a time, formatted a slice at a time, so
+ * memory stays two batches deep for a million links and a slow client holds nothing but its
+ * socket. The CSV is UTF-8 with a BOM (Excel otherwise reads it as the local code page and
+ * garbles every non-ASCII title; the importer drops it), CRLF lines, the header row first, every
+ * cell that a spreadsheet would run as a formula guarded by a leading quote (csvCell).
  */
-export function exportStream(links: Links, userId: number, format: "csv" | "json", done: () => void): ReadableStream<Uint8Array> {
-  return slicedStream({
-    batches: links.store.batches(userId, "main", EXPORT_BATCH),
+export function linksDownload(store: Pick<LinksStore, "batches">, job: LinksExport): Omit<SlicedStream<LinkRow>, "done"> {
+  return {
+    batches: store.batches(job.userId, job.tracker, EXPORT_BATCH),
     slice: FORMAT_SLICE,
-    head: format === "csv" ? `\ufeff${line(EXPORT_HEADER)}` : `{"exportedAt":${JSON.stringify(new Date().toISOString())},"links":[`,
-    tail: format === "json" ? "]}" : "",
+    head: job.format === "csv" ? `\ufeff${line(EXPORT_HEADER)}` : `{"exportedAt":${JSON.stringify(job.exportedAt)},"links":[`,
+    tail: job.format === "json" ? "]}" : "",
     format:
-      format === "csv"
-        ? (rows) => rows.map((r) => line(COLUMNS.map(([, field]) => cellOf(exportRow(links, r)[field])))).join("")
-        : (rows, first) => rows.map((r, i) => `${first && i === 0 ? "" : ","}${JSON.stringify(exportRow(links, r))}`).join(""),
-    done,
-  });
+      job.format === "csv"
+        ? (rows) => rows.map((r) => line(COLUMNS.map(([, field]) => cellOf(exportRow(r, job)[field])))).join("")
+        : (rows, first) => rows.map((r, i) => `${first && i === 0 ? "" : ","}${JSON.stringify(exportRow(r, job))}`).join(""),
+  };
 }
 
 /** links-alice-2026-11-22.csv: whose, when, and a name that is safe in any header or file system. */

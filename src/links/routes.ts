@@ -1,5 +1,6 @@
 // /api/links (the Link Tracker) and /api/pic-drift-links (the brand tracker): one factory,
 // parameterised by tracker; the brand tracker adds edit, reset and the root link.
+import { download } from "../downloads/jobs";
 import { Elysia } from "elysia";
 import { rowId } from "../db/ids";
 import type { AppContext } from "../context";
@@ -163,7 +164,7 @@ export function linkRoutes(ctx: AppContext, auth: AuthPlugin, links: Links, trac
       async ({ params, user }) => {
         await links.recorder.flush();
         const row = await find(params.id, user.id);
-        return new Response(reports.csv(row), {
+        return new Response(download(ctx.db, { kind: "clicks", linkId: row.id }), {
           headers: {
             "content-type": "text/csv; charset=utf-8",
             "content-disposition": `attachment; filename="clicks-${row.short_code}.csv"`,

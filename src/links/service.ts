@@ -4,6 +4,7 @@
 // write goes through here so the map stays exact (a changed destination is used by the very
 // next redirect) and every instance has it before the answer.
 import type { AppContext } from "../context";
+import { shortUrlOf } from "./export";
 import { RedirectMap, type CachedLink } from "./redirectMap";
 import { ClickRecorder } from "../analytics/recorder";
 import { OVER_QUOTA, codeConflict, linksStore, tagNames, type Existing, type LinkRow, type NewLink, type RedirectRow } from "./store";
@@ -338,11 +339,8 @@ export async function createLinks(ctx: AppContext, opts: { maxClickBacklog?: num
       smart.reset(row.id);
       return { ...row, click_count: 0 };
     },
-    shortUrl: (row: Pick<LinkRow, "tracker" | "short_code" | "is_system">) => {
-      const base = row.tracker === "brand" ? ctx.config.brandBaseUrl : ctx.config.shortBaseUrl;
-      // The root link is the bare brand domain: GET / there redirects through it.
-      return row.is_system ? base : `${base}/${row.short_code}`;
-    },
+    // The root link is the bare brand domain: GET / there redirects through it.
+    shortUrl: (row: Pick<LinkRow, "tracker" | "short_code" | "is_system">) => shortUrlOf(row, ctx.config),
     view(row: LinkRow): LinkView {
       return {
         id: row.id,

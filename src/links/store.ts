@@ -205,6 +205,8 @@ const ftsQuery = (words: string[]) => words.map((w) => `"${w}"`).join(" AND ");
 const tsQuery = (words: string[]) => words.join(" & ");
 
 /** `maxPerUser`: MAX_LINKS_PER_USER (0: no cap). */
+export type LinksStore = ReturnType<typeof linksStore>;
+
 export function linksStore(db: Database, { maxPerUser = 0 }: { maxPerUser?: number } = {}) {
   const COLS = `${BASE_COLS}, ${tagsCol(db.dialect === "postgres")}`;
   const QCOLS = `${BASE_QCOLS}, ${tagsCol(db.dialect === "postgres")}`;
