@@ -252,10 +252,10 @@ export function ImportPage() {
         </p>
 
         <div className="card import-pick">
-          <p className="import-file-label" id="import-file-title">Your file</p>
+          <p className="import-file-label">Your file</p>
           {/* The native input stays in the page for the keyboard and screen readers (visually
-              hidden, focus shown on the button-looking label it is named by); the browser's own
-              "Choose file / No file chosen" box is not styleable. */}
+              hidden; its focus ring is drawn on the button-looking label beside it, which opens
+              it on a click); the browser's own "Choose file / No file chosen" box is not styleable. */}
           <div className="import-file-picker">
             <input
               ref={fileInput}
