@@ -4,8 +4,8 @@ import { describe, expect, test } from "bun:test";
 import * as v from "valibot";
 import { ORIGIN, setup } from "../test/helpers";
 import { CSV_BODY_BYTES, NOT_CSV_TYPE_MESSAGE } from "../http/bodyLimit";
-import { IMPORT_MSG } from "../shared/csvImport";
-import { IMPORT_BUSY_MESSAGE, JSON_SHAPE_MESSAGE, TOO_MANY_ROWS_MESSAGE } from "./import";
+import { IMPORT_MSG, JSON_SHAPE_MESSAGE } from "../shared/csvImport";
+import { IMPORT_BUSY_MESSAGE, TOO_MANY_ROWS_MESSAGE } from "./import";
 import { ExportJson, IMPORT_MAX_ROWS, ImportReport, MSG } from "./schema";
 
 const t = await setup({ SHORT_DOMAIN: "go.example" });

@@ -4,7 +4,7 @@
 // in-memory map; other requests' statements wait at most one batch's transaction).
 import { AppError, badRequest } from "../shared/errors";
 import { checkItem } from "./rules";
-import { IMPORT_MSG, detectLayout, decodeCsv, parseInBatches, recordProblem, recordToLink, type CsvRecord, type Layout } from "../shared/csvImport";
+import { IMPORT_MSG, JSON_SHAPE_MESSAGE, detectLayout, decodeCsv, parseInBatches, recordProblem, recordToLink, type CsvRecord, type Layout } from "../shared/csvImport";
 import { BULK_MSG, IMPORT_MAX_ROWS, ImportLinkBody, type ImportReport, type ImportRowResult, type Tracker } from "./schema";
 import { WRITE_BATCH, nextTurn, type Links } from "./service";
 import type { NewLink } from "./store";
@@ -19,7 +19,6 @@ export type ImportOpts = { rowOffset: number; signal?: AbortSignal; brandDomains
 const PARSE_BATCH = 1000;
 
 export const TOO_MANY_ROWS_MESSAGE = `The file has more than ${IMPORT_MAX_ROWS.toLocaleString("en")} rows: split it and import the parts one after another.`;
-export const JSON_SHAPE_MESSAGE = 'A JSON import is this app\'s JSON export: {"links": [ … ]} (or the list of links alone)';
 export const IMPORT_BUSY_MESSAGE = "An import into your account is already running. Wait for it to finish, then try again.";
 
 export function linkImporter(links: Links) {

@@ -4,6 +4,7 @@ import { describe, expect, test } from "bun:test";
 import { gunzipSync } from "node:zlib";
 import { brotliDecompressSync } from "node:zlib";
 import { HOSTILE, ORIGIN, setup } from "../test/helpers";
+import { linksStore } from "./store";
 
 const t = await setup({ SHORT_DOMAIN: "go.example" });
 const alice = await t.signUp("alice");
@@ -100,7 +101,11 @@ describe("GET /api/links pages", () => {
   const searches: { name: string; q: string; expect: (l: L) => boolean; total?: number }[] = [
     { name: "a title word", q: "kangaroo", expect: (l) => l.title.includes("Kangaroo"), total: 5 },
     { name: "a title word, any case", q: "KANGAROO", expect: (l) => l.title.includes("Kangaroo"), total: 5 },
-    { name: "a word's start alone finds nothing (whole words)", q: "kang", expect: () => false, total: 0 },
+    { name: "a word's beginning", q: "kang", expect: (l) => l.title.includes("Kangaroo"), total: 5 },
+    { name: "a word's beginning, any case", q: "KaNg", expect: (l) => l.title.includes("Kangaroo"), total: 5 },
+    { name: "a word's middle finds nothing (beginnings only)", q: "angaroo", expect: () => false, total: 0 },
+    { name: "a short code's beginning", q: "Zebra-Str", expect: (l) => l.shortCode === "Zebra-Stripe_13", total: 1 },
+    { name: "beginnings of two words", q: "kan sho", expect: (l) => l.title.includes("Kangaroo"), total: 5 },
     { name: "a destination's host word", q: "shop3", expect: (l) => l.originalUrl.includes("shop3."), total: 50 },
     { name: "a description word", q: "answer", expect: (l) => l.title === "Item 042", total: 1 },
     { name: "a short code, whole", q: "Zebra-Stripe_13", expect: (l) => l.shortCode === "Zebra-Stripe_13", total: 1 },
@@ -122,10 +127,12 @@ describe("GET /api/links pages", () => {
     });
   }
 
-  test("a generated short code is found by its text", async () => {
+  test("a generated short code is found by its text and by its first characters", async () => {
     const some = (await list("?limit=1&sort=oldest")).json[0] as L;
-    const found = (await list(`?q=${some.shortCode}`)).json as L[];
-    expect(found.map((l) => l.id)).toContain(some.id);
+    for (const q of [some.shortCode, some.shortCode.slice(0, 4), some.shortCode.slice(0, 4).toUpperCase()]) {
+      const found = (await list(`?q=${q}`)).json as L[];
+      expect(found.map((l) => l.id)).toContain(some.id);
+    }
   });
 
   test("sorts: oldest, title, code, most and least clicked; each pages by its own cursor", async () => {
@@ -220,7 +227,13 @@ describe("GET /api/links pages", () => {
     expect(r.json.error.fields.cursor).toMatch(/not a cursor of this list/);
   });
 
-  const hostile = [HOSTILE.sql, HOSTILE.script, HOSTILE.emoji, '"unbalanced', "NEAR(a b) OR c*", "col:value ^x", "%_%", "a & b | !c :*", "---", "\\x00"];
+  // The query languages' own syntax (FTS5: quotes, NEAR, *, ^, column:, AND/OR/NOT, parentheses;
+  // tsquery: & | ! <-> :* and quotes) typed into the search box is text, never an operator.
+  const hostile = [
+    HOSTILE.sql, HOSTILE.script, HOSTILE.emoji, '"unbalanced', "NEAR(a b) OR c*", "col:value ^x", "%_%", "a & b | !c :*", "---", "\\x00",
+    "kang*", "*", "\"kang", "kang\"", "'kang'", "''", "(kang", "kang)", "((", "NEAR", "near/2", "AND", "OR NOT", "kang:*", "kang:A",
+    "!kang", "kang & | !", "a <-> b", "<2>", "\\", "\\'", "title:kang", "{title}:kang", "🦘", "🦘kang", "kang🦘aroo", "ḱang", "١٢٣", "東京",
+  ];
   for (const q of hostile) {
     test(`hostile search ${JSON.stringify(q).slice(0, 30)}: an answer, never a failure`, async () => {
       const r = await list(`?q=${encodeURIComponent(q)}`);
@@ -228,6 +241,24 @@ describe("GET /api/links pages", () => {
       expect(Array.isArray(r.json)).toBe(true);
     });
   }
+
+  test("operators around a word are dropped, the word's beginning still searched", async () => {
+    for (const q of ["kang*", "\"kang", "(kang)", "!kang", "kang:*", "title:kang", "🦘kang", "'kang'"]) {
+      const r = await list(`?q=${encodeURIComponent(q)}&limit=20`);
+      expect(r.status).toBe(200);
+      // title:kang is two words, title and kang: no link has a word starting "title".
+      const want = q === "title:kang" ? 0 : 5;
+      expect(r.json as L[]).toHaveLength(want);
+    }
+  });
+
+  test("quotes and backslashes inside a word reach neither query language (the store's own quoting)", async () => {
+    const store = linksStore(t.database);
+    for (const word of ['ka"ng', "ka'ng", "ka\\ng", 'x" OR "y', "x' | 'y", "\\'"]) {
+      const page = await store.page(alice.user.id, "main", { words: [word], sort: "newest", status: "all", limit: 5, after: null, tags: [] });
+      expect(page.rows).toHaveLength(0);
+    }
+  });
 
   test("repeated parameters are refused, not guessed", async () => {
     const r = await list("?limit=5&limit=6");

@@ -198,7 +198,7 @@ export function linkOperations(tracker: Tracker) {
       summary: `List your ${what}s`,
       description:
         `A page of links (default ${LINK_PAGE_DEFAULT}, at most ${LINK_PAGE_MAX}), newest first unless \`sort\` says otherwise, with click counts up to this moment. ` +
-        "`q` finds links having each word given as a whole word of their title, destination, description or short code (any case; punctuation splits words, so a code spring-sale is found by spring-sale, spring or sale). " +
+        "`q` finds links in which each word given begins a word of their title, destination, description or short code (any case; `kang` finds Kangaroo, `ab3` a code aB3xY9z; punctuation splits words, so a code spring-sale is found by spring-sale, spring, sale or spr). Anything but letters and digits only separates words: no operator of a query language is read. " +
         `The \`${TOTAL_HEADER}\` header gives how many links match; \`${NEXT_HEADER}\` (absent on the last page) is the \`cursor\` of the next page. A cursor belongs to its sort: another sort's, or one edited, is a 400.` +
         (main ? "" : " With `includeRoot=true` the instance owner also gets the root link first (first page only, not counted)."),
       query: ListQuery,

@@ -195,14 +195,18 @@ const PG_SEARCH =
   "to_tsvector('simple'::regconfig, regexp_replace(lower(title || ' ' || original_url || ' ' || COALESCE(description, '') || ' ' || short_code), '[^[:alnum:]]+', ' ', 'g'))";
 
 /**
- * Each word must be a whole word of the link (words are letters and digits only, so nothing
- * of the query language gets through). Whole words, not prefixes: FTS5 reads one word's
- * matches lazily in id order, so a page of a word found in every link costs a page, while a
- * prefix ("exam"*) first gathers every link of every word it starts (measured: 0.3 ms against
- * 120 ms at 200,000 links; docs/decisions.md).
+ * Each word must start a word of the link ("kang" finds Kangaroo, "ab3" a code aB3xY9z), as a
+ * search box is expected to. Words are letters and digits only (searchWords) and are quoted
+ * besides, so nothing of either query language (NEAR, *, :, &, |, !, parentheses) gets through:
+ * FTS5 takes a quoted string with `*` after it as a prefix ("" inside doubles a quote);
+ * to_tsquery takes a quoted lexeme with `:*` ('' doubles a quote, and a backslash escapes, so
+ * both are doubled). Both are answered from the search index (FTS5's term list, the GIN
+ * index's partial match); a prefix gathers the matches of every word it starts before the
+ * first page, which costs more than a whole word (docs/decisions.md, "Search by a word's
+ * beginning").
  */
-const ftsQuery = (words: string[]) => words.map((w) => `"${w}"`).join(" AND ");
-const tsQuery = (words: string[]) => words.join(" & ");
+const ftsQuery = (words: readonly string[]) => words.map((w) => `"${w.replaceAll('"', '""')}"*`).join(" AND ");
+const tsQuery = (words: readonly string[]) => words.map((w) => `'${w.replaceAll("\\", "\\\\").replaceAll("'", "''")}':*`).join(" & ");
 
 /** `maxPerUser`: MAX_LINKS_PER_USER (0: no cap). */
 export type LinksStore = ReturnType<typeof linksStore>;

@@ -12,6 +12,9 @@ import Papa from "papaparse";
 import { unguardCell } from "./csv";
 import { TITLE_MAX, type ImportFormat } from "../links/schema";
 
+/** Said (by the server and by the Import page) of a JSON file that is not this app's JSON export. */
+export const JSON_SHAPE_MESSAGE = 'A JSON import is this app\'s JSON export: {"links": [ … ]} (or the list of links alone)';
+
 export const IMPORT_MSG = {
   empty: "The file is empty",
   header:

@@ -2,6 +2,7 @@
 // Import page (preview, detected format, progress, per-row report), then exported as CSV.
 import AxeBuilder from "@axe-core/playwright";
 import { expect, test } from "@playwright/test";
+import { readFileSync } from "node:fs";
 import { expectNoHorizontalOverflow, registerViaApi, uniqueName } from "./helpers";
 
 test("import a CSV with a bad row through the Import page, read the report, then export the links as CSV", async ({ page }) => {
@@ -20,7 +21,7 @@ test("import a CSV with a bad row through the Import page, read the report, then
   await page.getByRole("navigation", { name: "Import and export" }).getByRole("link", { name: "Import links" }).click();
   await expect(page.getByRole("heading", { name: "Import links", level: 1 })).toBeVisible();
 
-  await page.getByLabel("CSV file").setInputFiles({ name: "links.csv", mimeType: "text/csv", buffer: Buffer.from(csv) });
+  await page.getByLabel("CSV or JSON file").setInputFiles({ name: "links.csv", mimeType: "text/csv", buffer: Buffer.from(csv) });
   await expect(page.getByText("Detected format:")).toContainText("Plain CSV (url, code, title)");
   const preview = page.getByRole("table").filter({ has: page.getByText("The first 5 rows of links.csv") });
   await expect(preview.getByRole("columnheader", { name: "url" })).toBeVisible();
@@ -83,13 +84,13 @@ test("import a CSV with a bad row through the Import page, read the report, then
 test("the Import page tells an unknown file at once and imports nothing; cancel stops between parts", async ({ page }) => {
   await registerViaApi(page.request);
   await page.goto("/link-tracker/import");
-  await page.getByLabel("CSV file").setInputFiles({ name: "people.csv", mimeType: "text/csv", buffer: Buffer.from("name,email\nAda,ada@example.com\n") });
+  await page.getByLabel("CSV or JSON file").setInputFiles({ name: "people.csv", mimeType: "text/csv", buffer: Buffer.from("name,email\nAda,ada@example.com\n") });
   await expect(page.getByText("The first row must name the columns")).toBeVisible();
   await expect(page.getByRole("button", { name: "Import", exact: true })).toHaveCount(0);
 
   const rows = ["url,title"];
   for (let i = 0; i < 5000; i++) rows.push(`https://example.com/cancel/${i},Cancel ${i}`);
-  await page.getByLabel("CSV file").setInputFiles({ name: "big.csv", mimeType: "text/csv", buffer: Buffer.from(rows.join("\n")) });
+  await page.getByLabel("CSV or JSON file").setInputFiles({ name: "big.csv", mimeType: "text/csv", buffer: Buffer.from(rows.join("\n")) });
   await page.getByRole("button", { name: "Import", exact: true }).click();
   await page.getByRole("button", { name: "Cancel import" }).click();
   const status = page.getByText(/^Cancelled: /);
@@ -105,7 +106,7 @@ test("an import run by keyboard ends with focus on its report, not on the page's
   await registerViaApi(page.request);
   await page.goto("/link-tracker/import");
   const csv = `url,code,title\nhttps://example.com/kbd-import,${uniqueName("kbd")},By keyboard\nnot a url,,Bad\n`;
-  await page.getByLabel("CSV file").setInputFiles({ name: "keyboard.csv", mimeType: "text/csv", buffer: Buffer.from(csv) });
+  await page.getByLabel("CSV or JSON file").setInputFiles({ name: "keyboard.csv", mimeType: "text/csv", buffer: Buffer.from(csv) });
   await page.getByRole("button", { name: "Import", exact: true }).focus();
   await page.keyboard.press("Enter");
   await expect(page.getByText("Done: 1 imported, 1 skipped.")).toBeVisible();
@@ -123,7 +124,7 @@ test("a Shlink export: each of its domains is sent to the tracker chosen for it;
     "2024-03-02T10:15:31+00:00,brand.example,e2e-brand/spring,https://brand.example/e2e-brand/spring,https://example.com/spring,Brand spring,promo|spring,318",
     "2024-03-02T10:15:31+00:00,,e2e-default,https://s.example/e2e-default,https://example.com/default,Default one,,4",
   ].join("\r\n");
-  await page.getByLabel("CSV file").setInputFiles({ name: "shlink.csv", mimeType: "text/csv", buffer: Buffer.from(file) });
+  await page.getByLabel("CSV or JSON file").setInputFiles({ name: "shlink.csv", mimeType: "text/csv", buffer: Buffer.from(file) });
   const domains = page.getByRole("group", { name: "Where each Shlink domain's links go" });
   await domains.getByLabel("brand.example").selectOption("brand");
   await expect(domains.getByLabel("Shlink's default domain")).toHaveValue("main");
@@ -139,4 +140,61 @@ test("a Shlink export: each of its domains is sent to the tracker chosen for it;
   // The Link Tracker shows the visits apart from its own clicks.
   await page.goto("/link-tracker");
   await expect(page.getByText("+ 4 before import")).toBeVisible();
+});
+
+test("a JSON export imported into another account through the Import page: its links appear there, with tags", async ({ page, browser }) => {
+  test.setTimeout(120_000);
+  // Alice's links, exported as JSON through the Link Tracker's own button.
+  await registerViaApi(page.request);
+  const code = uniqueName("js").toLowerCase().replace(/[^a-z0-9-]/g, "");
+  const made = [
+    { originalUrl: "https://example.com/json-one", title: "JSON one", shortCode: `${code}-one`, tags: ["moved", "spring"], description: "Kept across" },
+    { originalUrl: "https://example.com/json-two", title: "'=already quoted", shortCode: `${code}-two` },
+  ];
+  for (const data of made) expect((await page.request.post("/api/links", { data })).status()).toBe(201);
+  await page.goto("/link-tracker");
+  const downloading = page.waitForEvent("download");
+  await page.getByRole("navigation", { name: "Import and export" }).getByRole("link", { name: "Export JSON" }).click();
+  const exported = await (await downloading).path().then((p) => readFileSync(p!, "utf8"));
+  expect(JSON.parse(exported).links).toHaveLength(2);
+  // Gone from Alice, so the codes are free for Bob.
+  for (const l of (await (await page.request.get("/api/links")).json()) as { id: number }[]) await page.request.delete(`/api/links/${l.id}`);
+
+  const bob = await browser.newContext();
+  const bobPage = await bob.newPage();
+  await registerViaApi(bobPage.request);
+  await bobPage.goto("/link-tracker/import");
+  // The styled picker: a button-looking label and the file's name, never the browser's own box.
+  await expect(bobPage.getByText("Choose a file")).toBeVisible();
+  await expect(bobPage.getByText("No file chosen")).toBeVisible();
+  await bobPage.getByLabel("CSV or JSON file").setInputFiles({ name: "alice-links.json", mimeType: "application/json", buffer: Buffer.from(exported) });
+  await expect(bobPage.getByText("alice-links.json", { exact: true })).toBeVisible();
+  await expect(bobPage.getByText("Detected format:")).toContainText("This app's JSON export");
+  const preview = bobPage.getByRole("table").filter({ has: bobPage.getByText("The first 2 rows of alice-links.json") });
+  await expect(preview.getByRole("cell", { name: `${code}-one` })).toBeVisible();
+  await expect(preview.getByRole("cell", { name: "moved, spring" })).toBeVisible();
+  await bobPage.getByRole("button", { name: "Import", exact: true }).click();
+  await expect(bobPage.getByText("Done: 2 imported, 0 skipped.")).toBeVisible({ timeout: 30_000 });
+
+  await bobPage.goto("/link-tracker");
+  const rowOf = (title: string) => bobPage.getByRole("listitem").filter({ has: bobPage.getByRole("heading", { name: title, exact: true }) });
+  await expect(rowOf("JSON one")).toBeVisible();
+  await expect(rowOf("JSON one").getByRole("list", { name: "Tags" })).toHaveText(/moved\s*spring/);
+  await expect(rowOf("'=already quoted")).toBeVisible();
+  const one = await (await bobPage.request.get(`/api/links/lookup?code=${code}-one`)).json();
+  expect(one).toMatchObject({ originalUrl: "https://example.com/json-one", description: "Kept across", tags: ["moved", "spring"] });
+  await bob.close();
+});
+
+test("a file that is JSON but not this app's export is refused on the page, before anything is sent", async ({ page }) => {
+  await registerViaApi(page.request);
+  await page.goto("/link-tracker/import");
+  let sent = false;
+  page.on("request", (r) => r.url().includes("/api/links/import") && (sent = true));
+  await page.getByLabel("CSV or JSON file").setInputFiles({ name: "other.json", mimeType: "application/json", buffer: Buffer.from('{"items": [1, 2]}') });
+  await expect(page.getByText(/A JSON import is this app's JSON export/)).toBeVisible();
+  await expect(page.getByRole("button", { name: "Import", exact: true })).toHaveCount(0);
+  await page.getByLabel("CSV or JSON file").setInputFiles({ name: "broken.json", mimeType: "application/json", buffer: Buffer.from('{"links": [') });
+  await expect(page.getByText(/The file is not valid JSON/)).toBeVisible();
+  expect(sent).toBe(false);
 });

@@ -24,11 +24,12 @@ test("tag links, filter by a tag, rename, recolour and delete it", async ({ page
   await expect(row(page, "Spring sale").getByRole("list", { name: "Tags" })).toHaveText(/sale\s*spring/);
 
   // The filter lists the user's tags; choosing one narrows the list.
-  const filter = page.getByLabel("Filter by tag");
-  await filter.selectOption("spring");
+  await page.getByRole("button", { name: "Filter by tags: All tags" }).click();
+  await page.getByRole("option", { name: "spring" }).click();
   await expect(row(page, "Spring sale")).toBeVisible();
   await expect(row(page, "Newsletter")).toBeHidden();
-  await filter.selectOption("");
+  await page.getByRole("option", { name: "spring" }).click();
+  await page.keyboard.press("Escape");
   await expect(row(page, "Newsletter")).toBeVisible();
 
   // Edit: the tags field holds the link's tags; a new list replaces them.
@@ -91,4 +92,76 @@ test("the Manage tags dialog and tag chips: no serious axe violation, light and 
     for (const v of violations.filter((v) => v.impact === "serious" || v.impact === "critical")) found.push(`[${colorScheme}] ${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(" ")).join(", ")})`);
   }
   expect(found).toEqual([]);
+});
+
+test("filter by several tags at once, by keyboard: only links carrying every chosen tag", async ({ page }) => {
+  await registerViaApi(page.request);
+  for (const [title, tags] of [["Red apple", ["fruit", "red"]], ["Green apple", ["fruit", "green"]], ["Red car", ["red", "vehicle"]], ["Untagged", []]] as const) {
+    expect((await page.request.post("/api/links", { data: { originalUrl: `https://example.com/${encodeURIComponent(title)}`, title, tags } })).status()).toBe(201);
+  }
+  await page.goto("/link-tracker");
+  await expect(row(page, "Untagged")).toBeVisible();
+
+  // Keyboard only: focus the filter, ArrowDown opens its list on the first option.
+  const button = page.getByRole("button", { name: "Filter by tags: All tags" });
+  await button.focus();
+  await page.keyboard.press("ArrowDown");
+  const list = page.getByRole("listbox", { name: "Filter by tags" });
+  await expect(list).toBeVisible();
+  await expect(list).toHaveAttribute("aria-multiselectable", "true");
+  await expect(list.getByRole("option")).toHaveText(["fruit", "green", "red", "vehicle"]);
+  await expect(list.getByRole("option", { name: "fruit" })).toBeFocused();
+  // Space ticks fruit; two down to red, Enter ticks it too; the list stays open between choices.
+  await page.keyboard.press(" ");
+  await page.keyboard.press("ArrowDown");
+  await page.keyboard.press("ArrowDown");
+  await expect(list.getByRole("option", { name: "red" })).toBeFocused();
+  await page.keyboard.press("Enter");
+  await expect(list.getByRole("option", { name: "fruit" })).toHaveAttribute("aria-selected", "true");
+  await expect(list.getByRole("option", { name: "red" })).toHaveAttribute("aria-selected", "true");
+  await expect(list.getByRole("option", { name: "green" })).toHaveAttribute("aria-selected", "false");
+  // Escape closes the list and gives the focus back to its button, which names both tags.
+  await page.keyboard.press("Escape");
+  await expect(list).toBeHidden();
+  const chosen = page.getByRole("button", { name: "Filter by tags: Tags: fruit, red" });
+  await expect(chosen).toBeFocused();
+  // Both tags: only the link carrying both.
+  await expect(row(page, "Red apple")).toBeVisible();
+  for (const gone of ["Green apple", "Red car", "Untagged"]) await expect(row(page, gone)).toBeHidden();
+  await expect(page.getByRole("list", { name: "Links" }).locator(":scope > li")).toHaveCount(1);
+
+  // Untick fruit: every red link.
+  await chosen.press("Enter");
+  await expect(list.getByRole("option", { name: "fruit" })).toBeFocused();
+  await page.keyboard.press(" ");
+  await page.keyboard.press("Escape");
+  await expect(page.getByRole("button", { name: "Filter by tags: Tags: red" })).toBeFocused();
+  await expect(row(page, "Red apple")).toBeVisible();
+  await expect(row(page, "Red car")).toBeVisible();
+  await expect(row(page, "Green apple")).toBeHidden();
+
+  // A search narrows it further, and clears back.
+  await page.getByLabel("Search links").fill("ca");
+  await expect(row(page, "Red apple")).toBeHidden();
+  await expect(row(page, "Red car")).toBeVisible();
+});
+
+test("the several-tags filter at 360 px: its button and open list fit the screen", async ({ page }) => {
+  await page.setViewportSize({ width: 360, height: 740 });
+  await registerViaApi(page.request);
+  const long = ["a-long-tag-name-for-phones", "another-long-tag-name-here", "short"];
+  expect((await page.request.post("/api/links", { data: { originalUrl: "https://example.com/phone", title: "Phone", tags: long } })).status()).toBe(201);
+  await page.goto("/link-tracker");
+  await page.getByRole("button", { name: "Filter by tags: All tags" }).click();
+  for (const t of long) await page.getByRole("option", { name: t }).click();
+  const list = page.getByRole("listbox", { name: "Filter by tags" });
+  const box = (await list.boundingBox())!;
+  expect(box.x).toBeGreaterThanOrEqual(0);
+  expect(box.x + box.width).toBeLessThanOrEqual(360);
+  await page.keyboard.press("Escape");
+  await expect(row(page, "Phone")).toBeVisible();
+  const button = (await page.getByRole("button", { name: /^Filter by tags: Tags: / }).boundingBox())!;
+  expect(button.x + button.width).toBeLessThanOrEqual(360);
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth > document.documentElement.clientWidth);
+  expect(overflow).toBe(false);
 });

@@ -8,9 +8,9 @@ import { Button } from "../ui/Button";
 import { Select } from "../ui/Field";
 import { toast } from "../ui/Toast";
 import { NO_ANSWER } from "../lib/api";
-import { decodeCsv, detectLayout, previewRecords, IMPORT_MSG, type Layout } from "../../src/shared/csvImport";
+import { decodeCsv, detectLayout, previewRecords, IMPORT_MSG, JSON_SHAPE_MESSAGE, type Layout } from "../../src/shared/csvImport";
 import { IMPORT_MAX_ROWS, type ImportReport, type ImportRowResult } from "../../src/links/schema";
-import { splitIntoParts, type Part } from "./importParts";
+import { splitIntoParts, splitJsonParts, type Part } from "./importParts";
 import "./links.css";
 
 const FORMAT_NAMES: Record<Layout["format"], string> = {
@@ -25,7 +25,11 @@ const PREVIEW_ROWS = 5;
 /** Report rows drawn at once; the full report is a download. */
 const SHOWN_ROWS = 200;
 
-type Picked = { name: string; text: string; layout: Layout | null; preview: string[][]; problem: string | null; domains: string[] };
+/**
+ * A chosen file: a CSV (`text`, its `layout`) or this app's JSON export (`links`, its list);
+ * `format` is set when either was recognised.
+ */
+type Picked = { name: string; text: string; format: Layout["format"] | null; layout: Layout | null; links: unknown[] | null; preview: string[][]; problem: string | null; domains: string[] };
 type Phase = "idle" | "running" | "cancelling" | "done" | "cancelled" | "failed";
 type Filter = "all" | "skipped" | "imported";
 
@@ -39,7 +43,29 @@ function shlinkDomains(text: string, layout: Layout | null) {
   return [...found].sort();
 }
 
-async function sendPart(part: Extract<Part, { kind: "send" }>, brandDomains: string[]): Promise<ImportReport> {
+/**
+ * A .json file (or any file that starts as JSON does) read as this app's JSON export: its list
+ * of links and a preview of code, URL, title and tags; or the reason it is not one.
+ */
+function readJsonExport(text: string): { links: unknown[]; preview: string[][] } | { problem: string } {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return { problem: `The file is not valid JSON. ${JSON_SHAPE_MESSAGE}.` };
+  }
+  const links = Array.isArray(value) ? value : typeof value === "object" && value !== null && Array.isArray((value as { links?: unknown }).links) ? (value as { links: unknown[] }).links : null;
+  if (!links) return { problem: `${JSON_SHAPE_MESSAGE}.` };
+  if (links.length === 0) return { problem: IMPORT_MSG.empty };
+  const cell = (x: unknown) => (typeof x === "string" ? x : x == null ? "" : JSON.stringify(x));
+  const preview = links.slice(0, PREVIEW_ROWS).map((l) => {
+    const o = (typeof l === "object" && l !== null ? l : {}) as Record<string, unknown>;
+    return [cell(o.shortCode), cell(o.originalUrl), cell(o.title), Array.isArray(o.tags) ? o.tags.map(cell).join(", ") : cell(o.tags)];
+  });
+  return { links, preview: [["code", "url", "title", "tags"], ...preview] };
+}
+
+async function sendPart(part: Extract<Part, { kind: "send" }>, brandDomains: string[], json: boolean): Promise<ImportReport> {
   let res: Response;
   const query = new URLSearchParams({ rowOffset: String(part.rowOffset) });
   if (brandDomains.length) query.set("brandDomains", brandDomains.map((d) => d || "default").join(","));
@@ -47,7 +73,7 @@ async function sendPart(part: Extract<Part, { kind: "send" }>, brandDomains: str
     res = await fetch(`/api/links/import?${query}`, {
       method: "POST",
       credentials: "include",
-      headers: { "content-type": "text/csv; charset=utf-8", accept: "application/json", "x-requested-with": "XMLHttpRequest" },
+      headers: { "content-type": json ? "application/json" : "text/csv; charset=utf-8", accept: "application/json", "x-requested-with": "XMLHttpRequest" },
       body: part.text,
     });
   } catch {
@@ -118,22 +144,31 @@ export function ImportPage() {
       return;
     }
     if (file.size > MAX_FILE_BYTES) {
-      setPicked({ name: file.name, text: "", layout: null, preview: [], problem: "The file is too large. The limit is 10 MB: split it and import the parts one after another.", domains: [] });
+      setPicked({ name: file.name, text: "", format: null, layout: null, links: null, preview: [], problem: "The file is too large. The limit is 10 MB: split it and import the parts one after another.", domains: [] });
       return;
     }
     const text = decodeCsv(new Uint8Array(await file.arrayBuffer()));
+    setBrandDomains([]);
+    // A JSON export: by its name, or by its first character (a CSV's header row starts with a name).
+    if (/\.json$/i.test(file.name) || /^\s*[[{]/.test(text)) {
+      const read = readJsonExport(text);
+      setPicked("problem" in read
+        ? { name: file.name, text: "", format: null, layout: null, links: null, preview: [], problem: read.problem, domains: [] }
+        : { name: file.name, text: "", format: "json", layout: null, links: read.links, preview: read.preview, problem: null, domains: [] });
+      return;
+    }
     const records = previewRecords(text, PREVIEW_ROWS + 1);
     const header = records[0];
     const layout = header && !header.error ? detectLayout(header.cells) : null;
     const problem = !text.trim() ? IMPORT_MSG.empty : layout ? null : IMPORT_MSG.header;
-    setBrandDomains([]);
-    setPicked({ name: file.name, text, layout, preview: records.map((r) => r.cells), problem, domains: problem ? [] : shlinkDomains(text, layout) });
+    setPicked({ name: file.name, text, format: layout?.format ?? null, layout, links: null, preview: records.map((r) => r.cells), problem, domains: problem ? [] : shlinkDomains(text, layout) });
   }
 
   async function start() {
-    if (!picked?.layout || started.current) return;
+    if (!picked?.format || started.current) return;
     started.current = true;
-    const { rows, parts } = splitIntoParts(picked.text);
+    const json = picked.links !== null;
+    const { rows, parts } = json ? { rows: picked.links!.length, parts: splitJsonParts(picked.links!) } : splitIntoParts(picked.text);
     if (rows > IMPORT_MAX_ROWS) {
       setFailure(`The file has more than ${IMPORT_MAX_ROWS.toLocaleString("en")} rows: split it and import the parts one after another.`);
       setPhase("failed");
@@ -151,12 +186,13 @@ export function ImportPage() {
       if (cancelled.current) break;
       let got: ImportRowResult[];
       if (part.kind === "too-large") {
-        got = [{ row: part.rowOffset + 2, status: "skipped", error: { code: "BAD_REQUEST", message: TOO_LARGE_ROW } }];
+        // A CSV's row 1 is its header; a JSON file's links count from 1.
+        got = [{ row: part.rowOffset + (json ? 1 : 2), status: "skipped", error: { code: "BAD_REQUEST", message: TOO_LARGE_ROW } }];
       } else {
         try {
-          got = (await sendPart(part, brandDomains)).results;
+          got = (await sendPart(part, brandDomains, json)).results;
         } catch (e) {
-          setFailure(`${e instanceof Error ? e.message : String(e)} — rows from ${part.rowOffset + 2} on were not imported.`);
+          setFailure(`${e instanceof Error ? e.message : String(e)} — ${json ? "links" : "rows"} from ${part.rowOffset + (json ? 1 : 2)} on were not imported.`);
           setPhase("failed");
           setResults((all) => {
             if (all.some((r) => r.status === "skipped")) setFilter("skipped");
@@ -211,18 +247,37 @@ export function ImportPage() {
         <h1>Import links</h1>
         <p className="muted">
           A CSV file whose first row names its columns: <code>url,code,title</code> (code and title may be empty; a link without a code gets one), an export
-          from this Link Tracker, from Shlink or from YOURLS. Up to 10 MB and {IMPORT_MAX_ROWS.toLocaleString("en")} rows. Every row is checked like a link
+          from this Link Tracker (CSV or JSON), from Shlink or from YOURLS. Up to 10 MB and {IMPORT_MAX_ROWS.toLocaleString("en")} rows. Every row is checked like a link
           you create here; the rows that cannot be imported are listed with the reason.
         </p>
 
         <div className="card import-pick">
-          <label htmlFor="import-file" className="import-file-label">CSV file</label>
-          <input ref={fileInput} id="import-file" type="file" accept=".csv,text/csv,text/plain" onChange={choose} disabled={running} aria-describedby="import-file-status" />
+          <p className="import-file-label">Your file</p>
+          {/* The native input stays in the page for the keyboard and screen readers (visually
+              hidden; its focus ring is drawn on the button-looking label beside it, which opens
+              it on a click); the browser's own "Choose file / No file chosen" box is not styleable. */}
+          <div className="import-file-picker">
+            <input
+              ref={fileInput}
+              id="import-file"
+              className="sr-only import-file-input"
+              type="file"
+              accept=".csv,.json,text/csv,application/json,text/plain"
+              onChange={choose}
+              disabled={running}
+              aria-label="CSV or JSON file"
+              aria-describedby="import-file-name import-file-status"
+            />
+            <label htmlFor="import-file" className={`btn btn-secondary btn-md import-file-button ${running ? "is-disabled" : ""}`} aria-hidden="true">
+              {picked ? "Choose another file" : "Choose a file"}
+            </label>
+            <span id="import-file-name" className={picked ? "import-file-name" : "import-file-name muted"}>{picked?.name ?? "No file chosen"}</span>
+          </div>
           <div id="import-file-status" role="status">
             {picked?.problem && <p className="field-error">{picked.problem}</p>}
-            {picked?.layout && (
+            {picked?.format && (
               <p>
-                Detected format: <strong>{FORMAT_NAMES[picked.layout.format]}</strong>
+                Detected format: <strong>{FORMAT_NAMES[picked.format]}</strong>
               </p>
             )}
           </div>
@@ -247,7 +302,7 @@ export function ImportPage() {
           </fieldset>
         )}
 
-        {picked?.layout && picked.preview.length > 0 && (
+        {picked?.format && picked.preview.length > 0 && (
           <section className="import-preview" aria-labelledby="import-preview-title">
             <h2 id="import-preview-title">Preview</h2>
             <div className="table-wrap">

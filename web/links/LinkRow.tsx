@@ -97,8 +97,10 @@ export function LinkRow({ link: l, tagColors, brand, onAnalytics, onEdit, onSmar
           {l.smart?.limited && <span className="badge badge-smart">Click limit</span>}
           {l.smart?.ruled && <span className="badge badge-smart">Rules</span>}
           {l.smart?.split && <span className="badge badge-smart">A/B split</span>}
+          {/* On the title's line when they fit beside it (a row stays one line of title and one
+              of destination, so ≥ 10 rows fit at 1280 × 800); under it when they do not. */}
+          <TagChips names={l.tags} colors={tagColors} />
         </div>
-        <TagChips names={l.tags} colors={tagColors} />
         <a className="link-dest" href={l.originalUrl} target="_blank" rel="noopener noreferrer" title={l.originalUrl} dir="ltr">
           {l.originalUrl}
         </a>

@@ -5,6 +5,7 @@ import { AppFooter, AppHeader } from "../shell/AppHeader";
 import { Button } from "../ui/Button";
 import { ConfirmDialog, Dialog } from "../ui/Dialog";
 import { Field, Select } from "../ui/Field";
+import { MultiSelect } from "../ui/MultiSelect";
 import { Spinner } from "../ui/Spinner";
 import { toast } from "../ui/Toast";
 import { api, pageFetcher, type ApiPage } from "../lib/api";
@@ -70,7 +71,8 @@ export function TrackerPage({ tracker }: { tracker: Tracker }) {
   const [search, setSearch] = useState("");
   const [sort, setSort] = useState<Sort>("newest");
   const [status, setStatus] = useState<Status>("all");
-  const [tag, setTag] = useState("");
+  // Links carrying every tag chosen (the API's `tags`), in the order they were chosen.
+  const [chosenTags, setChosenTags] = useState<string[]>([]);
   const { tags, refreshTags } = useTags();
   const tagColors = useMemo(() => new Map(tags.map((t) => [t.name.toLowerCase(), t.color])), [tags]);
   const [managingTags, setManagingTags] = useState(false);
@@ -82,7 +84,7 @@ export function TrackerPage({ tracker }: { tracker: Tracker }) {
     const params = new URLSearchParams({ limit: String(CARDS_PER_PAGE), sort });
     if (query) params.set("q", query);
     if (status !== "all") params.set("status", status);
-    if (tag) params.set("tags", tag);
+    if (chosenTags.length) params.set("tags", chosenTags.join(","));
     if (brand) params.set("includeRoot", "true");
     if (previous?.next) params.set("cursor", previous.next);
     return `${base}?${params}`;
@@ -105,7 +107,7 @@ export function TrackerPage({ tracker }: { tracker: Tracker }) {
   // A new search, sort or filter starts again from its first page.
   useEffect(() => {
     void setSize(1);
-  }, [query, sort, status, tag]);
+  }, [query, sort, status, chosenTags]);
   const [creating, setCreating] = useState(false);
   const [analytics, setAnalytics] = useState<LinkView | null>(null);
   const [editing, setEditing] = useState<LinkView | null>(null);
@@ -132,7 +134,7 @@ export function TrackerPage({ tracker }: { tracker: Tracker }) {
   const total = first?.total ?? 0;
   const more = !!data?.[data.length - 1]?.next;
   const loadingMore = isValidating && !!data && size > data.length;
-  const narrowed = query !== "" || status !== "all" || tag !== "";
+  const narrowed = query !== "" || status !== "all" || chosenTags.length > 0;
 
   const title = brand ? `${config?.brandName ?? ""} Link Tracker`.trim() : "Link Tracker";
 
@@ -230,14 +232,15 @@ export function TrackerPage({ tracker }: { tracker: Tracker }) {
             options={first && (first.capped || first.total > CLICK_SORT_MAX) && sort !== "most" && sort !== "least" ? SORTS.filter((o) => o.value !== "most" && o.value !== "least") : SORTS}
           />
           <Select label="Filter links" hideLabel value={status} onChange={(e) => setStatus(e.target.value as Status)} options={STATUSES} />
-          {/* Shown once there are tags; a filtered tag that was deleted meanwhile stays choosable to clear it. */}
-          {(tags.length > 0 || tag) && (
-            <Select
-              label="Filter by tag"
-              hideLabel
-              value={tag}
-              onChange={(e) => setTag(e.target.value)}
-              options={[{ value: "", label: "All tags" }, ...tags.map((t) => ({ value: t.name, label: `Tag: ${t.name}` })), ...(tag && !tags.some((t) => t.name === tag) ? [{ value: tag, label: `Tag: ${tag}` }] : [])]}
+          {/* Shown once there are tags; a chosen tag that was deleted meanwhile stays in the list to untick it. */}
+          {(tags.length > 0 || chosenTags.length > 0) && (
+            <MultiSelect
+              label="Filter by tags"
+              className="links-tag-filter"
+              value={chosenTags}
+              onChange={setChosenTags}
+              summary={chosenTags.length === 0 ? "All tags" : `Tags: ${chosenTags.join(", ")}`}
+              options={[...tags.map((t) => t.name), ...chosenTags.filter((c) => !tags.some((t) => t.name === c))].map((name) => ({ value: name, label: name }))}
             />
           )}
           <Button variant="secondary" size="sm" onClick={() => setManagingTags(true)}>Manage tags</Button>

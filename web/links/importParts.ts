@@ -42,3 +42,28 @@ export function splitIntoParts(text: string): { rows: number; parts: Part[] } {
   }
   return { rows: Math.max(0, ends.length - 1), parts };
 }
+
+/**
+ * This app's JSON export as parts: up to PART_ROWS links each, sent as `{"links": [...]}`, cut
+ * short before PART_CHARS characters; one link too large to send alone is reported as skipped.
+ * The server numbers a JSON file's links from 1 (no header row).
+ */
+export function splitJsonParts(links: readonly unknown[]): Part[] {
+  const parts: Part[] = [];
+  let start = 0;
+  while (start < links.length) {
+    const texts: string[] = [];
+    let chars = 0;
+    while (start + texts.length < links.length && texts.length < PART_ROWS) {
+      const text = JSON.stringify(links[start + texts.length]) ?? "null";
+      if (texts.length > 0 && chars + text.length > PART_CHARS) break;
+      texts.push(text);
+      chars += text.length + 1;
+    }
+    const body = `{"links":[${texts.join(",")}]}`;
+    if (texts.length === 1 && body.length * 3 > MAX_PART_BYTES && utf8Length(body) > MAX_PART_BYTES) parts.push({ kind: "too-large", rowOffset: start, rows: 1 });
+    else parts.push({ kind: "send", text: body, rowOffset: start, rows: texts.length });
+    start += texts.length;
+  }
+  return parts;
+}

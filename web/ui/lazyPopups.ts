@@ -8,14 +8,14 @@
 import { useEffect, useState } from "react";
 import { toastError } from "./Toast";
 
-type Popups = Pick<typeof import("./popups"), "MenuPopup" | "DialogPopup" | "ConfirmPopup" | "DrawerPopup">;
+type Popups = Pick<typeof import("./popups"), "MenuPopup" | "MultiSelectPopup" | "DialogPopup" | "ConfirmPopup" | "DrawerPopup">;
 let loaded: Popups | null = null;
 let loading: Promise<Popups> | null = null;
 
 function loadPopups(): Promise<Popups> {
   loading ??= import("./popups").then(
     // Named, so the linter (knip) sees each export used.
-    ({ MenuPopup, DialogPopup, ConfirmPopup, DrawerPopup }) => (loaded = { MenuPopup, DialogPopup, ConfirmPopup, DrawerPopup }),
+    ({ MenuPopup, MultiSelectPopup, DialogPopup, ConfirmPopup, DrawerPopup }) => (loaded = { MenuPopup, MultiSelectPopup, DialogPopup, ConfirmPopup, DrawerPopup }),
     (e) => {
       loading = null; // a failed download can be tried again on the next opening
       throw e;

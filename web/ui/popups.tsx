@@ -69,6 +69,69 @@ export function MenuPopup({
   );
 }
 
+export type OptionSpec = { value: string; label: ReactNode };
+
+/**
+ * The open list of `MultiSelect`: a listbox whose options toggle (ariakit's select with an
+ * array value keeps it open between choices), anchored to the caller's trigger, where focus
+ * returns on Escape or Tab. Focus moves into the list (roving focus rather than ariakit's
+ * default active-descendant, which needs its own Select button to hold focus).
+ */
+export function MultiSelectPopup({
+  anchor,
+  focus,
+  open,
+  onOpenChange,
+  options,
+  value,
+  onChange,
+  label,
+}: {
+  anchor: HTMLElement;
+  focus: MenuFocus;
+  open: boolean;
+  onOpenChange: (open: boolean) => void;
+  options: OptionSpec[];
+  value: string[];
+  onChange: (value: string[]) => void;
+  label: string;
+}) {
+  const store = Ariakit.useSelectStore({ open, setOpen: onOpenChange, value, setValue: onChange, virtualFocus: false });
+  // As MenuPopup: anchored and focused before the first render, when nothing subscribes yet.
+  useState(() => {
+    store.setAnchorElement(anchor);
+    store.setDisclosureElement(anchor);
+  });
+  return (
+    <Ariakit.SelectPopover
+      store={store}
+      gutter={6}
+      className="menu select-list"
+      // In place beside its button, not in a portal: a portal needs focus-trap sentinels to
+      // keep the tab order (axe: aria-hidden-focus), while in place Tab simply moves on from
+      // the list to what follows the button.
+      portal={false}
+      unmountOnHide
+      aria-label={label}
+      autoFocusOnShow={(el) => {
+        const items = el?.closest(".select-list")?.querySelectorAll<HTMLElement>("[role=option]") ?? [];
+        const target = focus === "last" ? items[items.length - 1] : items[0];
+        if (!target) return true;
+        store.setActiveId(target.id);
+        target.focus();
+        return false;
+      }}
+    >
+      {options.map((o) => (
+        <Ariakit.SelectItem key={o.value} value={o.value} className="menu-item select-item">
+          <Ariakit.SelectItemCheck className="select-check" />
+          {o.label}
+        </Ariakit.SelectItem>
+      ))}
+    </Ariakit.SelectPopover>
+  );
+}
+
 export type DialogProps = {
   open: boolean;
   onClose: () => void;
