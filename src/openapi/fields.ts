@@ -25,6 +25,9 @@ export const DATE_TIME_FIELDS = new Set([
 /** Absolute URLs, `format: uri`. */
 export const URI_FIELDS = new Set(["shortUrl", "originalUrl", "url", "publicUrl", "shortBaseUrl", "brandBaseUrl"]);
 
+/** Numbers that are fractions by nature (an Accept-Language quality, 0.9): `number`, not `integer`. */
+export const FRACTION_FIELDS = new Set(["q"]);
+
 /** Calendar dates (YYYY-MM-DD), `format: date`. */
 export const DATE_FIELDS = new Set(["day"]);
 
