@@ -282,6 +282,38 @@ export async function flows(h: Harness) {
     });
   }
 
+  await step("brandDomains: a Shlink export's links of the domains named go to the brand tracker, the rest to the Link Tracker", async () => {
+    const file = h.fixtures["shlink-web-client.csv"];
+    assert(file, "no shlink-web-client.csv");
+    const r = ok(
+      await alice.POST("/api/links/import", { params: { query: { brandDomains: "s.example.com" } }, body: file.text, bodySerializer: (b: unknown) => b, headers: { "content-type": "text/csv" } }),
+      "import",
+    );
+    same([r.imported, r.skipped], [3, 1], "imported and skipped");
+    const brand = ok(await alice.GET("/api/pic-drift-links/lookup", { params: { query: { code: "promo/spring" } } }), "the brand tracker's promo/spring");
+    same([brand.originalUrl, brand.importedClicks, brand.tags], ["https://shop.example.com/spring", 318, ["promo", "seasonal"]], "promo/spring");
+    refused(await alice.GET("/api/links/lookup", { params: { query: { code: "promo/spring" } } }), 404, "promo/spring on the Link Tracker");
+    const main = ok(await alice.GET("/api/links/lookup", { params: { query: { code: "docs/v2/start" } } }), "the default domain's link");
+    same(main.originalUrl, "https://docs.example.com/v2/start", "docs/v2/start");
+    for (const code of ["promo/spring", "b8"]) {
+      const l = ok(await alice.GET("/api/pic-drift-links/lookup", { params: { query: { code } } }), code);
+      ok(await alice.DELETE("/api/pic-drift-links/{id}", { params: { path: { id: l.id } } }), `delete ${code}`);
+    }
+    ok(await alice.DELETE("/api/links/{id}", { params: { path: { id: main.id } } }), "delete docs/v2/start");
+  });
+  await step("the brand tracker: create, read by id, look up by code, PATCH; its code is not the Link Tracker's", async () => {
+    const made = await alice.POST("/api/pic-drift-links", { body: { originalUrl: "https://example.com/brand", title: "Brand", shortCode: "brand-client" } });
+    refused(made, 201, "create a brand link");
+    const link = ok(made, "brand link");
+    const id = { path: { id: link.id } };
+    same(ok(await alice.GET("/api/pic-drift-links/{id}", { params: id }), "by id").shortCode, "brand-client", "the brand link by id");
+    same(ok(await alice.GET("/api/pic-drift-links/lookup", { params: { query: { code: "brand-client" } } }), "lookup").id, link.id, "the brand link by code");
+    const patched = ok(await alice.PATCH("/api/pic-drift-links/{id}", { params: id, body: { title: "Brand, patched" } }), "patch");
+    same([patched.title, patched.originalUrl], ["Brand, patched", "https://example.com/brand"], "after PATCH");
+    refused(await alice.GET("/api/links/lookup", { params: { query: { code: "brand-client" } } }), 404, "the brand code on the Link Tracker");
+    refused(await bob.GET("/api/pic-drift-links/{id}", { params: id }), 404, "bob reads the brand link");
+  });
+
   // -- A date-ranged timeseries ----------------------------------------------------------------
   await step("timeseries: from/to/tz by hour and by day count the clicks made; a bad parameter is 400", async () => {
     const link = ok(await alice.POST("/api/links", { body: { originalUrl: "https://example.com/series", title: "Series" } }), "create");
