@@ -188,7 +188,8 @@ export async function flows(h: Harness) {
       await owner.POST("/api/links/bulk", {
         body: {
           links: tricky.map((t, i) => ({
-            originalUrl: `https://example.com/round/${i}?q=a,b&r=c`,
+            // The last one as a person types it: letters beyond ASCII and a quote (an IRI, kept as entered).
+            originalUrl: i === tricky.length - 1 ? `https://example.com/über/${i}?q=ä,b&r="c"` : `https://example.com/round/${i}?q=a,b&r=c`,
             title: t.title,
             description: t.description,
             expiresAt: i % 2 ? "2099-06-01T12:00:00.000Z" : null,
@@ -200,6 +201,13 @@ export async function flows(h: Harness) {
       "bulk",
     );
     same(r.refused, 0, "refused items");
+    const entered = r.results.at(-1);
+    assert(entered?.status === "created", "the last link");
+    same(entered.link.originalUrl, 'https://example.com/über/5?q=ä,b&r="c"', "a destination kept as entered");
+    // Followed through a link of another account: a click would change this one's export.
+    const twin = ok(await bob.POST("/api/links", { body: { originalUrl: entered.link.originalUrl, title: "Twin" } }), "twin");
+    const visit = await fetch(twin.shortUrl, { redirect: "manual" });
+    same(visit.headers.get("location"), "https://example.com/%C3%BCber/5?q=%C3%A4,b&r=%22c%22", "the redirect's escaped form");
   });
   const exported = async (who: typeof alice) => ok(await who.GET("/api/links/export.json"), "export.json").links;
   /** Deletes every link of this account (the list, then DELETE each): their codes are free again. */

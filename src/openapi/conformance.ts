@@ -23,6 +23,9 @@ const pointer = (...parts: string[]) => parts.map((p) => encodeURIComponent(p.re
 export function documentChecker(doc: OpenApiDoc) {
   const ajv = new Ajv2020({ strict: false, allErrors: true });
   addFormats(ajv);
+  // ajv-formats has no `iri`: an address kept as entered is one a URL parser reads whole, with
+  // no space or control character (what the server checks before it keeps one).
+  ajv.addFormat("iri", (s: string) => URL.canParse(s) && !/[\s\x00-\x1f\x7f]/.test(s));
   ajv.addSchema(doc, DOC_ID);
   const refHeader = (ref: string) => doc.components.headers[ref.split("/").pop()!]!;
   /** A validator for the schema at this place in the document (compiled once). */

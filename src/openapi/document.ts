@@ -6,7 +6,7 @@ import { ErrorBody, statusOf, type ErrorCode } from "../shared/errors";
 import { KEY_PREFIX, reachOf, scopeFor } from "../apikeys/access";
 import { RATE_LIMIT_DESCRIPTION, RATE_LIMIT_HEADERS, RETRY_AFTER_HEADER, UNLIMITED } from "../http/rateLimit";
 import type { Operation, ResponseSpec, Schema } from "../shared/apiOperations";
-import { DATE_FIELDS, DATE_TIME_FIELDS, FIELD_DOCS, FRACTION_FIELDS, URI_FIELDS } from "./fields";
+import { DATE_FIELDS, DATE_TIME_FIELDS, FIELD_DOCS, FRACTION_FIELDS, IRI_FIELDS, URI_FIELDS } from "./fields";
 
 type Json = Record<string, unknown>;
 
@@ -109,6 +109,7 @@ function typed(node: unknown, response: boolean, name?: string): unknown {
     if (s.type === "string" && !s.format && !s.enum && !s.const) {
       if (DATE_TIME_FIELDS.has(name)) s.format = "date-time";
       else if (URI_FIELDS.has(name)) s.format = "uri";
+      else if (IRI_FIELDS.has(name)) s.format = "iri";
       else if (DATE_FIELDS.has(name)) s.format = "date";
     }
   } else if (response && s.type === "number") s.type = "integer";
