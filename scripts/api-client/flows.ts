@@ -399,6 +399,23 @@ export async function flows(h: Harness) {
     const plain = await fetch(link.shortUrl, { redirect: "manual" });
     same([plain.status, plain.headers.get("location")], [302, "https://example.com/smart"], "the plain link's redirect");
   });
+  await step("smart links: each click records the rule or variant that sent it, and the analytics count them", async () => {
+    const link = ok(await alice.POST("/api/links", { body: { originalUrl: "https://example.com/ruled", title: "Ruled" } }), "create");
+    const id = { path: { id: link.id } };
+    ok(await alice.PUT("/api/links/{id}/smart", { params: id, body: { rules: [{ name: "iPhone", when: { os: ["ios"] }, url: "https://apps.apple.com/app/id2" }] } }), "save a rule");
+    const iphone = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1";
+    const desktop = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Safari/537.36";
+    const go = (ua: string) => fetch(link.shortUrl, { redirect: "manual", headers: { "user-agent": ua } }).then((r) => r.headers.get("location"));
+    same([await go(iphone), await go(iphone), await go(desktop)], ["https://apps.apple.com/app/id2", "https://apps.apple.com/app/id2", "https://example.com/ruled"], "where each visitor went");
+    let routes: { name: string; count: number }[] = [];
+    for (let i = 0; i < 50; i++) {
+      const report = ok(await alice.GET("/api/links/{id}/analytics", { params: { ...id, query: { days: 7 } } }), "analytics");
+      routes = (report.smart?.routes ?? []).map((r) => ({ name: r.name, count: r.count }));
+      if (routes.reduce((n, r) => n + r.count, 0) >= 3) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    same(routes.sort((a, b) => a.name.localeCompare(b.name)), [{ name: "Default destination", count: 1 }, { name: "Rule 1: iPhone", count: 2 }], "clicks per rule");
+  });
   await step("UTM templates: save, list, delete; another user's is 404", async () => {
     const made = await alice.POST("/api/utm-templates", { body: { name: "Newsletter", source: "newsletter", medium: "email", campaign: "spring" } });
     refused(made, 201, "save a template");
