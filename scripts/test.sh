@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test suite: the linter, the OpenAPI document's linters (Redocly, Spectral), server (bun test on SQLite, the PostgreSQL tests, then the whole
-# server suite again on PostgreSQL), the compiled binary's smoke test and hostile-input suite (each on
-# SQLite and on PostgreSQL), and the browser
+# server suite again on PostgreSQL), the compiled binary's smoke test, hostile-input suite and a
+# client generated from its served document (each on SQLite and on PostgreSQL), and the browser
 # tests (Playwright + Debian's Chromium against the binary; then the main flows again with the
 # binary on PostgreSQL). Ends with one line
 # "N passed, N failed" totalling all suites, and exits non-zero if anything failed.
@@ -21,10 +21,11 @@ mkdir -p .tmp
 # Ports free on this machine right now, one per server the suites start, so a port another
 # program holds (or a developer's habit) changes nothing: the screenshots freeze the port.
 free_port() { node -e 'const s=require("net").createServer();s.listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})'; }
-export E2E_PORT SMOKE_PORT HOSTILE_PORT
+export E2E_PORT SMOKE_PORT HOSTILE_PORT API_CLIENT_PORT
 E2E_PORT=$(free_port)
 SMOKE_PORT=$(free_port)
 HOSTILE_PORT=$(free_port)
+API_CLIENT_PORT=$(free_port)
 
 bash scripts/ensure-chromium.sh || { echo "0 passed, 1 failed"; exit 1; }
 
@@ -57,6 +58,7 @@ playwright_counts() {
   if [ "$2" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi
 }
 hostile_counts() { script_counts hostile "$1"; }
+api_client_counts() { script_counts api-client "$1"; }
 
 # A section that needs PostgreSQL (installed when missing): `with_postgres COUNTS LOG COMMAND…`.
 # No PostgreSQL, or a run that passed nothing (no file found, or it died before its summary),
@@ -135,6 +137,15 @@ passed=$((passed + p)); failed=$((failed + f))
 
 echo "== Hostile-input suite on PostgreSQL (the binary with DATABASE_URL on a throwaway cluster)"
 with_postgres hostile_counts .tmp/hostile-pg.log env HOSTILE_BACKEND=postgres bun run scripts/hostile.ts
+
+echo "== Generated API client (openapi-typescript + openapi-fetch from the binary's /api/openapi.json: type-checked, then every flow of issues 23 and 24)"
+bun run scripts/api-client/run.ts 2>&1 | tee .tmp/api-client.log
+[ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+api_client_counts .tmp/api-client.log
+passed=$((passed + p)); failed=$((failed + f))
+
+echo "== Generated API client on PostgreSQL (the binary with DATABASE_URL on a throwaway cluster)"
+with_postgres api_client_counts .tmp/api-client-pg.log env API_CLIENT_BACKEND=postgres bun run scripts/api-client/run.ts
 
 echo "== Browser tests (Playwright, Chromium, compiled binary)"
 rm -f .tmp/e2e-results.json

@@ -11,7 +11,7 @@ import { checkItem } from "./rules";
 import { EXPORT_BUSY, EXPORT_RETRY_AFTER_S, exportFilename } from "./export";
 import { download as streamDownload } from "../downloads/jobs";
 import { linkImporter } from "./import";
-import { BULK_MAX, BULK_MAX_VALUES, BulkCreateBody, BulkCreateResult, brandDomainSet, ExportJson, ImportQuery, ImportReport, type BulkItemResult } from "./schema";
+import { BULK_MAX, BULK_MAX_VALUES, BulkCreateBody, BulkCreateResult, brandDomainSet, ExportJson, ImportLinksBody, ImportQuery, ImportReport, type BulkItemResult } from "./schema";
 import { WRITE_BATCH, type Links } from "./service";
 
 /** The one route that takes a file body, CSV or JSON (src/http/bodyLimit.ts reads it with its 10 MB cap). */
@@ -138,11 +138,12 @@ export const bulkLinkOperations = defineOperations({ tag: "Links", auth: "user",
   {
     method: "POST",
     path: IMPORT_PATH,
-    summary: "Import links from a CSV file",
+    summary: "Import links from a CSV file or the JSON export",
     description:
       "The body is the file itself, at most 10 MB and 100,000 rows or links: a CSV file (Content-Type: text/csv) or this API's JSON export as it is (Content-Type: application/json; `{\"links\": [...]}` or the list alone, each link checked as a create body, its read-only fields ignored, rows numbered from 1). A CSV file's header row names the format: `url,code,title` (optional description, expiresAt, tags; this API's own export too), Shlink's export (createdAt,domain,shortCode,shortUrl,longUrl,title,tags,visits; its tags are kept) or YOURLS's (keyword,url,title,timestamp,ip,clicks). Rows are checked as POST /api/links checks a link (an empty title becomes the address); good rows are imported and every bad one is reported with its row number (the header is row 1) and reason. `rowOffset` shifts the row numbers when a file is sent in parts. A Shlink export's links keep their codes (1–2 characters and multi-segment slugs too, redirected at the same path), tags, creation times and visit counts (`importedClicks`); `brandDomains` names the Shlink domains whose links go to the brand tracker (a code is one link whichever domain served it: the same code on two domains imports once).",
     query: ImportQuery,
     bodyMedia: "text/csv",
+    bodyJson: ImportLinksBody,
     example: CSV_EXAMPLE,
     responses: { 200: ImportReport },
     errors: ["PAYLOAD_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE", "CONFLICT"],

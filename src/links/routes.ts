@@ -262,7 +262,7 @@ export function linkOperations(tracker: Tracker) {
         (main ? "" : " The instance owner finds the root link with `code=root`."),
       query: LookupQuery,
       responses: { 200: LinkView },
-      errors: ["VALIDATION"],
+      errors: ["VALIDATION", "NOT_FOUND"],
     },
     {
       method: "PATCH",

@@ -366,6 +366,24 @@ export const BulkCreateBody = v.object({
   ),
 });
 
+/**
+ * POST /api/links/import's JSON body, as the document states it: this API's JSON export as it is,
+ * or its list of links alone, each item a create body (the export's read-only fields are not
+ * refused). The importer reads the items one by one (src/links/import.ts), so a bad link is a
+ * reported row and not a 400 for the whole file: the document types the items, the route does
+ * not validate the body against this.
+ */
+const ImportedLinks = v.pipe(
+  v.array(v.unknown()),
+  v.maxLength(IMPORT_MAX_ROWS),
+  v.description(`The links, at most ${IMPORT_MAX_ROWS.toLocaleString("en")}: each checked as the body of POST /api/links (the export's read-only fields are ignored).`),
+  v.metadata({ items: { $ref: "#/$defs/CreateLinkBody" } }),
+);
+export const ImportLinksBody = v.union([
+  v.object({ exportedAt: v.optional(v.pipe(v.string(), v.description("The export's time: ignored."))), links: ImportedLinks }),
+  ImportedLinks,
+]);
+
 /** Why one item or row was refused: the error shape's inner object (a stable `code`, the message, the field). */
 export const ItemError = v.object({
   code: v.picklist(["VALIDATION", "CONFLICT", "BAD_REQUEST", "QUOTA_EXCEEDED"]),

@@ -1,13 +1,13 @@
 // The contract test (issue 14): the OpenAPI document covers every route of the app, is a valid
 // OpenAPI 3.1 document, and every operation it documents answers a real request (real app,
 // real SQLite file) with a response that validates against the document's schema for that
-// status (ajv, JSON Schema 2020-12, with the document's own components).
+// status (./conformance.ts: ajv, JSON Schema 2020-12, with the document's own components).
 import { describe, expect, test } from "bun:test";
-import Ajv2020 from "ajv/dist/2020";
-import addFormats from "ajv-formats";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { setup } from "../test/helpers";
+import { documentChecker, type OpenApiDoc } from "./conformance";
 import { openApiPath } from "./document";
+import { FRACTION_FIELDS } from "./fields";
 import { OPERATIONS } from "./operations";
 
 /**
@@ -28,50 +28,16 @@ const NOT_API: { pattern: RegExp; why: string }[] = [
 ];
 
 const t = await setup();
-const doc = (await t.call("GET", "/api/openapi.json")).json as {
-  paths: Record<string, Record<string, { security?: unknown[]; responses: Record<string, DocResponse | { $ref: string }> }>>;
-  components: { headers: Record<string, { required?: boolean }>; responses: Record<string, DocResponse> };
-};
-type DocResponse = { content?: Record<string, unknown>; headers?: Record<string, Header> };
-type Header = { $ref: string } | { required?: boolean };
-const refHeader = (ref: string) => doc.components.headers[ref.split("/").pop()!]!;
+const doc = (await t.call("GET", "/api/openapi.json")).json as OpenApiDoc;
+type DocResponse = { content?: Record<string, unknown>; headers?: Record<string, unknown> };
 
 type Answer = Awaited<ReturnType<typeof t.call>>;
 
-const ajv = new Ajv2020({ strict: false, allErrors: true });
-addFormats(ajv);
-const DOC_ID = "urn:threadlink:openapi";
-ajv.addSchema(doc, DOC_ID);
-const pointer = (...parts: string[]) => parts.map((p) => encodeURIComponent(p.replaceAll("~", "~0").replaceAll("/", "~1"))).join("/");
+const checker = documentChecker(doc);
 
 /** Checks an answer against the document: its status is documented, and its body fits. */
 function conforms(method: string, path: string, res: Answer) {
-  const op = doc.paths[path]?.[method.toLowerCase()];
-  expect(op, `${method} ${path} is documented`).toBeDefined();
-  const listed = op!.responses[String(res.status)];
-  expect(listed, `${method} ${path} answered ${res.status} (${res.text.slice(0, 200)}), which is not documented`).toBeDefined();
-  // Error answers are shared components (#/components/responses/…).
-  const shared = listed && "$ref" in listed ? listed.$ref.split("/").pop()! : null;
-  const where = shared ? ["components", "responses", shared] : ["paths", path, method.toLowerCase(), "responses", String(res.status)];
-  const response = shared ? doc.components.responses[shared] : (listed as DocResponse);
-  const type = res.headers.get("content-type") ?? "";
-  const json = (type.startsWith("application/json") || !response!.content) && response!.content?.["application/json"];
-  if (json) {
-    const ref = `${DOC_ID}#/${pointer(...where, "content", "application/json", "schema")}`;
-    const validate = ajv.getSchema(ref) ?? ajv.compile({ $ref: ref });
-    const ok = validate(res.json);
-    expect(ok ? null : { answer: res.json, errors: validate.errors }, `${method} ${path} ${res.status} fits its schema`).toBeNull();
-  } else if (response!.content) {
-    const types = Object.keys(response!.content);
-    expect(types.some((t) => type.startsWith(t)), `${method} ${path} answered ${type}, documented ${types.join(", ")}`).toBe(true);
-  } else {
-    expect(res.text).toBe("");
-  }
-  // Headers the document marks required are sent; the others (the RateLimit fields) when they apply.
-  for (const [name, header] of Object.entries(response!.headers ?? {})) {
-    const required = "$ref" in header ? refHeader(header.$ref).required : header.required;
-    if (required) expect(res.headers.get(name), `${method} ${path} ${res.status} sends ${name}`).not.toBeNull();
-  }
+  expect(checker.problems(method, path, res)).toEqual([]);
 }
 
 test("the document is a valid OpenAPI 3.1 document", async () => {
@@ -86,8 +52,7 @@ test("every request example in the document fits its own request schema", () => 
     for (const [method, op] of Object.entries(ops)) {
       const body = (op as { requestBody?: { content: Record<string, { example?: unknown }> } }).requestBody?.content["application/json"];
       if (body?.example === undefined) continue;
-      const validate = ajv.compile({ $ref: `${DOC_ID}#/${pointer("paths", path, method, "requestBody", "content", "application/json", "schema")}` });
-      expect(validate(body.example) ? null : validate.errors, `${method} ${path}'s example`).toBeNull();
+      expect(checker.requestProblems(method, path, body.example), `${method} ${path}'s example`).toEqual([]);
       checked.push(`${method} ${path}`);
     }
   }
@@ -461,17 +426,22 @@ describe("the document types everything", () => {
     expect(props.filter((p) => !p.schema.$ref && !p.schema.description).map((p) => p.where)).toEqual([]);
   });
 
-  test("every number the server sends is an integer", () => {
-    expect(props.filter((p) => p.response && branches(p.schema).some((b) => b.type === "number")).map((p) => p.where)).toEqual([]);
+  test("every number the server sends is an integer, but a fraction by nature (an Accept-Language quality)", () => {
+    const numbers = props.filter((p) => p.response && branches(p.schema).some((b) => b.type === "number"));
+    expect(numbers.filter((p) => !FRACTION_FIELDS.has(p.name)).map((p) => p.where)).toEqual([]);
+    // The simulator answers q = 0.9 for "it;q=0.9": an integer there would be a lie.
+    expect(numbers.map((p) => p.name)).toContain("q");
   });
 
-  test("timestamps the server sends are date-time, URLs uri", () => {
+  test("timestamps the server sends are date-time, URLs the server makes uri, addresses kept as entered iri", () => {
     const wrong = props.filter(
       (p) =>
         p.response &&
         branches(p.schema).some((b) => b.type === "string" && !b.enum) &&
         ((/(At|^timestamp|^since|^lastClick|^start)$/.test(p.name) && !branches(p.schema).every((b) => b.format === "date-time")) ||
-          (/^(shortUrl|originalUrl|url|publicUrl|shortBaseUrl|brandBaseUrl)$/.test(p.name) && !branches(p.schema).every((b) => b.format === "uri"))),
+          (/^(shortUrl|publicUrl|shortBaseUrl|brandBaseUrl)$/.test(p.name) && !branches(p.schema).every((b) => b.format === "uri")) ||
+          // Kept as entered (https://example.com/über): an IRI, not a URI.
+          (/^(originalUrl|url|fallbackUrl)$/.test(p.name) && !branches(p.schema).every((b) => b.format === "iri"))),
     );
     expect(wrong.map((p) => p.where)).toEqual([]);
     // And there are such fields to check.
@@ -514,12 +484,15 @@ describe("the document types everything", () => {
       // Text may keep a pattern (the import's brandDomains: domain names); digits may not.
       expect(String(p.schema.pattern ?? ""), `${p.at}: no digits-as-text pattern`).not.toMatch(/^\^(\\d|\[0-9\])/);
       expect(p.schema.enum ?? [], p.at).not.toEqual(["true", "false"]);
+      // A choice of numbers is an integer enum (the tag analytics' days was "7" | "30" | "90" to a generated client).
+      expect((p.schema.enum as unknown[] | undefined)?.some((x) => typeof x === "string" && /^\d+$/.test(x)) ?? false, `${p.at}: numbers as text`).toBe(false);
     }
     const byName = new Map(params.map((p) => [p.at.replace(/^\w+ /, ""), p.schema]));
     expect(byName.get("/api/links limit")).toMatchObject({ type: "integer", minimum: 1, maximum: 1000 });
     expect(byName.get("/api/pic-drift-links includeRoot")).toEqual({ type: "boolean" });
     expect(byName.get("/api/links/{id}/analytics pageSize")).toMatchObject({ type: "integer", minimum: 1, maximum: 100, default: 25 });
     expect(byName.get("/api/links/{id}/analytics days")).toMatchObject({ type: "integer", enum: [7, 30, 90] });
+    expect(byName.get("/api/tags/{id}/analytics days")).toMatchObject({ type: "integer", enum: [7, 30, 90] });
     expect(byName.get("/api/links/{id}/analytics interval")).toMatchObject({ enum: ["day", "hour"] });
   });
 

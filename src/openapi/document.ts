@@ -6,7 +6,7 @@ import { ErrorBody, statusOf, type ErrorCode } from "../shared/errors";
 import { KEY_PREFIX, reachOf, scopeFor } from "../apikeys/access";
 import { RATE_LIMIT_DESCRIPTION, RATE_LIMIT_HEADERS, RETRY_AFTER_HEADER, UNLIMITED } from "../http/rateLimit";
 import type { Operation, ResponseSpec, Schema } from "../shared/apiOperations";
-import { DATE_FIELDS, DATE_TIME_FIELDS, FIELD_DOCS, URI_FIELDS } from "./fields";
+import { DATE_FIELDS, DATE_TIME_FIELDS, FIELD_DOCS, FRACTION_FIELDS, IRI_FIELDS, URI_FIELDS } from "./fields";
 
 type Json = Record<string, unknown>;
 
@@ -23,7 +23,7 @@ export const ERROR_CODE_DOCS: Record<ErrorCode, string> = {
   CONFLICT: "The request clashes with what exists: a short code, username or email already taken.",
   GONE: "The object existed but can no longer be used (an invite already used or expired).",
   PAYLOAD_TOO_LARGE: "The body is larger than 1 MB (a CSV file sent to the import: 10 MB or 100,000 rows).",
-  UNSUPPORTED_MEDIA_TYPE: "The body is not sent with the operation's media type: `Content-Type: application/json` (the import: `text/csv`).",
+  UNSUPPORTED_MEDIA_TYPE: "The body is not sent with the operation's media type: `Content-Type: application/json` (the import: `text/csv`, or `application/json` for this API's JSON export).",
   RATE_LIMITED: "Too many requests: wait for the seconds in `Retry-After` before trying again.",
   EXPORT_IN_PROGRESS: "An export of your links is still streaming: one runs at a time per user; retry when it ends (`Retry-After`).",
   INTERNAL: "An unexpected failure on the server; it is logged and nothing about it is echoed.",
@@ -105,10 +105,11 @@ function typed(node: unknown, response: boolean, name?: string): unknown {
   const s = { ...(node as Json) };
   if (s.$ref) return s;
   if (response && name !== undefined) {
-    if (s.type === "number") s.type = "integer";
+    if (s.type === "number" && !FRACTION_FIELDS.has(name)) s.type = "integer";
     if (s.type === "string" && !s.format && !s.enum && !s.const) {
       if (DATE_TIME_FIELDS.has(name)) s.format = "date-time";
       else if (URI_FIELDS.has(name)) s.format = "uri";
+      else if (IRI_FIELDS.has(name)) s.format = "iri";
       else if (DATE_FIELDS.has(name)) s.format = "date";
     }
   } else if (response && s.type === "number") s.type = "integer";
@@ -148,6 +149,11 @@ function queryParam(schema: Json): Json {
     s.type = "string";
   }
   const e = s.enum as unknown[] | undefined;
+  // A choice of numbers ("7", "30", "90" as the query string holds them): integers to a client.
+  if (s.type === "string" && e?.length && e.every((x) => typeof x === "string" && /^\d{1,9}$/.test(x))) {
+    s.type = "integer";
+    s.enum = e.map(Number);
+  }
   if (e?.length === 2 && e.includes("true") && e.includes("false")) {
     s.type = "boolean";
     delete s.enum;
@@ -174,7 +180,7 @@ export function buildDocument(operations: Operation[], info: DocumentInfo) {
     Object.fromEntries(
       Object.entries(converted).map(([name, c]) => {
         const request = info.requests?.includes(name) ?? false;
-        return [name, typed(request ? requiredWhereDefaultFails(definitions[name as keyof typeof definitions]!, c) : c, !request)];
+        return [name, request ? defaultsInWords(typed(requiredWhereDefaultFails(definitions[name as keyof typeof definitions]!, c), false)) : typed(c, true)];
       }),
     ),
   );
@@ -279,6 +285,8 @@ type Entry = { default?: unknown };
 function requiredWhereDefaultFails(valibot: Schema, body: Json): Json {
   const entries = (valibot as { entries?: Record<string, Entry> }).entries ?? {};
   const props = body.properties as Record<string, Json> | undefined;
+  // Not an object (the import's export-or-list): nothing to require.
+  if (!props) return body;
   const required = new Set((body.required as string[] | undefined) ?? []);
   const properties: Record<string, Json> = { ...props };
   for (const [name, entry] of Object.entries(entries)) {
@@ -290,6 +298,25 @@ function requiredWhereDefaultFails(valibot: Schema, body: Json): Json {
     required.add(name);
   }
   return { ...body, properties, required: [...required] };
+}
+
+/**
+ * A named request body without `default` keywords: openapi-typescript (defaultNonNullable, on by
+ * default) types a component's property that has a default as always present, so a generated
+ * client would have to send every optional field (a create with shortCode, externalId, …). Its
+ * inline request bodies and parameters are spared, components are not. A default worth knowing
+ * (a colour, a weight) is kept in the field's words; "", null, false and [] mean "none", which
+ * the field's description already says.
+ */
+function defaultsInWords(node: unknown): Json {
+  if (Array.isArray(node)) return node.map(defaultsInWords) as unknown as Json;
+  if (!node || typeof node !== "object") return node as Json;
+  const out: Json = {};
+  for (const [k, v] of Object.entries(node as Json)) if (k !== "default") out[k] = k === "example" || k === "examples" ? v : defaultsInWords(v);
+  const d = (node as Json).default;
+  const meaningful = d !== undefined && d !== "" && d !== null && d !== false && !(Array.isArray(d) && d.length === 0);
+  if (meaningful) out.description = `${out.description ? `${String(out.description).replace(/\.?$/, ".")} ` : ""}Default: \`${typeof d === "string" ? d : JSON.stringify(d)}\`.`;
+  return out;
 }
 
 function relink(node: unknown): Json {
@@ -347,6 +374,7 @@ function operation(op: Operation, schema: (s: Schema) => Json, sharedResponses: 
     const content: Json = { schema: { type: "string" } };
     if (op.example !== undefined) content.example = op.example;
     out.requestBody = { required: true, content: { [op.bodyMedia]: content } };
+    if (op.bodyJson) (out.requestBody as { content: Json }).content["application/json"] = { schema: schema(op.bodyJson) };
   }
 
   const responses: Record<string, Json> = {};

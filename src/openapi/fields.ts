@@ -22,8 +22,18 @@ export const DATE_TIME_FIELDS = new Set([
   "publishedAt",
 ]);
 
-/** Absolute URLs, `format: uri`. */
-export const URI_FIELDS = new Set(["shortUrl", "originalUrl", "url", "publicUrl", "shortBaseUrl", "brandBaseUrl"]);
+/** Absolute URLs the server makes from its own address and a code, `format: uri`. */
+export const URI_FIELDS = new Set(["shortUrl", "publicUrl", "shortBaseUrl", "brandBaseUrl"]);
+
+/**
+ * Addresses kept as they were entered (a destination, a rule's or a webhook's), `format: iri`:
+ * they may hold letters beyond ASCII (https://example.com/über) that a URI escapes; the redirect
+ * sends the escaped form. A generated client found `uri` false for them (docs/decisions.md, H-client).
+ */
+export const IRI_FIELDS = new Set(["originalUrl", "url", "fallbackUrl"]);
+
+/** Numbers that are fractions by nature (an Accept-Language quality, 0.9): `number`, not `integer`. */
+export const FRACTION_FIELDS = new Set(["q"]);
 
 /** Calendar dates (YYYY-MM-DD), `format: date`. */
 export const DATE_FIELDS = new Set(["day"]);
@@ -226,7 +236,7 @@ export const FIELD_DOCS: Record<string, string> = {
   publishedAt: "When the stats were published at this address (UTC), or null when not published.",
   // URLs.
   shortUrl: "The short link itself.",
-  originalUrl: "Where the short link goes: an http or https URL.",
+  originalUrl: "Where the short link goes: an http or https URL, as it was entered (letters beyond ASCII kept; the redirect sends it escaped).",
   url: "The address it calls: an https URL (http when allowed).",
   publicUrl: "The app's public address (PUBLIC_URL).",
   shortBaseUrl: "The start of every short link.",

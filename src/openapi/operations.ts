@@ -28,7 +28,7 @@ import { publicStatsOperations } from "../publicstats/routes";
 import { Topic } from "../topics/schema";
 import type { Definitions } from "./document";
 import { CreateApiKeyBody } from "../apikeys/schema";
-import { BulkCreateBody, CreateLinkBody, EditLinkBody, EditMainLinkBody, PatchLinkBody, PatchMainLinkBody } from "../links/schema";
+import { BulkCreateBody, CreateLinkBody, EditLinkBody, EditMainLinkBody, ImportLinksBody, PatchLinkBody, PatchMainLinkBody } from "../links/schema";
 import { CreateTagBody, EditTagBody, TagView } from "../tags/schema";
 import { SaveQrStyleBody } from "../qrstyles/schema";
 import { PublicStatsView } from "../publicstats/schema";
@@ -101,6 +101,7 @@ const NAMED_REQUESTS: Definitions = {
   PatchMainLinkBody,
   PatchLinkBody,
   BulkCreateBody,
+  ImportLinksBody,
   CreateTagBody,
   EditTagBody,
   CreateTopicBody,

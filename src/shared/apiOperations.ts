@@ -66,6 +66,11 @@ export type Operation = {
   body?: Schema;
   /** Instead of `body`: a file sent as the body itself, by its media type ("text/csv"); `example` is its text. */
   bodyMedia?: string;
+  /**
+   * Beside `bodyMedia`: the JSON the same operation takes too (`Content-Type: application/json`),
+   * read by its handler, documented as this named body (the import's JSON export).
+   */
+  bodyJson?: Schema;
   /** A request body for the reference page to start from. */
   example?: unknown;
   /** Success responses by status: a schema, or a spec for non-JSON or empty bodies. */

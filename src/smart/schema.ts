@@ -65,7 +65,7 @@ export const RuleConditions = v.pipe(
     language: list(v.pipe(v.string(SMART_MSG.language), v.trim(), v.regex(/^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})?$/, SMART_MSG.language), v.toLowerCase())),
     country: list(v.pipe(v.string(SMART_MSG.country), v.trim(), v.regex(/^[A-Za-z]{2}$/, SMART_MSG.country), v.toUpperCase())),
     city: list(v.pipe(v.string(SMART_MSG.city), v.trim(), v.minLength(1, SMART_MSG.city), v.maxLength(100, SMART_MSG.city))),
-    from: v.optional(v.nullable(When)),
+    from: v.optional(v.pipe(v.nullable(When), v.description("The start of a rule's time window (a date-time), or null for none."))),
     until: v.optional(v.nullable(When)),
   }),
   v.check((c) => !c.from || !c.until || Date.parse(c.until) > Date.parse(c.from), SMART_MSG.windowOrder),
@@ -109,12 +109,16 @@ const unknownField = (issue: v.StrictObjectIssue) => `Unknown field: ${String(is
 export const SmartInput = v.pipe(
   v.strictObject({
     password: v.optional(
-      v.nullable(
-        v.pipe(
-          v.string("Password must be text"),
-          v.check((s) => s === "" || s.length >= PASSWORD_MIN, SMART_MSG.passwordShort),
-          v.maxLength(PASSWORD_MAX, SMART_MSG.passwordLong),
+      v.pipe(
+        v.nullable(
+          v.pipe(
+            v.string("Password must be text"),
+            v.check((s) => s === "" || s.length >= PASSWORD_MIN, SMART_MSG.passwordShort),
+            v.maxLength(PASSWORD_MAX, SMART_MSG.passwordLong),
+          ),
         ),
+        // Not the glossary's "password" (an account's, at least 8 characters).
+        v.description(`The link's password, ${PASSWORD_MIN} to ${PASSWORD_MAX} characters: text sets it (and ends every earlier unlock), null or "" removes it, absent keeps the current one.`),
       ),
     ),
     maxClicks: v.optional(
@@ -149,8 +153,7 @@ export const SmartView = v.object({
   fallbackUrl: v.nullable(v.string()),
   rules: v.array(v.object({ name: v.string(), when: v.record(v.string(), v.unknown()), url: v.string() })),
   split: v.nullable(v.object({ variants: v.array(v.object({ name: v.string(), url: v.string(), weight: v.number() })), sticky: v.boolean() })),
-  /** Clicks counted against the limit so far (the link's clicks). */
-  clicks: v.number(),
+  clicks: v.pipe(v.number(), v.description("Clicks counted against the limit so far (the link's clicks).")),
 });
 export type SmartView = v.InferOutput<typeof SmartView>;
 
@@ -175,8 +178,7 @@ export const SimulateBody = v.strictObject({
   city: v.optional(v.nullable(v.pipe(v.string(), v.trim(), v.maxLength(100, SMART_MSG.city)))),
   /** When (default now). */
   at: v.optional(v.nullable(v.union([v.literal(""), When]))),
-  /** Clicks so far, for a link with a limit (default: its real count). */
-  clicks: v.optional(v.nullable(v.pipe(v.number(), v.integer(), v.minValue(0)))),
+  clicks: v.optional(v.pipe(v.nullable(v.pipe(v.number(), v.integer(), v.minValue(0))), v.description("Clicks so far, for a link with a limit (default: its real count)."))),
   /** A visitor id, for a sticky split (default: a random one). */
   visitorId: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(64)))),
 }, unknownField);
@@ -229,7 +231,7 @@ const field = (what: string) => v.optional(v.pipe(v.string(`${what} must be text
 export const UtmTemplateBody = v.pipe(
   v.object({
     name: v.pipe(v.string("Name must be text"), v.trim(), v.nonEmpty("Name is required"), v.maxLength(60, "Name must be at most 60 characters"), noControlChars("Name")),
-    source: field("Source"),
+    source: v.pipe(field("Source"), v.description("utm_source: where the traffic comes from (newsletter, google).")),
     medium: field("Medium"),
     campaign: field("Campaign"),
     term: field("Term"),

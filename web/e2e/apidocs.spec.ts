@@ -175,7 +175,7 @@ test("the bulk create's body says what one item is (the body of Create a link), 
   const bulk = await openOperation(page, "Create up to 1,000 links");
   const body = bulk.locator("h3", { hasText: "Request body" }).locator("xpath=following-sibling::pre[1]");
   // Typed in the document (issue 23): each item is CreateLinkBody, written out with its fields.
-  await expect(body).toContainText("originalUrl: string (not empty)  // Where the short link goes: an http or https URL.");
+  await expect(body).toContainText("originalUrl: string (not empty)  // Where the short link goes: an http or https URL, as it was entered");
   await expect(body).toContainText("}[]  // 1 to 1,000 links, each the body of POST /api/links");
   await expect(body).not.toContainText("any[]");
 });
