@@ -45,7 +45,7 @@ async function ready(i: Instance) {
   }
 }
 
-export type Twins = { cluster: PgCluster; admin: SQL; a: Instance; b: Instance };
+export type Twins = { cluster: PgCluster; admin: SQL; url: string; a: Instance; b: Instance };
 
 /** A cluster, a database named `name`, an admin connection to it, and two instances on it, started together. */
 export async function startTwins(name: string): Promise<Twins> {
@@ -55,16 +55,24 @@ export async function startTwins(name: string): Promise<Twins> {
   // Started together on an empty database: the migration lock lets one migrate.
   const [a, b] = [startInstance(url), startInstance(url)];
   await Promise.all([ready(a), ready(b)]);
-  return { cluster, admin, a, b };
+  return { cluster, admin, url, a, b };
+}
+
+/** One more instance on the twins' database, started and ready; stopped by the caller (stopInstance). */
+export async function thirdInstance(t: Twins) {
+  const i = startInstance(t.url);
+  await ready(i);
+  return i;
+}
+
+export async function stopInstance(i: Instance) {
+  i.proc.kill("SIGTERM");
+  await i.proc.exited;
+  rmSync(i.dir, { recursive: true, force: true });
 }
 
 export async function stopTwins(t: Partial<Twins> | undefined) {
-  for (const i of [t?.a, t?.b]) {
-    if (!i) continue;
-    i.proc.kill("SIGTERM");
-    await i.proc.exited;
-    rmSync(i.dir, { recursive: true, force: true });
-  }
+  for (const i of [t?.a, t?.b]) if (i) await stopInstance(i);
   await t?.admin?.close();
   await t?.cluster?.stop();
 }
