@@ -10,7 +10,7 @@
 // 1. A throwaway PostgreSQL 15 cluster with durable settings (fsync, full-page writes and
 //    synchronous commit on, as in production), migrated by the binary, 100,000 links seeded.
 // 2. One instance, then two, behind haproxy from Debian (installed when missing:
-//    scripts/ensure-haproxy.sh), round robin on loopback: wrk at c=64 on random codes
+//    scripts/ensure-balancers.sh), round robin on loopback: wrk at c=64 on random codes
 //    (redirects/s, p50/p99, errors), the PostgreSQL connections held (sampled while it runs).
 // 3. Exact clicks: SCALE_EXACT GETs on links no other phase touches, through the balancer,
 //    then a graceful stop (SIGTERM) of both instances: every GET must be exactly one click
@@ -59,7 +59,7 @@ const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.len
 
 async function ensureTools() {
   await ensureWrk();
-  await $`bash scripts/ensure-haproxy.sh`;
+  await $`bash scripts/ensure-balancers.sh`;
   await $`bash scripts/ensure-postgres.sh`;
 }
 

@@ -1,18 +1,19 @@
 // Two Threadlink processes on one PostgreSQL behind haproxy running deploy/haproxy.cfg (issue
 // 22), under redirect and write load through the balancer: the database restarted and stopped,
 // the listening connections killed and paused, read-your-writes, one instance killed with -9.
-// Real processes on loopback (the compiled binary when THREADLINK_BINARY names one, else
-// src/main.ts run by this Bun), a throwaway cluster (scripts/lib/pgcluster.ts), haproxy from
-// Debian (scripts/ensure-haproxy.sh). Run by scripts/test.sh's PostgreSQL section; the full-length
-// figures (a 60 s stop) are the scale benchmark's (scripts/bench/scale.ts).
+// The two-instance harness (src/test/instances.ts: real processes on loopback, a throwaway
+// cluster), haproxy from Debian (scripts/ensure-balancers.sh). Run by scripts/test.sh's
+// PostgreSQL section; the full-length figures (a 60 s stop) are the scale benchmark's
+// (scripts/bench/scale.ts). The same for nginx: src/links/nginx.pg.test.ts.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { SQL } from "bun";
-import { type PgCluster, startCluster } from "../../scripts/lib/pgcluster";
+import type { SQL } from "bun";
+import type { PgCluster } from "../../scripts/lib/pgcluster";
 import { startHaproxy } from "../../scripts/lib/haproxy";
 import { PASSWORD } from "../test/helpers";
+import { freePort, healthOf, type Instance, json, load as loadThrough, noneLost as noneLostIn, startTwins, stopTwins, targetAt as target, type Twins, untilHealthy } from "../test/instances";
 
 /** The database stopped for this long here (FAILOVER_STOP_MS: 60 s in the benchmark). */
 const STOP_MS = Number(process.env.FAILOVER_STOP_MS ?? 10_000);
@@ -23,54 +24,7 @@ const WRITES_BACK_MS = 2_000;
 const CATCH_UP_MS = 5_000;
 const READ_YOUR_WRITES = 1_000;
 
-type Instance = { base: string; port: number; proc: Bun.Subprocess<"ignore", "ignore", "pipe">; dir: string; log: string[] };
-
-function freePort() {
-  const probe = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
-  const { port } = probe;
-  probe.stop(true);
-  return port;
-}
-
-function startInstance(url: string): Instance {
-  const dir = mkdtempSync(join(tmpdir(), "threadlink-failover-"));
-  const port = freePort();
-  const base = `http://127.0.0.1:${port}`;
-  const binary = process.env.THREADLINK_BINARY;
-  const proc = Bun.spawn(binary ? [binary, "serve"] : [process.execPath, join(import.meta.dir, "../main.ts"), "serve"], {
-    env: { ...process.env, DATABASE_URL: url, PORT: String(port), HOST: "127.0.0.1", DATA_DIR: dir, PUBLIC_URL: base, LOG_LEVEL: "info" },
-    stdout: "ignore",
-    stderr: "pipe",
-    stdin: "ignore",
-  });
-  const log: string[] = [];
-  // Every line the process writes to stderr, kept to check it is JSON.
-  void (async () => {
-    let rest = "";
-    const reader = proc.stderr.getReader();
-    const decoder = new TextDecoder();
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      rest += decoder.decode(value, { stream: true });
-      const lines = rest.split("\n");
-      rest = lines.pop()!;
-      log.push(...lines.filter((l) => l.trim()));
-    }
-    if (rest.trim()) log.push(rest);
-  })();
-  return { base, port, proc, dir, log };
-}
-
-async function ready(i: Instance) {
-  for (let n = 0; ; n++) {
-    if ((await fetch(`${i.base}/api/health`).catch(() => null))?.ok) return;
-    if (i.proc.exitCode !== null) throw new Error(`the instance at ${i.base} exited with ${i.proc.exitCode}: ${i.log.join("\n")}`);
-    if (n > 600) throw new Error(`the instance at ${i.base} did not start`);
-    await Bun.sleep(100);
-  }
-}
-
+let twins: Twins;
 let cluster: PgCluster;
 let admin: SQL;
 let a: Instance;
@@ -82,113 +36,31 @@ let cookie: string;
 /** Links the redirect load follows: code → destination (never changed). */
 const steady = new Map<string, string>();
 
-const json = (body: unknown) => ({ headers: { "content-type": "application/json", cookie }, body: JSON.stringify(body) });
-
 beforeAll(async () => {
-  cluster = await startCluster();
-  const url = await cluster.createDatabase("failover");
-  admin = new SQL({ url: cluster.adminUrl("failover"), max: 1 });
-  [a, b] = [startInstance(url), startInstance(url)];
-  await Promise.all([ready(a), ready(b)]);
+  twins = await startTwins("failover", { logs: true });
+  ({ cluster, admin, a, b } = twins);
   haDir = mkdtempSync(join(tmpdir(), "threadlink-haproxy-"));
   const port = freePort();
   lb = `http://127.0.0.1:${port}`;
   haproxy = await startHaproxy(haDir, port, [a.port, b.port]);
-  const r = await fetch(`${lb}/api/register`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ username: "fail", password: PASSWORD, email: "fail@example.test" }) });
+  const r = await fetch(`${lb}/api/register`, { method: "POST", ...json({ username: "fail", password: PASSWORD, email: "fail@example.test" }) });
   expect(r.status).toBe(201);
   cookie = r.headers.get("set-cookie")!.split(";")[0]!;
   for (let i = 0; i < 20; i++) {
     const dest = `https://example.com/steady/${i}`;
-    expect((await fetch(`${lb}/api/links`, { method: "POST", ...json({ originalUrl: dest, title: "Steady", shortCode: `steady${i}` }) })).status).toBe(201);
+    expect((await fetch(`${lb}/api/links`, { method: "POST", ...json({ originalUrl: dest, title: "Steady", shortCode: `steady${i}` }, cookie) })).status).toBe(201);
     steady.set(`steady${i}`, dest);
   }
 }, 120_000);
 
 afterAll(async () => {
   haproxy?.kill();
-  for (const i of [a, b]) {
-    if (!i || i.proc.exitCode !== null) continue;
-    i.proc.kill("SIGTERM");
-    await i.proc.exited;
-  }
-  for (const i of [a, b]) if (i) rmSync(i.dir, { recursive: true, force: true });
+  await stopTwins(twins);
   if (haDir) rmSync(haDir, { recursive: true, force: true });
-  await admin?.close();
-  await cluster?.stop();
 }, 60_000);
 
-/** Where `code` sends a visitor through `base` now: the Location, or the status. */
-async function target(base: string, code: string) {
-  const r = await fetch(`${base}/${code}`, { method: "HEAD", redirect: "manual" });
-  return r.status === 302 ? r.headers.get("location")! : r.status;
-}
-
-/**
- * Redirects (4 loops on the steady links) and creates (1 loop) through the balancer until
- * stopped. A redirect fails unless it is the link's 302; a create is acknowledged by a 201
- * (its code kept, to be found in the database afterwards) and may be refused with a 503 that
- * carries Retry-After while the database is away.
- */
-function load() {
-  const codes = [...steady.keys()];
-  let running = true;
-  const stats = { redirects: 0, failed: [] as string[], writes: 0, acked: [] as string[], refused: 0, otherWrite: [] as string[], lastRefusedAt: 0, firstAckAfter: (_t: number) => 0 };
-  const acks: number[] = [];
-  const redirects = Array.from({ length: 4 }, async (_, k) => {
-    for (let n = k; running; n++) {
-      const code = codes[n % codes.length]!;
-      const got = await target(lb, code).catch((e) => `error ${e}`);
-      stats.redirects++;
-      if (got !== steady.get(code)) stats.failed.push(`${code}: ${got}`);
-    }
-  });
-  const writes = (async () => {
-    for (let n = 0; running; n++) {
-      const code = `w${Date.now().toString(36)}${n}`;
-      const r = await fetch(`${lb}/api/links`, { method: "POST", ...json({ originalUrl: `https://example.com/w/${n}`, title: "W", shortCode: code }) }).catch(() => null);
-      stats.writes++;
-      if (r?.status === 201) {
-        stats.acked.push(code);
-        acks.push(performance.now());
-      } else if (r?.status === 503 && r.headers.get("retry-after")) {
-        stats.refused++;
-        stats.lastRefusedAt = performance.now();
-        await Bun.sleep(50);
-      } else stats.otherWrite.push(`${r?.status ?? "no answer"} ${r ? await r.text() : ""}`);
-    }
-  })();
-  stats.firstAckAfter = (t: number) => (acks.find((x) => x >= t) ?? Number.NaN) - t;
-  return {
-    stats,
-    async stop() {
-      running = false;
-      await Promise.all([...redirects, writes]);
-      return stats;
-    },
-  };
-}
-
-/** Every acknowledged code is in the database. */
-async function noneLost(codes: string[]) {
-  const rows = (await admin`SELECT short_code FROM short_links WHERE short_code IN ${admin(codes)}`) as { short_code: string }[];
-  expect(codes.length - rows.length).toBe(0);
-}
-
-async function healthOf(i: Instance) {
-  const r = await fetch(`${i.base}/api/health`);
-  const { db, redirects } = (await r.json()) as { db: string; redirects: string };
-  return { code: r.status, db, redirects };
-}
-
-async function untilHealthy(i: Instance, ms = 10_000) {
-  const t0 = performance.now();
-  for (;;) {
-    const h = await healthOf(i);
-    if (h.code === 200 && h.db === "ok" && h.redirects === "ok") return;
-    if (performance.now() - t0 > ms) throw new Error(`${i.base} not healthy: ${JSON.stringify(h)}`);
-    await Bun.sleep(50);
-  }
-}
+const load = () => loadThrough(lb, cookie, steady);
+const noneLost = (codes: string[]) => noneLostIn(admin, codes);
 
 describe("two instances behind haproxy (deploy/haproxy.cfg)", () => {
   test("pg_ctl restart -m fast under load: 0 failed redirects, writes back within 2 s, 0 acknowledged writes lost", async () => {
@@ -198,10 +70,10 @@ describe("two instances behind haproxy (deploy/haproxy.cfg)", () => {
     const up = performance.now();
     await Bun.sleep(3_000);
     const s = await l.stop();
-    console.log(`restart: ${s.redirects} redirects, ${s.failed.length} failed; ${s.writes} writes, ${s.acked.length} acknowledged, ${s.refused} refused with 503 + Retry-After; first write after the database answered: ${s.firstAckAfter(up).toFixed(0)} ms`);
+    console.log(`restart: ${s.redirects} redirects, ${s.failed.length} failed; ${s.writes} writes, ${s.acked.length} acknowledged, ${s.refused} refused with 503 + Retry-After; first write after the database answered: ${l.firstAckAfter(up).toFixed(0)} ms`);
     expect(s.failed.slice(0, 5)).toEqual([]);
     expect(s.otherWrite.slice(0, 5)).toEqual([]);
-    expect(s.firstAckAfter(up)).toBeLessThan(WRITES_BACK_MS);
+    expect(l.firstAckAfter(up)).toBeLessThan(WRITES_BACK_MS);
     await noneLost(s.acked);
     await Promise.all([untilHealthy(a), untilHealthy(b)]);
   });
@@ -224,17 +96,17 @@ describe("two instances behind haproxy (deploy/haproxy.cfg)", () => {
     const s = await l.stop();
     for (const h of during) expect(h).toMatchObject({ code: 200, db: "unavailable" });
     expect(s.refused).toBeGreaterThan(0);
-    console.log(`stop ${STOP_MS} ms: ${s.redirects} redirects, ${s.failed.length} failed; ${s.acked.length} writes acknowledged, ${s.refused} refused; first write after the database answered: ${s.firstAckAfter(up).toFixed(0)} ms`);
+    console.log(`stop ${STOP_MS} ms: ${s.redirects} redirects, ${s.failed.length} failed; ${s.acked.length} writes acknowledged, ${s.refused} refused; first write after the database answered: ${l.firstAckAfter(up).toFixed(0)} ms`);
     expect(s.failed.slice(0, 5)).toEqual([]);
     expect(s.otherWrite.slice(0, 5)).toEqual([]);
-    expect(s.firstAckAfter(up)).toBeLessThan(WRITES_BACK_MS);
+    expect(l.firstAckAfter(up)).toBeLessThan(WRITES_BACK_MS);
     await noneLost(s.acked);
     await Promise.all([untilHealthy(a), untilHealthy(b)]);
   });
 
   /** A link to edit behind the listeners' backs; its id. */
   async function fresh(code: string) {
-    const r = await fetch(`${lb}/api/links`, { method: "POST", ...json({ originalUrl: `https://example.com/${code}/0`, title: "F", shortCode: code }) });
+    const r = await fetch(`${lb}/api/links`, { method: "POST", ...json({ originalUrl: `https://example.com/${code}/0`, title: "F", shortCode: code }, cookie) });
     expect(r.status).toBe(201);
     return ((await r.json()) as { id: number }).id;
   }
@@ -260,7 +132,7 @@ describe("two instances behind haproxy (deploy/haproxy.cfg)", () => {
     const id = await fresh("killed");
     const l = load();
     await admin`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query = 'LISTEN "threadlink_links"'`;
-    const edit = await fetch(`${lb}/api/links/${id}`, { method: "PUT", ...json({ originalUrl: "https://example.com/killed/1", title: "F", description: "", expiresAt: null }) });
+    const edit = await fetch(`${lb}/api/links/${id}`, { method: "PUT", ...json({ originalUrl: "https://example.com/killed/1", title: "F", description: "", expiresAt: null }, cookie) });
     expect(edit.status).toBe(200);
     const { ms, health } = await servedByBoth("killed", "https://example.com/killed/1", performance.now());
     const s = await l.stop();
@@ -316,12 +188,12 @@ describe("two instances behind haproxy (deploy/haproxy.cfg)", () => {
       if (n % 3 === 0) {
         code = `ryw${n}`;
         want = `https://example.com/ryw/${n}`;
-        const r = await fetch(`${lb}/api/links`, { method: "POST", ...json({ originalUrl: want, title: "R", shortCode: code }) });
+        const r = await fetch(`${lb}/api/links`, { method: "POST", ...json({ originalUrl: want, title: "R", shortCode: code }, cookie) });
         expect(r.status).toBe(201);
         id = ((await r.json()) as { id: number }).id;
       } else if (n % 3 === 1) {
         want = `https://example.com/ryw/${n}`;
-        const r = await fetch(`${lb}/api/links/${id}`, { method: "PUT", ...json({ originalUrl: want, title: "R", description: "", expiresAt: null }) });
+        const r = await fetch(`${lb}/api/links/${id}`, { method: "PUT", ...json({ originalUrl: want, title: "R", description: "", expiresAt: null }, cookie) });
         expect(r.status).toBe(200);
       } else {
         want = 404;
