@@ -25,7 +25,7 @@ export function freePort() {
   return port;
 }
 
-/** How an instance is started: `logs`, LOG_LEVEL=info with every line kept in `log` (to check it is JSON, or find one); `env`, variables of its own. */
+/** How an instance is started: `logs`, LOG_LEVEL=info with every line of stdout and stderr kept in `log` (to check it is JSON, or find one); `env`, variables of its own. */
 type StartOptions = { logs?: boolean; env?: Record<string, string> };
 
 /** `at`: the port and folder of an instance that stopped (restartInstance); else new ones. */
@@ -36,12 +36,13 @@ function startInstance(url: string, { logs = false, env = {} }: StartOptions = {
   const binary = process.env.THREADLINK_BINARY;
   const proc = Bun.spawn(binary ? [binary, "serve"] : [process.execPath, join(import.meta.dir, "../main.ts"), "serve"], {
     env: { ...process.env, DATABASE_URL: url, PORT: String(port), HOST: "127.0.0.1", DATA_DIR: dir, PUBLIC_URL: base, LOG_LEVEL: logs ? "info" : "error", ...env },
-    stdout: "ignore",
+    stdout: logs ? "pipe" : "ignore",
     stderr: logs ? "pipe" : "inherit",
     stdin: "ignore",
   });
   const log: string[] = at?.log ?? [];
-  if (logs) void keepLines(proc.stderr as ReadableStream<Uint8Array>, log);
+  // Both streams: a line Bun or a library prints to stdout is in the log an operator collects too.
+  if (logs) for (const s of [proc.stdout, proc.stderr]) void keepLines(s as ReadableStream<Uint8Array>, log);
   return { base, port, proc, dir, log };
 }
 
