@@ -130,7 +130,7 @@ async function faultPhase() {
     const lines = `${out}\n${err}`.split("\n");
     for (const l of lines) {
       if (l.startsWith("figure ")) figures.push(JSON.parse(l.slice(7)) as Figure);
-      else if (/^(pg_ctl restart|the database stopped|listeners killed|one listener paused|read-your-writes|stale|clicks after|crash window|kill -9):/.test(l)) console.log(`  ${l}`);
+      else if (/^(pg_ctl restart -m fast|the database stopped \d+ s|listeners killed|one listener paused|read-your-writes|stale|clicks after a graceful stop|crash window|kill -9):/.test(l)) console.log(`  ${l}`);
     }
     const summary = lines.filter((l) => /^\s*\d+ (pass|fail)$/.test(l)).map((l) => l.trim());
     const passed = (await p.exited) === 0;
