@@ -49,8 +49,11 @@ function startInstance(url: string, { logs = false, env = {} }: StartOptions = {
 async function keepLines(stream: ReadableStream<Uint8Array>, into: string[]) {
   let rest = "";
   const decoder = new TextDecoder();
-  for await (const chunk of stream) {
-    rest += decoder.decode(chunk, { stream: true });
+  const reader = stream.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    rest += decoder.decode(value, { stream: true });
     const lines = rest.split("\n");
     rest = lines.pop()!;
     into.push(...lines.filter((l) => l.trim()));
