@@ -104,8 +104,9 @@ passed=$((passed + p)); failed=$((failed + f))
 
 echo "== PostgreSQL tests (bun test on *.pg.test.ts; throwaway PostgreSQL 15 clusters, installed when missing)"
 # bunfig.toml keeps these files out of the run above; the flags below replace its ignore list.
-# The fail-over test runs deploy/haproxy.cfg for real (it fails without haproxy, never skips).
-bash scripts/ensure-haproxy.sh || echo "haproxy could not be installed (scripts/ensure-haproxy.sh)"
+# The fail-over tests run deploy/haproxy.cfg and deploy/nginx.conf for real (they fail without
+# haproxy or nginx, never skip).
+bash scripts/ensure-balancers.sh || echo "haproxy or nginx could not be installed (scripts/ensure-balancers.sh)"
 with_postgres bun_counts .tmp/pg.log \
   bun test --timeout 20000 --path-ignore-patterns='web/e2e/**' --path-ignore-patterns='dist/**' --path-ignore-patterns='test-results/**' .pg.test
 

@@ -1,6 +1,6 @@
 // deploy/haproxy.cfg, run for real on loopback (the fail-over test, the scale benchmark): the
 // shipped file with only its `bind` line and its `server` lines replaced, so what is tested is
-// what the README tells an operator to use. haproxy from Debian: scripts/ensure-haproxy.sh.
+// what the README tells an operator to use. haproxy from Debian: scripts/ensure-balancers.sh.
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 

@@ -48,6 +48,13 @@ const RELISTEN_MS = 500;
 const LIVE_MS = 5_000;
 /** The longest a write waits for the other instances' confirmation (README). */
 export const ACK_WAIT_MS = 1_000;
+/**
+ * A write still unconfirmed after this sends its sync again: an instance that was not
+ * listening when the first one went out (listening again after the database came back) never
+ * received it, and its confirmation of a later sync says the same (every change committed
+ * before it applied). Without this such a write waited out the whole ACK_WAIT_MS.
+ */
+const RESYNC_MS = 100;
 /** link_changes keeps this many hours (pruned by every instance now and then). */
 const KEEP_HOURS = 24;
 /** Away for longer than this (half the log), an instance reads its whole map again. */
@@ -368,8 +375,10 @@ export async function followLinks(url: string, store: FollowStore, map: Followed
       const confirmed = new Promise<void>((resolve) => (done = resolve));
       waits.set(n, { want, done });
       let timeout: ReturnType<typeof setTimeout> | undefined;
+      let resend: ReturnType<typeof setInterval> | undefined;
       try {
         await send({ t: "sync", i: me, n });
+        resend = setInterval(() => void send({ t: "sync", i: me, n }).catch(() => {}), RESYNC_MS);
         const late = new Promise<"late">((resolve) => (timeout = setTimeout(() => resolve("late"), Math.max(0, deadline - performance.now()))));
         if ((await Promise.race([confirmed, late])) === "late") {
           log.warn("a link write was answered before every instance confirmed it", { waitedMs: ACK_WAIT_MS, unconfirmed: want.size, self: want.has(me) });
@@ -379,6 +388,7 @@ export async function followLinks(url: string, store: FollowStore, map: Followed
         // meanwhile, and the instances catch up from their watermarks when it is back.
       } finally {
         clearTimeout(timeout);
+        clearInterval(resend);
         waits.delete(n);
       }
     },

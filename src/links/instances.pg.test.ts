@@ -5,7 +5,8 @@
 // Run by scripts/test.sh's PostgreSQL section; without PostgreSQL these fail, they never skip.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import type { SQL } from "bun";
-import { FOLLOW_MS, type Instance, json, signUp, startTwins, stopTwins, target, type Twins } from "../test/instances";
+import { FOLLOW_MS, type Instance, json, signUp, startTwins, stopInstance, stopTwins, target, thirdInstance, type Twins } from "../test/instances";
+import { MISS_LOOKUP_BURST, MISS_LOOKUPS_PER_S } from "./missLookup";
 
 // A timed-out test has its child processes killed by bun test: the instances too, for every
 // test after it. The bounds that matter are asserted inside each test.
@@ -190,5 +191,96 @@ describe("two instances on one database", () => {
   test("each instance holds one listening connection", async () => {
     const rows = await admin`SELECT COUNT(*)::int AS n FROM pg_stat_activity WHERE query = 'LISTEN "threadlink_links"'`;
     expect(rows[0].n).toBe(2);
+  });
+});
+
+/** The backends of every instance's listening connection. */
+async function listeners() {
+  return ((await admin`SELECT pid FROM pg_stat_activity WHERE query = 'LISTEN "threadlink_links"'`) as { pid: number }[]).map((r) => r.pid);
+}
+
+/**
+ * Scans of short_links so far (sequential or by index: the planner reads a small table whole),
+ * once the backends' counts have reached the statistics (unchanged for 1.5 s).
+ */
+async function linkScans() {
+  const read = async () => {
+    const rows = (await admin`SELECT (seq_scan + COALESCE(idx_scan, 0))::int AS n FROM pg_stat_user_tables WHERE relname = 'short_links'`) as { n: number }[];
+    return rows[0]!.n;
+  };
+  let last = await read();
+  for (let n = 0; n < 10; n++) {
+    await Bun.sleep(1_500);
+    const now = await read();
+    if (now === last) return now;
+    last = now;
+  }
+  return last;
+}
+
+describe("a code this instance does not know yet (issue 22: read-your-writes across instances)", () => {
+  let cookie: string;
+  beforeAll(async () => {
+    cookie = await signUp(a, "miss");
+  });
+
+  test("created on A while every listener is paused: the very next redirect on B finds it in the database, though B had just answered 404 for it", async () => {
+    expect(await target(b, "latecomer")).toBe(404);
+    const pids = await listeners();
+    expect(pids.length).toBe(2);
+    for (const pid of pids) process.kill(pid, "SIGSTOP");
+    try {
+      const r = await fetch(`${a.base}/api/links`, { method: "POST", ...json({ originalUrl: "https://example.com/latecomer", title: "Late", shortCode: "latecomer" }, cookie) });
+      expect(r.status).toBe(201);
+      // B heard nothing (its listener is paused), and its 404 of a moment ago does not stand.
+      expect(await target(b, "latecomer")).toBe("https://example.com/latecomer");
+      // GET too (a click), and the unknown stays unknown.
+      const got = await fetch(`${b.base}/latecomer`, { redirect: "manual" });
+      expect([got.status, got.headers.get("location")]).toEqual([302, "https://example.com/latecomer"]);
+      expect(await target(b, "never-made")).toBe(404);
+    } finally {
+      for (const pid of pids) process.kill(pid, "SIGCONT");
+      await admin`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE pid IN ${admin(pids)}`;
+    }
+    // Both listen again and catch up (follow.ts); the test after this one needs them healthy.
+    for (const on of [a, b]) {
+      for (let n = 0; ; n++) {
+        const h = (await (await fetch(`${on.base}/api/health`)).json()) as { redirects: string };
+        if (h.redirects === "ok") break;
+        if (n > 200) throw new Error(`${on.base} did not catch up: ${JSON.stringify(h)}`);
+        await Bun.sleep(25);
+      }
+    }
+  });
+
+  test("a flood of 10,000 random unknown codes reaches the database at a bounded rate", async () => {
+    const c = await thirdInstance(twins);
+    try {
+      const before = await linkScans();
+      const t0 = performance.now();
+      let answered404 = 0;
+      let sent = 0;
+      await Promise.all(
+        Array.from({ length: 16 }, async () => {
+          while (sent < 10_000) {
+            sent++;
+            const code = `flood${crypto.randomUUID().replaceAll("-", "").slice(0, 16)}`;
+            if ((await target(c, code)) === 404) answered404++;
+          }
+        }),
+      );
+      const seconds = (performance.now() - t0) / 1000;
+      await stopInstance(c);
+      const scans = (await linkScans()) - before;
+      const bound = MISS_LOOKUP_BURST + Math.ceil(MISS_LOOKUPS_PER_S * seconds);
+      console.log(`flood: 10,000 unknown codes in ${seconds.toFixed(1)} s, ${scans} scans of short_links (bound ${bound})`);
+      expect(answered404).toBe(10_000);
+      // Some did ask (the limiter is not simply closed), none beyond the bucket's bound (+10:
+      // the instance's own start-up reads the table too).
+      expect(scans).toBeGreaterThan(MISS_LOOKUP_BURST);
+      expect(scans).toBeLessThanOrEqual(bound + 10);
+    } finally {
+      if (c.proc.exitCode === null) await stopInstance(c);
+    }
   });
 });

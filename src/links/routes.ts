@@ -190,7 +190,7 @@ export function linkOperations(tracker: Tracker) {
   const example = { originalUrl: "https://example.com/spring-sale", title: "Spring sale", description: "", expiresAt: "", shortCode: "" };
   // The guarantee every link write gives (links/follow.ts, README "More than one server").
   const everywhere =
-    " Answered once every instance serving redirects has the change (several instances on PostgreSQL: each live one confirms, waited for at most 1 s), so the next redirect through any of them follows it.";
+    " Answered once every instance serving redirects has the change (several instances on PostgreSQL: each live one confirms, waited for at most 1 s), so the next redirect through any of them follows it. A new code redirects on every instance even when that wait runs out: a code an instance does not know yet is looked up in the database before its 404 (at a bounded rate).";
   return defineOperations({ tag: main ? "Links" : "Brand links", auth: "user", keyArea: "links" }, [
     {
       method: "GET",

@@ -11,6 +11,7 @@ import { OVER_QUOTA, codeConflict, linksStore, tagNames, type Existing, type Lin
 import { BULK_MSG, MSG, type ItemError, type LinkView, type Tracker } from "./schema";
 import { hostWarning } from "./hostWarning";
 import { followLinks } from "./follow";
+import { missLookup } from "./missLookup";
 import { walBytes } from "../db/open";
 import { eventsStore } from "../events/store";
 import { compile, type CompiledSmart } from "../smart/decide";
@@ -124,8 +125,12 @@ export async function createLinks(ctx: AppContext, opts: { maxClickBacklog?: num
   };
 
   let byCode = new RedirectMap();
+  // Several instances: a miss asks the database (a code another instance created a moment ago),
+  // at a bounded rate. One instance on SQLite: its map has every link, a miss is a 404.
+  const misses = ctx.config.databaseUrl ? missLookup((code) => store.forRedirectByCode(code)) : null;
   const put = (row: RedirectRow) => {
     const c = toCached(row);
+    misses?.forget(row.short_code);
     seed(row, c);
     if (c) byCode.set(row.short_code, c);
     else byCode.delete(row.short_code);
@@ -177,6 +182,18 @@ export async function createLinks(ctx: AppContext, opts: { maxClickBacklog?: num
     smart,
     ownHosts,
     lookup: (code: string) => byCode.get(code),
+    /**
+     * After a miss in lookup: the link as the database has it now, when several instances share
+     * it and the rate allows (missLookup.ts); undefined otherwise. Not put in the map: the
+     * follower does that, in order with every other change, so a later delete cannot be undone.
+     */
+    async lookupMissing(code: string): Promise<CachedLink | undefined> {
+      const row = misses ? await misses.lookup(code) : null;
+      if (!row || byCode.get(code)) return byCode.get(code);
+      const c = toCached(row);
+      if (c?.smart?.maxClicks != null) smart.seed(row.id, Number(row.click_count ?? 0));
+      return c ?? undefined;
+    },
     /** The map may be missing changes (follow.ts: listener lost or silent, catching up); still served. */
     isStale: () => follower?.stale === true,
     /**

@@ -474,6 +474,11 @@ export function linksStore(db: Database, { maxPerUser = 0 }: { maxPerUser?: numb
         ids.join(","),
       ),
     /**
+     * One link for the redirect, by code: a code the instance's map does not know yet
+     * (src/links/missLookup.ts, several instances). The short_code index: one row at most.
+     */
+    forRedirectByCode: (code: string) => db.get<RedirectRow>(`SELECT ${redirectCols("")} FROM short_links WHERE short_code = ?`, code),
+    /**
      * PostgreSQL only (src/links/follow.ts): NOTIFYs `payload` on `channel` and returns the
      * snapshot's xmin and the database's clock (ms). One statement: every transaction whose id
      * is below that xmin had committed (or rolled back) before it, so its notifications reach a

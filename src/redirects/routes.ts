@@ -85,7 +85,10 @@ function redirector(ctx: AppContext, links: Links) {
     // database away, nothing can change; a listener lost, the map of a moment ago is far more
     // often right than a 503 from every instance at once, and health reports it (issue 22).
     const link = links.lookup(code);
-    if (!link) return null;
+    return link ? serve(link, request, server, source) : null;
+  }
+
+  function serve(link: CachedLink, request: Request, server: Server, source: Source) {
     if (!link.active) return pages.inactive.respond();
     if (link.expiresMs !== null && link.expiresMs <= Date.now()) return pages.expired.respond();
     // A plain link has no smart settings: this one check is all issue 24 costs it.
@@ -156,7 +159,7 @@ function redirector(ctx: AppContext, links: Links) {
   /** The password form's POST to a short link's own address. */
   const unlock = async (code: string, request: Request, server: Server, body: unknown) => {
     if (code.length > CODE_MAX || !CODE_PATTERN.test(code)) return unknown();
-    const link = links.lookup(code);
+    const link = links.lookup(code) ?? (await links.lookupMissing(code));
     if (!link) return unknown();
     return smartPaths.unlock(link, request, server, body);
   };
@@ -164,7 +167,11 @@ function redirector(ctx: AppContext, links: Links) {
   const byCode = async (code: string, request: Request, server: Server, source: Source = "path") => {
     if (code === "" || code === "l" || code === "r") return home();
     if (code.length > CODE_MAX || !CODE_PATTERN.test(code)) return unknown();
-    return redirect(code, request, server, source) ?? unknown();
+    const now = redirect(code, request, server, source);
+    if (now) return now;
+    // Not in the map. Several instances: perhaps created on another a moment ago (missLookup.ts).
+    const late = await links.lookupMissing(code);
+    return late ? serve(late, request, server, source) : unknown();
   };
 
   const brandRoot = (request: Request, server: Server) => {

@@ -1,91 +1,30 @@
 // Webhooks with two Threadlink processes on one PostgreSQL (issue 26): every delivery claimed and
 // sent exactly once across the instances, in order per endpoint; and an instance killed with
 // SIGKILL in the middle of a delivery loses nothing (its lease runs out, the other sends it).
-// Real processes on loopback (src/main.ts, or THREADLINK_BINARY), a real receiver.
+// The two-instance harness (src/test/instances.ts: real processes on loopback), a real receiver.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { type PgCluster, startCluster } from "../../scripts/lib/pgcluster";
-import { PASSWORD } from "../test/helpers";
+import { type Instance, signUp, startTwins, stopInstance, stopTwins, thirdInstance, type Twins } from "../test/instances";
 import { startReceiver } from "./receiver";
 
 setDefaultTimeout(60_000);
 
-type Instance = { base: string; proc: Bun.Subprocess; dir: string };
-
-function freePort() {
-  const probe = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
-  const { port } = probe;
-  probe.stop(true);
-  return port;
-}
-
-function startInstance(url: string): Instance {
-  const dir = mkdtempSync(join(tmpdir(), "threadlink-wh-"));
-  const port = freePort();
-  const base = `http://127.0.0.1:${port}`;
-  const binary = process.env.THREADLINK_BINARY;
-  const proc = Bun.spawn(binary ? [binary, "serve"] : [process.execPath, join(import.meta.dir, "../main.ts"), "serve"], {
-    env: {
-      ...process.env,
-      DATABASE_URL: url,
-      PORT: String(port),
-      HOST: "127.0.0.1",
-      DATA_DIR: dir,
-      PUBLIC_URL: base,
-      LOG_LEVEL: "error",
-      WEBHOOK_ALLOW_PRIVATE: "true",
-      WEBHOOK_RETRY_BASE_MS: "50",
-      WEBHOOK_TIMEOUT_SECONDS: "1",
-    },
-    stdout: "ignore",
-    stderr: "inherit",
-  });
-  return { base, proc, dir };
-}
-
-async function ready(i: Instance) {
-  for (let n = 0; ; n++) {
-    if ((await fetch(`${i.base}/api/health`).catch(() => null))?.ok) return;
-    if (i.proc.exitCode !== null) throw new Error(`the instance at ${i.base} exited with ${i.proc.exitCode}`);
-    if (n > 600) throw new Error(`the instance at ${i.base} did not start`);
-    await Bun.sleep(100);
-  }
-}
-
-let cluster: PgCluster;
-let url: string;
+let twins: Twins;
 let a: Instance;
 let b: Instance;
 const rx = startReceiver();
 
 beforeAll(async () => {
-  cluster = await startCluster();
-  url = await cluster.createDatabase("webhooks");
-  [a, b] = [startInstance(url), startInstance(url)];
-  await Promise.all([ready(a), ready(b)]);
+  twins = await startTwins("webhooks", { env: { WEBHOOK_ALLOW_PRIVATE: "true", WEBHOOK_RETRY_BASE_MS: "50", WEBHOOK_TIMEOUT_SECONDS: "1" } });
+  ({ a, b } = twins);
 }, 120_000);
 
 afterAll(async () => {
   rx.stop();
-  for (const i of [a, b]) {
-    if (!i) continue;
-    i.proc.kill("SIGTERM");
-    await i.proc.exited;
-    rmSync(i.dir, { recursive: true, force: true });
-  }
-  await cluster?.stop();
+  await stopTwins(twins);
 });
 
 const post = (on: Instance, path: string, body: unknown, cookie?: string) =>
   fetch(`${on.base}${path}`, { method: "POST", headers: { "content-type": "application/json", ...(cookie ? { cookie } : {}) }, body: JSON.stringify(body) });
-
-async function signUp(on: Instance, username: string) {
-  const r = await post(on, "/api/register", { username, password: PASSWORD, email: `${username}@example.test` });
-  expect(r.status).toBe(201);
-  return r.headers.get("set-cookie")!.split(";")[0]!;
-}
 
 async function until<T>(what: () => T | Promise<T>, ok: (v: T) => boolean, ms = 30_000) {
   const end = Date.now() + ms;
@@ -132,9 +71,9 @@ describe("two instances on one database", () => {
     b.proc.kill("SIGKILL");
     await Promise.all([a.proc.exited, b.proc.exited]);
     // Both gone: the outbox alone holds the deliveries. A new process picks them up.
-    a = startInstance(url);
-    b = startInstance(url);
-    await Promise.all([ready(a), ready(b)]);
+    await Promise.all([stopInstance(a), stopInstance(b)]); // their folders
+    [a, b] = await Promise.all([thirdInstance(twins), thirdInstance(twins)]);
+    Object.assign(twins, { a, b }); // stopped by stopTwins
     const got = await until(() => rx.received.filter((r) => r.path === "/kill"), (r) => r.filter((x) => x.json.data.title === "k2").length >= 1);
     const titles = got.map((r) => r.json.data.title);
     // k1 first (the hung attempt, then at least once more), then k2: in order, none lost.
