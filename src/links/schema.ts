@@ -143,7 +143,12 @@ export const ImportLinkBody = v.object({
   createdAt: v.optional(v.nullable(v.pipe(v.string(), v.check((s) => s === "" || !Number.isNaN(Date.parse(s)), MSG.expires), v.transform((s) => (s === "" ? null : new Date(Date.parse(s)).toISOString()))))),
   importedClicks: ImportedCount,
   /** Our own export's settings (a password as its hash, taken as it is), or a create's. */
-  smart: v.optional(v.nullable(SmartImport)),
+  smart: v.optional(
+    v.pipe(
+      v.nullable(SmartImport),
+      v.description("Smart settings as the export writes them (the password as `passwordHash`, stored as it is) or as a create takes them (a plain `password` is hashed). Null: a plain link."),
+    ),
+  ),
 });
 
 export const EditLinkBody = v.object({
@@ -318,7 +323,7 @@ export const BulkCreateBody = v.object({
     v.array(v.unknown(), BULK_MSG.notList),
     v.minLength(1, BULK_MSG.empty),
     v.maxLength(BULK_MAX, BULK_MSG.tooMany),
-    v.description(`1 to ${BULK_MAX.toLocaleString("en")} links, each the body of POST /api/links: originalUrl, title, description?, expiresAt?, shortCode?`),
+    v.description(`1 to ${BULK_MAX.toLocaleString("en")} links, each the body of POST /api/links: originalUrl, title, description?, expiresAt?, shortCode?, externalId?, tags?, smart? (an item whose smart settings are refused is refused alone)`),
     // The document types each item as that body (a named component, src/openapi/operations.ts).
     v.metadata({ items: { $ref: "#/$defs/CreateLinkBody" } }),
   ),
@@ -371,7 +376,10 @@ export const ExportRow = v.object({
    * password as `passwordHash` (never in plain text), no click count; null for a plain link.
    * The CSV's `smart` cell holds the same object as JSON.
    */
-  smart: v.nullable(v.record(v.string(), v.unknown())),
+  smart: v.pipe(
+    v.nullable(v.record(v.string(), v.unknown())),
+    v.description("The link's smart settings as an import takes them back: the password only as `passwordHash`, never in plain text; no click count. Null for a plain link. The CSV's `smart` cell holds the same object as JSON."),
+  ),
 });
 export type ExportRow = v.InferOutput<typeof ExportRow>;
 
