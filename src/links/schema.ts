@@ -9,7 +9,7 @@ import { OriginalUrl, URL_MSG, text } from "./destination";
 import { SmartImport, SmartInput } from "../smart/schema";
 
 // The destination's rules are in destination.ts (smart links' schema uses them too, and this file uses smart links').
-export { MAX_URL_LENGTH, OriginalUrl, destinationProblem, withScheme } from "./destination";
+export { OriginalUrl, destinationProblem, withScheme } from "./destination";
 
 export const TITLE_MAX = 100;
 export const DESCRIPTION_MAX = 255;
