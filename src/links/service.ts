@@ -346,9 +346,9 @@ export async function createLinks(ctx: AppContext, opts: { maxClickBacklog?: num
       const shortCode = change.shortCode;
       if (shortCode !== null && shortCode !== row.short_code && (await store.codeTaken(shortCode, row.id))) throw codeConflict();
       // New settings count from every click captured so far (as PUT …/smart: the row read after
-      // the flush seeds the limit); unchanged settings are written back as they are.
+      // the flush seeds the limit); absent ones are left as they are in the row.
       if (change.smart !== undefined) await recorder.flush();
-      const smartText = await smartJson(change.smart, readStored(row), ownHosts);
+      const smartText = change.smart === undefined ? undefined : await smartJson(change.smart, readStored(row), ownHosts);
       const tagIds = await tagIdsFor(userId, change.tags);
       const updated =
         row.tracker === "main"

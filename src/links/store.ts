@@ -111,6 +111,13 @@ const insertIfFree = (rows: number) =>
  */
 export const codeConflict = () => conflict(MSG.codeTaken, { shortCode: MSG.codeTaken });
 
+/**
+ * An edit's smart settings: undefined leaves the column as it is (so an edit that does not name
+ * them never writes back settings read before a concurrent PUT …/smart), else the JSON or null.
+ */
+const SMART_SET = "smart = CASE WHEN ? = 1 THEN ? ELSE smart END";
+const smartParams = (json: string | null | undefined) => (json === undefined ? [0, null] : [1, json]);
+
 /** A link's created/updated event, written with the row (src/events). */
 const linkEvent = (type: "link.created" | "link.updated", r: LinkRow) =>
   ({ type, userId: r.user_id, linkId: r.id, data: { id: r.id, shortCode: r.short_code, tracker: r.tracker, originalUrl: r.original_url, title: r.title } }) as const;
@@ -407,29 +414,29 @@ export function linksStore(db: Database, { maxPerUser = 0 }: { maxPerUser?: numb
           }),
         codeConflict,
       ),
-    update: (id: number, userId: number, tracker: Tracker, f: { shortCode: string; originalUrl: string; title: string; description: string; tagIds?: readonly number[] | undefined; smartJson: string | null }) =>
+    update: (id: number, userId: number, tracker: Tracker, f: { shortCode: string; originalUrl: string; title: string; description: string; tagIds?: readonly number[] | undefined; smartJson: string | null | undefined }) =>
       uniqueOr(
         () =>
           withEvent(
             db,
             "link.updated",
-            `UPDATE short_links SET short_code = ?, original_url = ?, title = ?, description = ?, smart = ?, updated_at = ?
+            `UPDATE short_links SET short_code = ?, original_url = ?, title = ?, description = ?, ${SMART_SET}, updated_at = ?
              WHERE id = ? AND user_id = ? AND tracker = ? AND is_system = 0 RETURNING ${COLS}`,
-            [f.shortCode, f.originalUrl, f.title, f.description || null, f.smartJson, nowIso(), id, userId, tracker],
+            [f.shortCode, f.originalUrl, f.title, f.description || null, ...smartParams(f.smartJson), nowIso(), id, userId, tracker],
             f.tagIds,
           ),
         codeConflict,
       ),
     // The Link Tracker's edit: a null code keeps the link's own.
-    edit: (id: number, userId: number, tracker: Tracker, f: Fields & { shortCode: string | null; tagIds?: readonly number[] | undefined; smartJson: string | null }) =>
+    edit: (id: number, userId: number, tracker: Tracker, f: Fields & { shortCode: string | null; tagIds?: readonly number[] | undefined; smartJson: string | null | undefined }) =>
       uniqueOr(
         () =>
           withEvent(
             db,
             "link.updated",
-            `UPDATE short_links SET short_code = COALESCE(?, short_code), original_url = ?, title = ?, description = ?, expires_at = ?, smart = ?, updated_at = ?
+            `UPDATE short_links SET short_code = COALESCE(?, short_code), original_url = ?, title = ?, description = ?, expires_at = ?, ${SMART_SET}, updated_at = ?
              WHERE id = ? AND user_id = ? AND tracker = ? AND is_system = 0 RETURNING ${COLS}`,
-            [f.shortCode, f.originalUrl, f.title, f.description || null, f.expiresAt, f.smartJson, nowIso(), id, userId, tracker],
+            [f.shortCode, f.originalUrl, f.title, f.description || null, f.expiresAt, ...smartParams(f.smartJson), nowIso(), id, userId, tracker],
             f.tagIds,
           ),
         codeConflict,
