@@ -25,6 +25,7 @@ export function CreateLinkDialog({ open, onClose, apiBase, onCreated }: { open: 
   const [form, setForm] = useState({ originalUrl: "", title: "", description: "", shortCode: "", expiresAt: "", tags: "" });
   // Password and click limit at creation (issue 24), with the Smart settings dialog's fields.
   const [protection, setProtection] = useState(NO_PROTECTION);
+  const [protectionOpen, setProtectionOpen] = useState(false);
   const [errors, setErrors] = useState<Errors>({});
   const [busy, setBusy] = useState(false);
 
@@ -47,6 +48,7 @@ export function CreateLinkDialog({ open, onClose, apiBase, onCreated }: { open: 
       toast({ title: "Short link created successfully" });
       setForm({ originalUrl: "", title: "", description: "", shortCode: "", expiresAt: "", tags: "" });
       setProtection(NO_PROTECTION);
+      setProtectionOpen(false);
       onCreated(link);
       onClose();
     } catch (err) {
@@ -77,13 +79,16 @@ export function CreateLinkDialog({ open, onClose, apiBase, onCreated }: { open: 
           />
           <Field label="Expires (Optional)" type="datetime-local" value={form.expiresAt} onChange={set("expiresAt")} error={errors.expiresAt} />
           <Field label="Tags (Optional)" value={form.tags} onChange={set("tags")} error={errors.tags} hint="Separate tags with commas, e.g. spring, newsletter." autoCapitalize="off" />
-          {/* Open by itself when a setting is refused, so the message is seen beside its fields. */}
-          <details className="create-protection" open={Boolean(errors.smart) || undefined}>
+          {/* Open by itself when a setting is refused, so the message is seen beside its fields; the
+              fields exist only while open (a folded "Fallback URL" would be one more "URL" field). */}
+          <details className="create-protection" open={protectionOpen || Boolean(errors.smart)} onToggle={(e) => setProtectionOpen(e.currentTarget.open)}>
             <summary>Password and click limit (Optional)</summary>
-            <div className="stack">
-              <ProtectionFields value={protection} onChange={(patch) => setProtection((p) => ({ ...p, ...patch }))} disabled={busy} />
-              {errors.smart && <p className="field-error" role="alert">{errors.smart}</p>}
-            </div>
+            {(protectionOpen || errors.smart) && (
+              <div className="stack">
+                <ProtectionFields value={protection} onChange={(patch) => setProtection((p) => ({ ...p, ...patch }))} disabled={busy} />
+                {errors.smart && <p className="field-error" role="alert">{errors.smart}</p>}
+              </div>
+            )}
           </details>
           <div className="dialog-actions">
             <Button variant="secondary" onClick={onClose}>Cancel</Button>
