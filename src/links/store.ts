@@ -414,7 +414,7 @@ export function linksStore(db: Database, { maxPerUser = 0 }: { maxPerUser?: numb
           }),
         codeConflict,
       ),
-    update: (id: number, userId: number, tracker: Tracker, f: { shortCode: string; originalUrl: string; title: string; description: string; tagIds?: readonly number[] | undefined; smartJson: string | null | undefined }) =>
+    update: (id: number, userId: number, tracker: Tracker, f: { shortCode: string; originalUrl: string; title: string; description: string; tagIds?: readonly number[] | undefined; smartJson?: string | null | undefined }) =>
       uniqueOr(
         () =>
           withEvent(
@@ -428,7 +428,7 @@ export function linksStore(db: Database, { maxPerUser = 0 }: { maxPerUser?: numb
         codeConflict,
       ),
     // The Link Tracker's edit: a null code keeps the link's own.
-    edit: (id: number, userId: number, tracker: Tracker, f: Fields & { shortCode: string | null; tagIds?: readonly number[] | undefined; smartJson: string | null | undefined }) =>
+    edit: (id: number, userId: number, tracker: Tracker, f: Fields & { shortCode: string | null; tagIds?: readonly number[] | undefined; smartJson?: string | null | undefined }) =>
       uniqueOr(
         () =>
           withEvent(

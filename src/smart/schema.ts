@@ -107,7 +107,8 @@ const strictMessage = (what: string) => (issue: v.StrictObjectIssue) =>
   issue.expected === "never" && !Array.isArray(issue.path?.at(-1)?.input) ? `Unknown field: ${String(issue.path?.at(-1)?.key ?? issue.input)}` : `${what} must be an object`;
 const unknownField = strictMessage("Smart settings");
 
-const fallbackNeedsLimit = v.check((s: { fallbackUrl?: string | null; maxClicks?: number | null }) => !s.fallbackUrl || s.maxClicks != null, SMART_MSG.fallbackWithoutLimit);
+/** A fallback is where a spent limit sends visitors: without a limit it would never be used. */
+const fallbackNeedsLimit = (s: { fallbackUrl: string | null; maxClicks: number | null }) => !s.fallbackUrl || s.maxClicks != null;
 
 const smartEntries = {
   password: v.optional(
@@ -133,7 +134,7 @@ const smartEntries = {
  * What a client sends (PUT …/:id/smart, and `smart` on create, edit, bulk). `password`: absent
  * keeps the current one, null or "" removes it, text sets it (and ends every earlier unlock).
  */
-export const SmartInput = v.pipe(v.strictObject(smartEntries, unknownField), fallbackNeedsLimit);
+export const SmartInput = v.pipe(v.strictObject(smartEntries, unknownField), v.check((s) => fallbackNeedsLimit(s), SMART_MSG.fallbackWithoutLimit));
 
 /**
  * A password hash as hashPassword makes it (argon2id, PHC form), the only kind an import takes:
@@ -154,7 +155,7 @@ export const SmartImport = v.pipe(
     },
     unknownField,
   ),
-  fallbackNeedsLimit,
+  v.check((s) => fallbackNeedsLimit(s), SMART_MSG.fallbackWithoutLimit),
   v.check((s) => !(s.password && s.passwordHash), SMART_MSG.passwordAndHash),
 );
 export type SmartImportParsed = v.InferOutput<typeof SmartImport>;
