@@ -6,7 +6,7 @@ import type { SlicedStream } from "../shared/slicedStream";
 import type { ExportRow } from "./schema";
 import type { Tracker } from "./schema";
 import { tagNames, type LinkRow, type LinksStore } from "./store";
-import { readStored, smartView } from "../smart/routes";
+import { exportedSmart, readStored } from "../smart/settings";
 
 /** CSV header → the ExportRow field it holds. */
 const COLUMNS = [
@@ -22,6 +22,7 @@ const COLUMNS = [
   ["updatedAt", "updatedAt"],
   ["tags", "tags"],
   ["importedClicks", "importedClicks"],
+  ["smart", "smart"],
 ] as const satisfies readonly (readonly [string, keyof ExportRow])[];
 
 export const EXPORT_HEADER = COLUMNS.map(([name]) => name);
@@ -46,19 +47,13 @@ export function exportRow(r: LinkRow, bases: { shortBaseUrl: string; brandBaseUr
     expiresAt: r.expires_at,
     tags: tagNames(r),
     importedClicks: r.imported_clicks === null ? null : Number(r.imported_clicks),
-    ...(r.smart ? { smart: exportedSmart(r) } : {}),
+    smart: exportedSmart(readStored(r)),
   };
 }
 
-/** The settings as the API shows them, without the count (an export is a snapshot of the link, not of its clicks). */
-function exportedSmart(r: LinkRow) {
-  const { clicks: _clicks, ...settings } = smartView(readStored(r), 0);
-  return settings;
-}
-
 const line = (cells: (string | null)[]) => `${cells.map(csvCell).join(",")}\r\n`;
-/** A CSV cell's text: a list (tags) comma-separated, as Shlink's export writes it. */
-const cellOf = (v: ExportRow[keyof ExportRow]) => (v === null ? null : Array.isArray(v) ? v.join(",") : String(v));
+/** A CSV cell's text: a list (tags) comma-separated, as Shlink's export writes it; smart settings as JSON. */
+const cellOf = (v: ExportRow[keyof ExportRow]) => (v == null ? null : Array.isArray(v) ? v.join(",") : typeof v === "object" ? JSON.stringify(v) : String(v));
 
 export const EXPORT_BUSY = "An export of your links is already running. Please wait for it to finish.";
 /** Seconds a client is told to wait before trying another export. */

@@ -85,7 +85,7 @@ describe("Shlink", () => {
 describe("what an import keeps goes back out", () => {
   test("the exports carry importedClicks and the source's createdAt; a plain CSV with them imports them back", async () => {
     const csv = await t.call("GET", "/api/links/export.csv", { cookie: alice.cookie });
-    expect(csv.text.split("\r\n")[0]).toBe("code,url,title,description,expiresAt,clicks,shortUrl,active,createdAt,updatedAt,tags,importedClicks");
+    expect(csv.text.split("\r\n")[0]).toBe("code,url,title,description,expiresAt,clicks,shortUrl,active,createdAt,updatedAt,tags,importedClicks,smart");
     const other = await setup({ SHORT_DOMAIN: "go.example" });
     const bob = await other.signUp("bob");
     const res = await other.app.handle(new Request(`${ORIGIN}/api/links/import`, { method: "POST", headers: { host: "localhost:3000", cookie: bob.cookie, "content-type": "text/csv" }, body: csv.text }));

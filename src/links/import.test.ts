@@ -244,7 +244,7 @@ describe("GET /api/links/export", () => {
     // UTF-8 with a BOM (Response.text() drops it, so the bytes are read).
     const raw = await t.app.handle(new Request(`${ORIGIN}/api/links/export.csv`, { headers: { host: "localhost:3000", cookie: c.cookie } }));
     expect([...new Uint8Array(await raw.arrayBuffer()).slice(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
-    expect(r.text.startsWith("code,url,title,description,expiresAt,clicks,shortUrl,active,createdAt,updatedAt,tags,importedClicks\r\n")).toBe(true);
+    expect(r.text.startsWith("code,url,title,description,expiresAt,clicks,shortUrl,active,createdAt,updatedAt,tags,importedClicks,smart\r\n")).toBe(true);
     const lines = r.text.trim().split("\r\n");
     expect(lines).toHaveLength(2);
     expect(lines[1]).toMatch(/^carol-one,https:\/\/example\.com\/c1,'=1\+2,'-minus first,,1,http:\/\/go\.example\/carol-one,true,/);

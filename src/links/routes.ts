@@ -216,7 +216,7 @@ export function linkOperations(tracker: Tracker) {
       path: `${prefix}/`,
       summary: `Create a ${what}`,
       description:
-        `Leave \`shortCode\` empty for a generated 7-character code. **Idempotent with \`externalId\`:** your own id for the link, unique among your links; a create naming an externalId you already used makes nothing and answers 200 with that link as it is now (whatever else the retry sends), so a request retried after a timeout, even while the first is still running, never makes a second link. An externalId used in the other tracker is a 409.${everywhere}`,
+        `Leave \`shortCode\` empty for a generated 7-character code. **Idempotent with \`externalId\`:** your own id for the link, unique among your links; a create naming an externalId you already used makes nothing and answers 200 with that link as it is now (whatever else the retry sends), so a request retried after a timeout, even while the first is still running, never makes a second link. An externalId used in the other tracker is a 409. \`smart\` sets the link's smart settings at creation (password, click limit and fallback, rules, split), checked as PUT …/{id}/smart checks them (unknown fields refused by name; the password hashed like account passwords).${everywhere}`,
       body: CreateLinkBody,
       example: main ? { ...example, expiresAt: "2030-01-01T00:00:00Z", externalId: "crm-4711" } : example,
       responses: { 201: LinkView, 200: { description: "A link with this externalId existed: that link, unchanged", schema: LinkView } },
@@ -228,7 +228,7 @@ export function linkOperations(tracker: Tracker) {
           path: `${prefix}/:id`,
           summary: "Edit a link",
           description:
-            `Replaces destination, title, description and expiry (an absent description or expiry clears it). The short code never changes: sending a different one is refused. The redirect follows at once.${everywhere}`,
+            `Replaces destination, title, description and expiry (an absent description or expiry clears it). A new short code renames the link. \`smart\`: absent keeps the link's smart settings, an object replaces them as PUT …/{id}/smart does, null removes them all. The redirect follows at once.${everywhere}`,
           params: LINK_ID,
           body: EditMainLinkBody,
           example: { originalUrl: "https://example.com/summer-sale", title: "Summer sale", description: "", expiresAt: null },
@@ -238,7 +238,7 @@ export function linkOperations(tracker: Tracker) {
           method: "PUT",
           path: `${prefix}/:id`,
           summary: "Edit a brand link",
-          description: `Destination, title, description and short code; the root link cannot be edited (403).${everywhere}`,
+          description: `Destination, title, description and short code; the root link cannot be edited (403). \`smart\`: absent keeps the link's smart settings, an object replaces them as PUT …/{id}/smart does, null removes them all.${everywhere}`,
           params: LINK_ID,
           body: EditLinkBody,
           example: { shortCode: "spring", originalUrl: "https://example.com/summer-sale", title: "Summer sale", description: "" },
@@ -269,7 +269,7 @@ export function linkOperations(tracker: Tracker) {
       path: `${prefix}/:id`,
       summary: main ? "Edit some fields of a link" : "Edit some fields of a brand link",
       description:
-        `Only the fields sent change; every other keeps its value (PUT replaces them all). A \`description\`${main ? " or `expiresAt`" : ""} sent as null clears it. Each field is checked as on PUT${main ? "; a new expiry must be in the future, an unchanged one may have passed" : "; the root link cannot be edited (403)"}.${everywhere}`,
+        `Only the fields sent change; every other keeps its value (PUT replaces them all). A \`description\`${main ? " or `expiresAt`" : ""} sent as null clears it; \`smart\` sent as null removes every smart setting, an object replaces them as PUT …/{id}/smart does. Each field is checked as on PUT${main ? "; a new expiry must be in the future, an unchanged one may have passed" : "; the root link cannot be edited (403)"}.${everywhere}`,
       params: LINK_ID,
       body: main ? PatchMainLinkBody : PatchLinkBody,
       example: { title: "Summer sale" },

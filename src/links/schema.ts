@@ -5,8 +5,12 @@ import { isReserved } from "../shared/reserved";
 import { noControlChars, noControlCharsInText } from "../shared/text";
 import { Cursor, Limit, QueryText, Search } from "../shared/paging";
 import { LinkTags, TAG_NAME_MAX } from "../tags/schema";
+import { OriginalUrl, URL_MSG, text } from "./destination";
+import { SmartImport, SmartInput } from "../smart/schema";
 
-export const MAX_URL_LENGTH = 2048;
+// The destination's rules are in destination.ts (smart links' schema uses them too, and this file uses smart links').
+export { OriginalUrl, destinationProblem, withScheme } from "./destination";
+
 export const TITLE_MAX = 100;
 export const DESCRIPTION_MAX = 255;
 export const CODE_MIN = 3;
@@ -15,12 +19,7 @@ export const CODE_PATTERN = /^[A-Za-z0-9_-]+$/;
 export const ROOT_CODE = "root";
 
 export const MSG = {
-  url: "Please enter a valid URL",
-  urlLength: "URL must be at most 2,048 characters",
-  urlScheme: "Only http:// and https:// links can be shortened",
-  urlSpaces: "URL must not contain spaces or control characters",
-  urlCredentials: "Links with a username or password in them are not allowed",
-  urlOwn: "Links to our own short domains cannot be shortened (that would make a redirect loop)",
+  ...URL_MSG,
   title: "Title is required",
   titleLength: "Title must be at most 100 characters",
   description: "Description must be at most 255 characters",
@@ -35,69 +34,6 @@ export const MSG = {
   externalIdLength: "externalId must be at most 255 characters",
   externalIdOther: "This externalId names a link in the other tracker",
 } as const;
-
-// Any C0/C1 control character or whitespace inside the URL: browsers silently drop some of
-// them ("java\tscript:"), which is exactly how filters get bypassed, so refuse them all.
-const CONTROL_OR_SPACE = /[\u0000-\u0020\u007f-\u009f\u00a0\u1680\u2000-\u200f\u2028\u2029\u202f\u205f\u3000\ufeff]/;
-
-/**
- * Checks a destination and returns the reason it is refused, or null. `ownHosts` (server
- * only) are the hosts this instance answers on: a link back to them would loop.
- */
-export function destinationProblem(raw: string, ownHosts: string[] = []): string | null {
-  if (raw.length > MAX_URL_LENGTH) return MSG.urlLength;
-  if (CONTROL_OR_SPACE.test(raw)) return MSG.urlSpaces;
-  let u: URL;
-  try {
-    u = new URL(raw);
-  } catch {
-    return MSG.url;
-  }
-  if (u.protocol !== "http:" && u.protocol !== "https:") return MSG.urlScheme;
-  // "http:example.com" and "http:/example.com" parse, but are not what a person typed as a link.
-  if (!/^https?:\/\//i.test(raw)) return MSG.url;
-  if (!u.hostname) return MSG.url;
-  // "http://@host" and "http://user:@host" carry (empty) credentials the URL object drops.
-  const authority = raw.replace(/^https?:\/\//i, "").split(/[/?#\\]/)[0] ?? "";
-  if (u.username || u.password || authority.includes("@")) return MSG.urlCredentials;
-  if (u.href.length > MAX_URL_LENGTH) return MSG.urlLength;
-  const hostname = u.hostname.toLowerCase().replace(/\.+$/, "");
-  const host = u.port ? `${hostname}:${u.port}` : hostname;
-  for (const own of ownHosts) {
-    const o = own.toLowerCase();
-    // An own host given without a port owns that name on every port.
-    if (host === o || (!o.includes(":") && hostname === o) || (o.includes(":") && !u.port && defaultPortHost(u, o) === o)) {
-      return MSG.urlOwn;
-    }
-  }
-  return null;
-}
-
-// "example.com:443" as the configured host matches "https://example.com/" (default port elided).
-function defaultPortHost(u: URL, own: string) {
-  const port = u.protocol === "https:" ? "443" : "80";
-  return `${u.hostname.toLowerCase().replace(/\.+$/, "")}:${port}` === own ? own : "";
-}
-
-const text = (what: string) => v.optional(v.string(`${what} must be text`), "");
-
-// A host name with at least one dot (any script), an optional port, then a path or nothing.
-const BARE_HOST = /^(?:[\p{L}\p{N}](?:[\p{L}\p{N}-]*[\p{L}\p{N}])?\.)+[\p{L}\p{N}-]{2,}\.?(?::\d{1,5})?(?:[/?#]|$)/u;
-
-/**
- * "example.com/page" as typed is meant as a web address: https:// is put in front, as Dub and
- * Shlink do. Only for text with no scheme that starts with a dotted host name, so
- * "javascript:…", "data:…" or "mailto:…" are never turned into something else.
- */
-export const withScheme = (s: string) => (!/^[a-z][a-z0-9+.-]*:/i.test(s) || /^[^:/?#]+\.[^:/?#]+:\d/.test(s)) && BARE_HOST.test(s) ? `https://${s}` : s;
-
-export const OriginalUrl = v.pipe(
-  text("URL"),
-  v.trim(),
-  v.nonEmpty(MSG.url),
-  v.transform(withScheme),
-  v.check((s) => destinationProblem(s) === null, (issue) => destinationProblem(String(issue.input)) ?? MSG.url),
-);
 
 export const Title = v.pipe(text("Title"), v.trim(), v.nonEmpty(MSG.title), noControlChars("Title"), v.maxLength(TITLE_MAX, MSG.titleLength));
 
@@ -161,7 +97,25 @@ export const CreateLinkBody = v.object({
   shortCode: OptionalShortCode,
   externalId: ExternalId,
   tags: v.optional(LinkTags),
+  smart: v.optional(
+    v.pipe(
+      v.nullable(SmartInput),
+      v.description("Smart settings (password, click limit and fallback, rules, split), as PUT …/{id}/smart takes them. Absent or null: a plain link."),
+    ),
+  ),
 });
+
+/**
+ * Smart settings on an edit (PUT and PATCH alike): absent keeps the link's, an object replaces
+ * them as PUT …/{id}/smart does (its absent `password` keeps the current one), null removes
+ * them all (the password too).
+ */
+const EditSmart = v.optional(
+  v.pipe(
+    v.nullable(SmartInput),
+    v.description("Absent: the link's smart settings are kept. An object replaces them as PUT …/{id}/smart does (an absent password is kept). null: every setting removed, the password too."),
+  ),
+);
 
 /** On PUT too an absent `tags` keeps the link's tags (clients older than tags send none); a list replaces them. */
 const EditTags = v.optional(LinkTags);
@@ -188,6 +142,13 @@ export const ImportLinkBody = v.object({
   shortCode: ImportedShortCode,
   createdAt: v.optional(v.nullable(v.pipe(v.string(), v.check((s) => s === "" || !Number.isNaN(Date.parse(s)), MSG.expires), v.transform((s) => (s === "" ? null : new Date(Date.parse(s)).toISOString()))))),
   importedClicks: ImportedCount,
+  /** Our own export's settings (a password as its hash, taken as it is), or a create's. */
+  smart: v.optional(
+    v.pipe(
+      v.nullable(SmartImport),
+      v.description("Smart settings as the export writes them (the password as `passwordHash`, stored as it is) or as a create takes them (a plain `password` is hashed). Null: a plain link."),
+    ),
+  ),
 });
 
 export const EditLinkBody = v.object({
@@ -197,6 +158,7 @@ export const EditLinkBody = v.object({
   title: Title,
   description: Description,
   tags: EditTags,
+  smart: EditSmart,
 });
 
 /**
@@ -213,6 +175,7 @@ export const EditMainLinkBody = v.object({
   description: Description,
   expiresAt: ExpiresAt,
   tags: EditTags,
+  smart: EditSmart,
 });
 
 /**
@@ -360,7 +323,7 @@ export const BulkCreateBody = v.object({
     v.array(v.unknown(), BULK_MSG.notList),
     v.minLength(1, BULK_MSG.empty),
     v.maxLength(BULK_MAX, BULK_MSG.tooMany),
-    v.description(`1 to ${BULK_MAX.toLocaleString("en")} links, each the body of POST /api/links: originalUrl, title, description?, expiresAt?, shortCode?`),
+    v.description(`1 to ${BULK_MAX.toLocaleString("en")} links, each the body of POST /api/links: originalUrl, title, description?, expiresAt?, shortCode?, externalId?, tags?, smart? (an item whose smart settings are refused is refused alone)`),
     // The document types each item as that body (a named component, src/openapi/operations.ts).
     v.metadata({ items: { $ref: "#/$defs/CreateLinkBody" } }),
   ),
@@ -427,10 +390,14 @@ export const ExportRow = v.object({
   /** Visits counted by the tool the link was imported from, or null. */
   importedClicks: v.nullable(v.number()),
   /**
-   * JSON export only: the link's smart settings as GET …/{id}/smart answers them (a password as
-   * `hasPassword`, never its hash), or null for a plain link. Not read back by the import yet.
+   * The link's smart settings as an import takes them back (ImportLinkBody's `smart`): the
+   * password as `passwordHash` (never in plain text), no click count; null for a plain link.
+   * The CSV's `smart` cell holds the same object as JSON.
    */
-  smart: v.optional(v.nullable(v.record(v.string(), v.unknown()))),
+  smart: v.pipe(
+    v.nullable(v.record(v.string(), v.unknown())),
+    v.description("The link's smart settings as an import takes them back: the password only as `passwordHash`, never in plain text; no click count. Null for a plain link. The CSV's `smart` cell holds the same object as JSON."),
+  ),
 });
 export type ExportRow = v.InferOutput<typeof ExportRow>;
 

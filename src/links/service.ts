@@ -15,7 +15,8 @@ import { missLookup } from "./missLookup";
 import { walBytes } from "../db/open";
 import { eventsStore } from "../events/store";
 import { compile, type CompiledSmart } from "../smart/decide";
-import type { SmartStored } from "../smart/schema";
+import type { SmartImportParsed, SmartInputParsed, SmartStored } from "../smart/schema";
+import { NO_SETTINGS, readStored, toStored } from "../smart/settings";
 import { smartRuntime } from "../smart/runtime";
 import { log } from "../http/log";
 import { badgesOf } from "../smart/schema";
@@ -51,17 +52,46 @@ export const WRITE_BATCH = 100;
 export const nextTurn = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
 
 /** A create's values after its schema: `shortCode` empty or absent means "generate one". */
-export type CreateInput = { originalUrl: string; title: string; description: string; expiresAt: string | null; shortCode?: string | null; externalId?: string | null; tags?: readonly string[] | undefined };
+export type CreateInput = {
+  originalUrl: string;
+  title: string;
+  description: string;
+  expiresAt: string | null;
+  shortCode?: string | null;
+  externalId?: string | null;
+  tags?: readonly string[] | undefined;
+  smart?: SmartInputParsed | SmartImportParsed | null | undefined;
+};
 
 /**
  * An edit's values, whole (PUT sends them all; PATCH fills the ones it leaves out from the
  * link). `shortCode` null keeps the link's code; `expiresAt` is the Link Tracker's alone.
  */
-export type EditInput = { originalUrl: string; title: string; description: string; shortCode: string | null; expiresAt?: string | null; tags?: readonly string[] | undefined };
+export type EditInput = {
+  originalUrl: string;
+  title: string;
+  description: string;
+  shortCode: string | null;
+  expiresAt?: string | null;
+  tags?: readonly string[] | undefined;
+  /** Undefined keeps the link's smart settings; null removes them all (SmartInput otherwise). */
+  smart?: SmartInputParsed | null | undefined;
+};
 
 const refuse = (p: Problem | null) => {
   if (p) throw badRequest(p.message, { [p.field]: p.message });
 };
+
+/**
+ * The settings a link body's `smart` asks for, as the column stores them (JSON, or null): hashed
+ * and their destinations checked (fields named `smart.…`), as PUT …/smart does. `before`: the
+ * link's settings now (an absent password keeps its hash). A plain link pays nothing.
+ */
+async function smartJson(smart: SmartInputParsed | SmartImportParsed | null | undefined, before: SmartStored | null, ownHosts: readonly string[]) {
+  if (smart === undefined || (smart === null && !before)) return before ? JSON.stringify(before) : null;
+  const stored = await toStored(smart ?? NO_SETTINGS, before, ownHosts, "smart.");
+  return stored ? JSON.stringify(stored) : null;
+}
 
 export type { CachedLink };
 
@@ -120,7 +150,7 @@ export async function createLinks(ctx: AppContext, opts: { maxClickBacklog?: num
   const smart = await smartRuntime(ctx, store);
   /** A limited link's count starts from what the row says (its clicks when read). */
   const seed = (row: RedirectRow, c: CachedLink | null) => {
-    if (c?.smart?.maxClicks != null) smart.seed(row.id, Number(row.click_count ?? 0));
+    if (c?.smart?.maxClicks != null) smart.seed(row.id, Number(row.click_count ?? 0), row.clicks_reset == null ? null : Number(row.clicks_reset));
     else smart.forget(row.id);
   };
 
@@ -236,6 +266,7 @@ export async function createLinks(ctx: AppContext, opts: { maxClickBacklog?: num
       const first = await prior();
       if (first) return { row: first, existing: true };
       refuse(newLinkProblem(body, ownHosts));
+      const smartText = await smartJson(body.smart, null, ownHosts);
       const tagIds = await tagIdsFor(userId, body.tags);
       let code = body.shortCode || null;
       if (code && (await store.codeTaken(code))) throw codeConflict();
@@ -248,7 +279,7 @@ export async function createLinks(ctx: AppContext, opts: { maxClickBacklog?: num
       // the store; the loser of an externalId race answers with the winner's link.
       let row: LinkRow;
       try {
-        row = await store.create(userId, tracker, { ...body, shortCode: code, externalId, tagIds });
+        row = await store.create(userId, tracker, { ...body, shortCode: code, externalId, tagIds, smartJson: smartText });
       } catch (e) {
         const won = e instanceof AppError && e.code === "CONFLICT" ? await prior() : null;
         if (won) return { row: won, existing: true };
@@ -289,11 +320,28 @@ export async function createLinks(ctx: AppContext, opts: { maxClickBacklog?: num
           }
         }
       }
-      const writing = items.filter((_, i) => !refused.has(i)).map((i) => ({ ...i, tagIds: (i.tags ?? []).flatMap((n) => tagIds.get(tagKey(n)) ?? []) }));
+      // Smart settings hashed and checked per item, one after the other: a password's hash takes
+      // ~35 ms of a core (off the event loop), so a batch of them never takes every core from
+      // the redirects. An item whose settings name a refused destination is refused alone.
+      const smartRefusals = new Map<number, ItemError>();
+      const smartTexts: (string | null)[] = [];
+      for (const [i, item] of items.entries()) {
+        smartTexts.push(null);
+        if (refused.has(i) || !item.smart) continue;
+        try {
+          smartTexts[i] = await smartJson(item.smart, null, ownHosts);
+        } catch (e) {
+          if (!(e instanceof AppError)) throw e;
+          smartRefusals.set(i, { code: "VALIDATION", message: e.message, ...(e.fields ? { fields: e.fields } : {}) });
+          refused.add(i);
+        }
+      }
+      const writing = items.flatMap((item, i) => (refused.has(i) ? [] : [{ ...item, smartJson: smartTexts[i], tagIds: (item.tags ?? []).flatMap((n) => tagIds.get(tagKey(n)) ?? []) }]));
       const written = await store.createMany(userId, tracker, writing, freshCode);
       let w = 0;
       const rows = items.map((_, i) => (refused.has(i) ? null : written[w++]!));
       const out = rows.map((row, i) => {
+        if (smartRefusals.has(i)) return smartRefusals.get(i)!;
         if (refused.has(i)) return refusal("QUOTA_EXCEEDED", QUOTA_MSG.tags(tags.maxPerUser), "tags");
         if (row === OVER_QUOTA) return refusal("QUOTA_EXCEEDED", QUOTA_MSG.links(store.maxPerUser));
         if (row && "existing" in row) return row.existing.tracker === tracker ? row : refusal("CONFLICT", MSG.externalIdOther, "externalId");
@@ -315,11 +363,15 @@ export async function createLinks(ctx: AppContext, opts: { maxClickBacklog?: num
       if (row.tracker === "main") refuse(expiryProblem(change.expiresAt, row.expires_at));
       const shortCode = change.shortCode;
       if (shortCode !== null && shortCode !== row.short_code && (await store.codeTaken(shortCode, row.id))) throw codeConflict();
+      // New settings count from every click captured so far (as PUT …/smart: the row read after
+      // the flush seeds the limit); absent ones are left as they are in the row.
+      if (change.smart !== undefined) await recorder.flush();
+      const smartText = change.smart === undefined ? undefined : await smartJson(change.smart, readStored(row), ownHosts);
       const tagIds = await tagIdsFor(userId, change.tags);
       const updated =
         row.tracker === "main"
-          ? await store.edit(row.id, userId, row.tracker, { ...change, shortCode, expiresAt: change.expiresAt ?? null, tagIds })
-          : await store.update(row.id, userId, row.tracker, { ...change, shortCode: shortCode ?? row.short_code, tagIds });
+          ? await store.edit(row.id, userId, row.tracker, { ...change, shortCode, expiresAt: change.expiresAt ?? null, tagIds, smartJson: smartText })
+          : await store.update(row.id, userId, row.tracker, { ...change, shortCode: shortCode ?? row.short_code, tagIds, smartJson: smartText });
       if (!updated) throw notFound("Link not found");
       remember(updated, row.short_code);
       await published();
@@ -337,6 +389,7 @@ export async function createLinks(ctx: AppContext, opts: { maxClickBacklog?: num
         shortCode: change.shortCode ?? null,
         expiresAt: change.expiresAt === undefined ? row.expires_at : change.expiresAt,
         tags: change.tags,
+        smart: change.smart,
       });
     },
     /** Deletes a link; buffered clicks for it are written first, so none is left pointing at nothing. */

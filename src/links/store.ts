@@ -8,6 +8,7 @@ import { clearLinkClicks } from "../analytics/store";
 import { QUOTA_MSG, assertRoom, roomLeft } from "../plans/quotas";
 import { CLICK_SORT_MAX, CLICK_SORT_MSG, MSG, type LinkSort, type LinkStatus, type Tracker } from "./schema";
 import type { CursorKeys, Page } from "../http/paging";
+import type { SmartImportParsed, SmartInputParsed } from "../smart/schema";
 import { appendEvents } from "../events/store";
 import { tagKey, writeLinkTags } from "../tags/store";
 
@@ -33,6 +34,8 @@ export type LinkRow = {
   imported_clicks: number | null;
   /** Smart-link settings (src/smart/schema.ts SmartStored as JSON); null for a plain link. */
   smart: string | null;
+  /** How many times its clicks were reset (migration 0023; RedirectRow says why). */
+  clicks_reset?: number | null;
 };
 
 /** Separates tag names in LinkRow.tags: a control character, which no tag name may hold. */
@@ -50,6 +53,10 @@ export type NewLink = { shortCode: string | null; originalUrl: string; title: st
   /** An import's: the source's creation time (ISO) and visit count. */
   createdAt?: string | null | undefined;
   importedClicks?: number | null | undefined;
+  /** Smart settings as a create sent them (the service turns them into smartJson, hashed and checked). */
+  smart?: SmartInputParsed | SmartImportParsed | null | undefined;
+  /** The settings to store (SmartStored as JSON), or null for a plain link. */
+  smartJson?: string | null | undefined;
 };
 
 /** Generated codes tried per link before it is reported as refused (64^7 codes: never in practice). */
@@ -59,6 +66,11 @@ const GENERATE_TRIES = 10;
 export type RedirectRow = Pick<LinkRow, "id" | "short_code" | "original_url" | "active" | "expires_at" | "smart"> & {
   /** A smart link's clicks so far (its click limit counts from them); null for a plain link. */
   click_count?: number | null;
+  /**
+   * How many times the link's clicks were reset (migration 0023): a higher number than the one
+   * an instance saw restarts its click-limit count (smart/runtime.ts seed).
+   */
+  clicks_reset?: number | null;
 };
 
 /**
@@ -66,7 +78,7 @@ export type RedirectRow = Pick<LinkRow, "id" | "short_code" | "original_url" | "
  * reads no count for the plain ones.
  */
 const redirectCols = (t: string) =>
-  `${t}id, ${t}short_code, ${t}original_url, ${t}active, ${t}expires_at, ${t}smart, ` +
+  `${t}id, ${t}short_code, ${t}original_url, ${t}active, ${t}expires_at, ${t}smart, ${t}clicks_reset, ` +
   `CASE WHEN ${t}smart IS NOT NULL THEN COALESCE((SELECT clicks FROM link_click_counts WHERE link_id = ${t}id), 0) END AS click_count`;
 
 /** Links read per statement while the redirect map loads (keyset pages, see allForRedirect). */
@@ -75,13 +87,13 @@ const REDIRECT_PAGE = 5000;
 // click_count comes from link_click_counts (migrations/0003): the click writer never rewrites a link row.
 const BASE_COLS =
   "id, user_id, tracker, short_code, original_url, title, description, active, is_system, " +
-  "COALESCE((SELECT clicks FROM link_click_counts WHERE link_id = short_links.id), 0) AS click_count, created_at, updated_at, expires_at, external_id, imported_clicks, smart";
+  "COALESCE((SELECT clicks FROM link_click_counts WHERE link_id = short_links.id), 0) AS click_count, created_at, updated_at, expires_at, external_id, imported_clicks, smart, clicks_reset";
 
-const INSERT = "INSERT INTO short_links (user_id, tracker, short_code, original_url, title, description, expires_at, created_at, updated_at, external_id, imported_clicks) VALUES";
+const INSERT = "INSERT INTO short_links (user_id, tracker, short_code, original_url, title, description, expires_at, created_at, updated_at, external_id, imported_clicks, smart) VALUES";
 /** One row's values for INSERT, in its column order. An import keeps the source's creation time. */
-const ROW = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
-const rowValues = (userId: number, tracker: Tracker, code: string, f: Fields & Pick<NewLink, "externalId" | "createdAt" | "importedClicks">, now: string) =>
-  [userId, tracker, code, f.originalUrl, f.title, f.description || null, f.expiresAt, f.createdAt ?? now, now, f.externalId ?? null, f.importedClicks ?? null] as const;
+const ROW = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+const rowValues = (userId: number, tracker: Tracker, code: string, f: Fields & Pick<NewLink, "externalId" | "createdAt" | "importedClicks" | "smartJson">, now: string) =>
+  [userId, tracker, code, f.originalUrl, f.title, f.description || null, f.expiresAt, f.createdAt ?? now, now, f.externalId ?? null, f.importedClicks ?? null, f.smartJson ?? null] as const;
 
 // Bulk create and import: many rows per INSERT, and a taken code returns no row instead of
 // failing the statement, so one clash neither aborts its batch's transaction (PostgreSQL aborts
@@ -91,13 +103,20 @@ const rowValues = (userId: number, tracker: Tracker, code: string, f: Fields & P
 // would abort the batch (the externalIds taken before are sorted out first, see createMany).
 const insertIfFree = (rows: number) =>
   `${INSERT} ${Array(rows).fill(ROW).join(", ")} ON CONFLICT DO NOTHING
-   RETURNING id, user_id, tracker, short_code, original_url, title, description, active, is_system, 0 AS click_count, created_at, updated_at, expires_at, external_id, imported_clicks, NULL AS tags, smart`;
+   RETURNING id, user_id, tracker, short_code, original_url, title, description, active, is_system, 0 AS click_count, created_at, updated_at, expires_at, external_id, imported_clicks, NULL AS tags, smart, 0 AS clicks_reset`;
 
 /**
  * short_code is the only unique column a link write can clash on: a code taken between the
  * route's check and the write (another process, the CLI) is refused like one taken before.
  */
 export const codeConflict = () => conflict(MSG.codeTaken, { shortCode: MSG.codeTaken });
+
+/**
+ * An edit's smart settings: undefined leaves the column as it is (so an edit that does not name
+ * them never writes back settings read before a concurrent PUT …/smart), else the JSON or null.
+ */
+const SMART_SET = "smart = CASE WHEN ? = 1 THEN ? ELSE smart END";
+const smartParams = (json: string | null | undefined) => (json === undefined ? [0, null] : [1, json]);
 
 /** A link's created/updated event, written with the row (src/events). */
 const linkEvent = (type: "link.created" | "link.updated", r: LinkRow) =>
@@ -156,7 +175,7 @@ const CLICKS = `COALESCE((SELECT clicks FROM link_click_counts WHERE link_id = $
 /** BASE_COLS with every column named by its table: a search joins the index, whose columns share the names. */
 const BASE_QCOLS =
   ["id", "user_id", "tracker", "short_code", "original_url", "title", "description", "active", "is_system"].map((c) => `${L}.${c}`).join(", ") +
-  `, ${CLICKS} AS click_count, ${L}.created_at, ${L}.updated_at, ${L}.expires_at, ${L}.external_id, ${L}.imported_clicks, ${L}.smart`;
+  `, ${CLICKS} AS click_count, ${L}.created_at, ${L}.updated_at, ${L}.expires_at, ${L}.external_id, ${L}.imported_clicks, ${L}.smart, ${L}.clicks_reset`;
 
 /**
  * Each sort: its ORDER BY keys (one direction for all, so a row-value comparison is the
@@ -389,7 +408,7 @@ export function linksStore(db: Database, { maxPerUser = 0 }: { maxPerUser?: numb
       db.get<LinkRow>(`SELECT ${COLS} FROM short_links WHERE user_id = ? AND external_id = ?`, userId, externalId),
     codeTaken: async (code: string, exceptId = 0) => (await db.get("SELECT 1 AS x FROM short_links WHERE short_code = ? AND id != ?", code, exceptId)) !== null,
     /** One link; QUOTA_EXCEEDED when the owner already holds MAX_LINKS_PER_USER. */
-    create: (userId: number, tracker: Tracker, f: Fields & { shortCode: string; externalId?: string | null; tagIds?: readonly number[] | undefined }) =>
+    create: (userId: number, tracker: Tracker, f: Fields & { shortCode: string; externalId?: string | null; tagIds?: readonly number[] | undefined; smartJson?: string | null }) =>
       uniqueOr(
         () =>
           db.tx(async (q) => {
@@ -404,29 +423,29 @@ export function linksStore(db: Database, { maxPerUser = 0 }: { maxPerUser?: numb
           }),
         codeConflict,
       ),
-    update: (id: number, userId: number, tracker: Tracker, f: { shortCode: string; originalUrl: string; title: string; description: string; tagIds?: readonly number[] | undefined }) =>
+    update: (id: number, userId: number, tracker: Tracker, f: { shortCode: string; originalUrl: string; title: string; description: string; tagIds?: readonly number[] | undefined; smartJson?: string | null | undefined }) =>
       uniqueOr(
         () =>
           withEvent(
             db,
             "link.updated",
-            `UPDATE short_links SET short_code = ?, original_url = ?, title = ?, description = ?, updated_at = ?
+            `UPDATE short_links SET short_code = ?, original_url = ?, title = ?, description = ?, ${SMART_SET}, updated_at = ?
              WHERE id = ? AND user_id = ? AND tracker = ? AND is_system = 0 RETURNING ${COLS}`,
-            [f.shortCode, f.originalUrl, f.title, f.description || null, nowIso(), id, userId, tracker],
+            [f.shortCode, f.originalUrl, f.title, f.description || null, ...smartParams(f.smartJson), nowIso(), id, userId, tracker],
             f.tagIds,
           ),
         codeConflict,
       ),
     // The Link Tracker's edit: a null code keeps the link's own.
-    edit: (id: number, userId: number, tracker: Tracker, f: Fields & { shortCode: string | null; tagIds?: readonly number[] | undefined }) =>
+    edit: (id: number, userId: number, tracker: Tracker, f: Fields & { shortCode: string | null; tagIds?: readonly number[] | undefined; smartJson?: string | null | undefined }) =>
       uniqueOr(
         () =>
           withEvent(
             db,
             "link.updated",
-            `UPDATE short_links SET short_code = COALESCE(?, short_code), original_url = ?, title = ?, description = ?, expires_at = ?, updated_at = ?
+            `UPDATE short_links SET short_code = COALESCE(?, short_code), original_url = ?, title = ?, description = ?, expires_at = ?, ${SMART_SET}, updated_at = ?
              WHERE id = ? AND user_id = ? AND tracker = ? AND is_system = 0 RETURNING ${COLS}`,
-            [f.shortCode, f.originalUrl, f.title, f.description || null, f.expiresAt, nowIso(), id, userId, tracker],
+            [f.shortCode, f.originalUrl, f.title, f.description || null, f.expiresAt, ...smartParams(f.smartJson), nowIso(), id, userId, tracker],
             f.tagIds,
           ),
         codeConflict,
@@ -457,11 +476,15 @@ export function linksStore(db: Database, { maxPerUser = 0 }: { maxPerUser?: numb
         if (gone) await appendEvents(q, [{ type: "link.deleted", userId, linkId: gone.id, data: { id: gone.id, shortCode: gone.short_code, tracker } }]);
         return gone;
       }),
-    /** Clears the link's clicks (the analytics store's part) and marks the link changed, in one transaction. */
+    /**
+     * Clears the link's clicks (the analytics store's part) and marks the link changed, in one
+     * transaction. `clicks_reset` counts the resets: the other instances' followers read it with
+     * the row and start a click limit's count again from the database's (follow.ts).
+     */
     resetClicks: (id: number) =>
       db.tx(async (q: Queries) => {
         await clearLinkClicks(q, id);
-        await q.run("UPDATE short_links SET updated_at = ? WHERE id = ?", nowIso(), id);
+        await q.run("UPDATE short_links SET updated_at = ?, clicks_reset = clicks_reset + 1 WHERE id = ?", nowIso(), id);
       }),
     /**
      * The links a batch of another instance's notifications names, as they are now

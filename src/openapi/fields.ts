@@ -259,6 +259,8 @@ export const FIELD_DOCS: Record<string, string> = {
   sticky: "The same visitor (their visitor cookie) always gets the same destination.",
   routes: "Clicks per route: which rule, split destination, fallback or default sent them.",
   route: "What sent the visitor: rule:N, variant:N, fallback, gone (the 410 page) or default, as each click records it.",
+  passwordHash:
+    "A smart link's password as its hash (argon2id), as this app's export writes it: an import stores it as it is, so the same password opens the imported link. Exports never hold a password in plain text; send `password` to set a new one.",
   passwordViews: "Times the password page was shown (counted apart from clicks).",
   unlocks: "Correct passwords entered (counted apart from clicks).",
   useRequest: "Take the visitor's device, OS, browser and language (and country behind a trusted proxy) from this request.",

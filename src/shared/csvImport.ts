@@ -42,6 +42,8 @@ export type Layout = {
   importedClicks: number;
   /** Shlink's domain column: which of its domains served the link (empty: its default domain). */
   domain: number;
+  /** This app's export: the link's smart settings as JSON. */
+  smart: number;
 };
 
 /** "Short code", "short_code" and "shortCode" name one column. */
@@ -57,7 +59,7 @@ export function detectLayout(header: readonly string[]): Layout | null {
     }
     return -1;
   };
-  const base = { columns: header.length, description: -1, expiresAt: -1, tags: at("tags"), domain: -1 };
+  const base = { columns: header.length, description: -1, expiresAt: -1, tags: at("tags"), domain: -1, smart: -1 };
   if (at("keyword") >= 0 && at("url") >= 0)
     return { ...base, format: "yourls", url: at("url"), code: at("keyword"), title: at("title"), createdAt: at("timestamp"), importedClicks: at("clicks") };
   if (at("longurl") >= 0)
@@ -74,6 +76,7 @@ export function detectLayout(header: readonly string[]): Layout | null {
     expiresAt: at("expiresat"),
     createdAt: at("createdat"),
     importedClicks: at("importedclicks"),
+    smart: at("smart"),
   };
 }
 
@@ -205,6 +208,18 @@ function sourceTime(text: string) {
 /** Titles up to this long are shortened to fit; a longer one is not a title: it is refused. */
 const TITLE_CUT_MAX = 1000;
 
+/**
+ * This app's export's `smart` cell: the settings as JSON. Text that is not JSON is passed on as
+ * it is, for the create schema to refuse by name ("Smart settings must be an object").
+ */
+function smartCell(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
 /** A link to create from a record, as the create schema takes it, and what was changed to fit. */
 export function recordToLink(record: CsvRecord, layout: Layout) {
   // The export's formula guard undone: "'=x" was written for "=x", "''=x" for "'=x" (src/shared/csv.ts).
@@ -239,6 +254,7 @@ export function recordToLink(record: CsvRecord, layout: Layout) {
     ...(tags.length ? { tags: [...new Set(tags)] } : {}),
     ...(cell(layout.createdAt) ? { createdAt: sourceTime(cell(layout.createdAt)) } : {}),
     ...(/^\d{1,10}$/.test(visits) ? { importedClicks: Number(visits) } : {}),
+    ...(cell(layout.smart) ? { smart: smartCell(cell(layout.smart)) } : {}),
   };
   return { link, note, ...(layout.domain >= 0 ? { domain: cell(layout.domain).toLowerCase() } : {}) };
 }

@@ -1,7 +1,8 @@
 // Smart links on two Threadlink processes sharing one PostgreSQL (issue 24): a rule or password
 // changed on one is obeyed by the other within 100 ms (the settings travel with the link row,
 // src/links/follow.ts); an unlock cookie made by one opens the link on the other (one shared
-// key); and the click limit's documented overshoot across instances holds. Real processes on
+// key); the click limit's documented overshoot across instances holds; and a clicks reset on
+// one opens a spent limit on the other within 100 ms. Real processes on
 // loopback, as src/links/instances.pg.test.ts (the helpers are the same).
 // Run by scripts/test.sh's PostgreSQL section; without PostgreSQL these fail, they never skip.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
@@ -98,5 +99,27 @@ describe("smart links on two instances", () => {
     // Once the click writers have written and the counts are read back, every instance answers the fallback.
     await Bun.sleep(WRITE_WITHIN_MS + SMART_SYNC_MS + 500);
     for (const on of [a, b]) expect(await visit(on, code)).toBe("https://example.com/over");
+  });
+});
+
+describe("a clicks reset on one instance is seen by the other", () => {
+  test(`reset on A → B serves the destination again within ${FOLLOW_MS} ms`, async () => {
+    const cookie = await signUp(a, "resettwin");
+    const code = "twin-reset";
+    const made = await fetch(`${a.base}/api/pic-drift-links`, {
+      method: "POST",
+      ...json({ originalUrl: "https://example.com/reset-dest", title: "Reset", shortCode: code, smart: { maxClicks: 2, fallbackUrl: "https://example.com/reset-over" } }, cookie),
+    });
+    expect(made.status).toBe(201);
+    const { id } = (await made.json()) as { id: number };
+    await until(() => visit(b, code), "https://example.com/reset-dest", 2_000);
+    // B spends the limit itself (its own count), then its clicks are written, so none arrives after the reset.
+    await until(() => visit(b, code), "https://example.com/reset-over", 2_000);
+    await Bun.sleep(WRITE_WITHIN_MS + SMART_SYNC_MS + 500);
+    expect(await visit(b, code)).toBe("https://example.com/reset-over");
+    const reset = await fetch(`${a.base}/api/pic-drift-links/${id}/reset-clicks`, { method: "POST", headers: { cookie } });
+    expect(reset.status).toBe(200);
+    // B's count restarts from the database's (zero): the destination again, within the bound.
+    expect(await until(() => visit(b, code), "https://example.com/reset-dest", 2_000)).toBeLessThan(FOLLOW_MS);
   });
 });

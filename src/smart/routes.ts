@@ -5,14 +5,14 @@ import * as v from "valibot";
 import { rowId } from "../db/ids";
 import type { AppContext } from "../context";
 import type { AuthPlugin } from "../http/auth";
-import { badRequest, forbidden, notFound } from "../shared/errors";
+import { forbidden, notFound } from "../shared/errors";
 import { clientAddress } from "../http/security";
 import { jsonBody } from "../http/bodyLimit";
 import { Ok, defineOperations } from "../shared/apiOperations";
-import { hashPassword } from "../accounts/password";
-import { destinationProblem, type Tracker } from "../links/schema";
+import type { Tracker } from "../links/schema";
 import type { Links } from "../links/service";
 import type { LinkRow } from "../links/store";
+import { readStored, smartView, toStored } from "./settings";
 import { compile, explain, parseLanguages, type Facts } from "./decide";
 import { agentOf } from "./visitor";
 import {
@@ -25,63 +25,12 @@ import {
   SmartInput,
   SmartView,
   UNLOCK_TTL_S,
-  type SmartInputParsed,
-  type SmartStored,
   UtmTemplateBody,
   UtmTemplateView,
 } from "./schema";
 import type { UtmTemplateRow } from "./store";
 
 const parseId = (raw: string) => rowId(raw) ?? 0;
-
-export const readStored = (row: Pick<LinkRow, "smart">): SmartStored | null => (row.smart ? (JSON.parse(row.smart) as SmartStored) : null);
-
-export function smartView(stored: SmartStored | null, clicks: number): SmartView {
-  return {
-    hasPassword: Boolean(stored?.passwordHash),
-    maxClicks: stored?.maxClicks ?? null,
-    fallbackUrl: stored?.fallbackUrl ?? null,
-    rules: (stored?.rules ?? []).map((r) => ({ name: r.name ?? "", when: r.when, url: r.url })),
-    split: stored?.split ? { variants: stored.split.variants.map((x) => ({ name: x.name ?? "", url: x.url, weight: x.weight })), sticky: stored.split.sticky === true } : null,
-    clicks,
-  };
-}
-
-/**
- * The settings to store from what a client sent and what was stored: the password hashed (its
- * version bumped, which ends every earlier unlock), kept when absent. Null when nothing is set.
- * Every destination is checked like a link's own (no loops to our own hosts).
- */
-export async function toStored(input: SmartInputParsed, before: SmartStored | null, ownHosts: string[]): Promise<SmartStored | null> {
-  const problems: Record<string, string> = {};
-  const check = (field: string, url: string | null | undefined) => {
-    const p = url ? destinationProblem(url, ownHosts) : null;
-    if (p) problems[field] ??= p;
-  };
-  check("fallbackUrl", input.fallbackUrl);
-  input.rules.forEach((r, i) => check(`rules.${i}.url`, r.url));
-  input.split?.variants.forEach((x, i) => check(`split.variants.${i}.url`, x.url));
-  const first = Object.entries(problems)[0];
-  if (first) throw badRequest(first[1], problems);
-
-  let passwordHash = before?.passwordHash ?? null;
-  let passwordVersion = before?.passwordVersion ?? 0;
-  if (input.password !== undefined) {
-    passwordHash = input.password ? await hashPassword(input.password) : null;
-    passwordVersion++;
-  }
-  const stored: SmartStored = {
-    passwordHash,
-    passwordVersion,
-    maxClicks: input.maxClicks ?? null,
-    fallbackUrl: input.fallbackUrl || null,
-    rules: input.rules,
-    split: input.split ?? null,
-  };
-  // The version outlives a removed password, so a password set again later opens no old cookie.
-  const empty = !passwordHash && stored.maxClicks === null && stored.rules.length === 0 && !stored.split;
-  return empty && passwordVersion === 0 ? null : stored;
-}
 
 export function smartRoutes(ctx: AppContext, auth: AuthPlugin, links: Links, tracker: Tracker) {
   const prefix = tracker === "main" ? "/api/links" : "/api/pic-drift-links";

@@ -22,6 +22,8 @@ export async function smartRuntime(ctx: AppContext, counts: CountSource) {
    * overshoot this allows).
    */
   const clicks = new Map<number, number>();
+  /** Each limited link's resets seen (short_links.clicks_reset): a higher one restarts its count. */
+  const resets = new Map<number, number>();
   let gate = new Map<string, GateCount>();
   let geo: Geo | null = null;
 
@@ -51,10 +53,12 @@ export async function smartRuntime(ctx: AppContext, counts: CountSource) {
     try {
       await flushGate();
       if (ctx.config.databaseUrl && clicks.size > 0) {
+        // A reset seen while the counts were read: the count read may be from before it.
+        const asked = new Map(resets);
         for (const r of await counts.clickCounts([...clicks.keys()])) {
           const id = Number(r.link_id);
           const had = clicks.get(id);
-          if (had !== undefined && Number(r.clicks) > had) clicks.set(id, Number(r.clicks));
+          if (had !== undefined && Number(r.clicks) > had && resets.get(id) === asked.get(id)) clicks.set(id, Number(r.clicks));
         }
       }
     } catch (e) {
@@ -76,15 +80,27 @@ export async function smartRuntime(ctx: AppContext, counts: CountSource) {
     clicks: (linkId: number) => clicks.get(linkId) ?? 0,
     /** One more click sent by this instance (a limited link's GET). */
     counted: (linkId: number) => clicks.set(linkId, (clicks.get(linkId) ?? 0) + 1),
-    /** A limited link entered the map with `known` clicks: kept if this instance has counted more. */
-    seed(linkId: number, known: number) {
-      clicks.set(linkId, Math.max(clicks.get(linkId) ?? 0, known));
+    /**
+     * A limited link entered the map with `known` clicks: kept if this instance has counted more,
+     * unless the row says its clicks were reset since this instance last saw it (`resetCount`,
+     * another instance's reset: follow.ts brings the row), when `known` is the count.
+     */
+    seed(linkId: number, known: number, resetCount?: number | null) {
+      const seen = resets.get(linkId) ?? 0;
+      const wasReset = resetCount != null && resetCount > seen;
+      if (resetCount != null) resets.set(linkId, Math.max(seen, resetCount));
+      clicks.set(linkId, wasReset ? known : Math.max(clicks.get(linkId) ?? 0, known));
     },
     /** The link's clicks were reset (brand tracker): its limit counts from zero again. */
     reset: (linkId: number) => {
       if (clicks.has(linkId)) clicks.set(linkId, 0);
+      // This instance's own reset: the row's bumped number, when it comes back, is no news.
+      resets.set(linkId, (resets.get(linkId) ?? 0) + 1);
     },
-    forget: (linkId: number) => clicks.delete(linkId),
+    forget: (linkId: number) => {
+      clicks.delete(linkId);
+      resets.delete(linkId);
+    },
     gateView: (linkId: number) => tally(linkId, "views"),
     gateUnlock: (linkId: number) => tally(linkId, "unlocks"),
     /** Tallies written now (tests, and reads that must see them). */

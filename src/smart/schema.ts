@@ -2,7 +2,7 @@
 // One schema for the API and the edit dialog (isomorphic: nothing server-only here). A plain
 // link has no settings at all (null), so the redirect pays nothing for this feature.
 import * as v from "valibot";
-import { OriginalUrl } from "../links/schema";
+import { OriginalUrl } from "../links/destination";
 import { noControlChars } from "../shared/text";
 
 export const RULES_MAX = 20;
@@ -44,6 +44,8 @@ export const SMART_MSG = {
   variantsMin: "A split needs at least two destinations",
   variantsMax: `At most ${VARIANTS_MAX} destinations in a split`,
   weight: "Weights are whole numbers from 1 to 1,000",
+  passwordHash: "passwordHash must be a password hash from this app's export",
+  passwordAndHash: "Send password or passwordHash, not both",
 } as const;
 
 const list = <T extends v.GenericSchema<unknown, string>>(item: T) =>
@@ -100,38 +102,67 @@ export const Split = v.object({
  * route's body) would pass as "nothing set" — and for PUT clear every setting. Unknown fields
  * are refused instead, by name.
  */
-const unknownField = (issue: v.StrictObjectIssue) => `Unknown field: ${String(issue.path?.at(-1)?.key ?? issue.input)}`;
+// valibot reads a list as an object whose keys are "0", "1"…: a list is not an object here.
+const strictMessage = (what: string) => (issue: v.StrictObjectIssue) =>
+  issue.expected === "never" && !Array.isArray(issue.path?.at(-1)?.input) ? `Unknown field: ${String(issue.path?.at(-1)?.key ?? issue.input)}` : `${what} must be an object`;
+const unknownField = strictMessage("Smart settings");
+
+/** A fallback is where a spent limit sends visitors: without a limit it would never be used. */
+const fallbackNeedsLimit = (s: { fallbackUrl: string | null; maxClicks: number | null }) => !s.fallbackUrl || s.maxClicks != null;
+
+const smartEntries = {
+  password: v.optional(
+    v.pipe(
+      v.nullable(
+        v.pipe(
+          v.string("Password must be text"),
+          v.check((s) => s === "" || s.length >= PASSWORD_MIN, SMART_MSG.passwordShort),
+          v.maxLength(PASSWORD_MAX, SMART_MSG.passwordLong),
+        ),
+      ),
+      // Not the glossary's "password" (an account's, at least 8 characters).
+      v.description(`The link's password, ${PASSWORD_MIN} to ${PASSWORD_MAX} characters: text sets it (and ends every earlier unlock), null or "" removes it, absent keeps the current one.`),
+    ),
+  ),
+  maxClicks: v.optional(
+    v.nullable(v.pipe(v.number(SMART_MSG.maxClicks), v.integer(SMART_MSG.maxClicks), v.minValue(1, SMART_MSG.maxClicks), v.maxValue(MAX_CLICKS_MAX, SMART_MSG.maxClicks))),
+    null,
+  ),
+  /** Where a link past its click limit sends visitors; none: the 410 page. */
+  fallbackUrl: v.optional(v.nullable(v.union([v.literal(""), OriginalUrl])), null),
+  rules: v.optional(v.pipe(v.array(Rule), v.maxLength(RULES_MAX, SMART_MSG.rulesMax)), []),
+  split: v.optional(v.nullable(Split), null),
+};
 
 /**
- * What a client sends (PUT …/:id/smart, and `smart` on create). `password`: absent keeps the
- * current one, null or "" removes it, text sets it (and ends every earlier unlock).
+ * What a client sends (PUT …/:id/smart, and `smart` on create, edit, bulk). `password`: absent
+ * keeps the current one, null or "" removes it, text sets it (and ends every earlier unlock).
  */
-export const SmartInput = v.pipe(
-  v.strictObject({
-    password: v.optional(
-      v.pipe(
-        v.nullable(
-          v.pipe(
-            v.string("Password must be text"),
-            v.check((s) => s === "" || s.length >= PASSWORD_MIN, SMART_MSG.passwordShort),
-            v.maxLength(PASSWORD_MAX, SMART_MSG.passwordLong),
-          ),
-        ),
-        // Not the glossary's "password" (an account's, at least 8 characters).
-        v.description(`The link's password, ${PASSWORD_MIN} to ${PASSWORD_MAX} characters: text sets it (and ends every earlier unlock), null or "" removes it, absent keeps the current one.`),
-      ),
-    ),
-    maxClicks: v.optional(
-      v.nullable(v.pipe(v.number(SMART_MSG.maxClicks), v.integer(SMART_MSG.maxClicks), v.minValue(1, SMART_MSG.maxClicks), v.maxValue(MAX_CLICKS_MAX, SMART_MSG.maxClicks))),
-      null,
-    ),
-    /** Where a link past its click limit sends visitors; none: the 410 page. */
-    fallbackUrl: v.optional(v.nullable(v.union([v.literal(""), OriginalUrl])), null),
-    rules: v.optional(v.pipe(v.array(Rule), v.maxLength(RULES_MAX, SMART_MSG.rulesMax)), []),
-    split: v.optional(v.nullable(Split), null),
-  }, unknownField),
-  v.check((s) => !s.fallbackUrl || s.maxClicks != null, SMART_MSG.fallbackWithoutLimit),
+export const SmartInput = v.pipe(v.strictObject(smartEntries, unknownField), v.check((s) => fallbackNeedsLimit(s), SMART_MSG.fallbackWithoutLimit));
+
+/**
+ * A password hash as hashPassword makes it (argon2id, PHC form), the only kind an import takes:
+ * the password page verifies it with Bun.password.verify, which must never meet another kind.
+ */
+const PASSWORD_HASH_FORM = /^\$argon2id\$v=19\$m=\d{1,7},t=\d{1,2},p=\d{1,2}\$[A-Za-z0-9+/]{8,64}\$[A-Za-z0-9+/]{16,128}$/;
+
+/**
+ * An import's settings (`smart` of this app's JSON export or CSV `smart` column): a create's,
+ * or, for the password, the `passwordHash` our export writes, stored as it is (an export never
+ * holds a password in plain text; docs/decisions.md).
+ */
+export const SmartImport = v.pipe(
+  v.strictObject(
+    {
+      ...smartEntries,
+      passwordHash: v.optional(v.nullable(v.pipe(v.string(SMART_MSG.passwordHash), v.regex(PASSWORD_HASH_FORM, SMART_MSG.passwordHash)))),
+    },
+    unknownField,
+  ),
+  v.check((s) => fallbackNeedsLimit(s), SMART_MSG.fallbackWithoutLimit),
+  v.check((s) => !(s.password && s.passwordHash), SMART_MSG.passwordAndHash),
 );
+export type SmartImportParsed = v.InferOutput<typeof SmartImport>;
 export type SmartInput = v.InferInput<typeof SmartInput>;
 export type SmartInputParsed = v.InferOutput<typeof SmartInput>;
 
@@ -178,10 +209,11 @@ export const SimulateBody = v.strictObject({
   city: v.optional(v.nullable(v.pipe(v.string(), v.trim(), v.maxLength(100, SMART_MSG.city)))),
   /** When (default now). */
   at: v.optional(v.nullable(v.union([v.literal(""), When]))),
+  /** Clicks so far, for a link with a limit (default: its real count). */
   clicks: v.optional(v.pipe(v.nullable(v.pipe(v.number(), v.integer(), v.minValue(0))), v.description("Clicks so far, for a link with a limit (default: its real count)."))),
   /** A visitor id, for a sticky split (default: a random one). */
   visitorId: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(64)))),
-}, unknownField);
+}, strictMessage("The visitor"));
 export type SimulateBody = v.InferInput<typeof SimulateBody>;
 
 export const Decision = v.object({

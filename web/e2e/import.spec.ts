@@ -74,7 +74,7 @@ test("import a CSV with a bad row through the Import page, read the report, then
   expect(exported.suggestedFilename()).toMatch(/^links-[\w-]+-\d{4}-\d{2}-\d{2}\.csv$/);
   const text = await (await exported.createReadStream()).toArray().then((c) => Buffer.concat(c).toString("utf8"));
   const lines = text.replace(/^\ufeff/, "").trim().split("\r\n");
-  expect(lines[0]).toBe("code,url,title,description,expiresAt,clicks,shortUrl,active,createdAt,updatedAt,tags,importedClicks");
+  expect(lines[0]).toBe("code,url,title,description,expiresAt,clicks,shortUrl,active,createdAt,updatedAt,tags,importedClicks,smart");
   expect(lines).toHaveLength(700);
   expect(lines.find((l) => l.startsWith(`${tag}-first,`))).toContain('"First, with a comma"');
   // A formula-looking title is neutralised in the file a spreadsheet opens.

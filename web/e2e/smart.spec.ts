@@ -156,3 +156,47 @@ test("analytics show clicks per rule", async ({ page }) => {
   await expect(section.getByText("Rule 1: iPhone")).toBeVisible();
   await expect(section.getByText("Default destination")).toBeVisible();
 });
+
+test("Create dialog: a protected, limited link from the start (keyboard), the badges show, the password page asks", async ({ page }) => {
+  await registerViaApi(page.request);
+  await page.goto("/link-tracker");
+  await page.getByRole("button", { name: /^Create (Link|your first link)$/ }).first().click();
+  const dialog = page.getByRole("dialog", { name: "Create Short Link" });
+  const code = uniqueName("cp").replace(/[^A-Za-z0-9_-]/g, "").slice(0, 40);
+  // Folded, the settings' fields are not there (the create dialog's other specs find one "URL").
+  await expect(dialog.getByLabel("Password (Optional)")).toHaveCount(0);
+  await dialog.getByLabel("URL", { exact: true }).fill("https://example.com/members");
+  await dialog.getByLabel("Title", { exact: true }).fill("Members only");
+  await dialog.getByLabel("Custom short code (Optional)").fill(code);
+
+  // The settings are folded away; the keyboard opens them and fills them in.
+  const summary = dialog.getByText("Password and click limit (Optional)");
+  await summary.focus();
+  await page.keyboard.press("Enter");
+  await expect(dialog.getByLabel("Password (Optional)")).toBeVisible();
+  // A fallback with no limit is refused in the dialog, by the same schema as the server's.
+  await dialog.getByLabel("Fallback URL after the limit (Optional)").fill("https://example.com/full");
+  await dialog.getByRole("button", { name: "Create", exact: true }).click();
+  await expect(dialog.getByRole("alert")).toHaveText("A fallback URL needs a click limit");
+  await dialog.getByLabel("Password (Optional)").focus();
+  await page.keyboard.type("members 2026");
+  await page.keyboard.press("Tab");
+  await expect(dialog.getByLabel("Maximum clicks (Optional)")).toBeFocused();
+  await page.keyboard.type("50");
+  expect(await seriousAxe(page)).toEqual([]);
+  await page.keyboard.press("Enter");
+  await expect(page.getByText("Short link created successfully")).toBeVisible();
+  await expect(dialog).toBeHidden();
+
+  const row = page.locator("li.link-row", { hasText: "Members only" });
+  await expect(row.getByText("Password", { exact: true })).toBeVisible();
+  await expect(row.getByText("Click limit", { exact: true })).toBeVisible();
+  // The password was sent to the server and hashed there: the link asks for it.
+  const list = (await (await page.request.get("/api/links")).json()) as { id: number; shortCode: string }[];
+  const made = list.find((l) => l.shortCode === code)!;
+  expect((await (await page.request.get(`/api/links/${made.id}/smart`)).json()) as object).toMatchObject({ hasPassword: true, maxClicks: 50, fallbackUrl: "https://example.com/full" });
+  await page.context().clearCookies();
+  const res = await page.goto(`/${code}`);
+  expect(res?.status()).toBe(200);
+  await expect(page.getByRole("heading", { name: "This link is password protected", level: 1 })).toBeVisible();
+});

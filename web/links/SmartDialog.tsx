@@ -9,14 +9,11 @@ import { api, ApiError, fetcher } from "../lib/api";
 import { validateForm } from "../lib/forms";
 import { BROWSERS, DEVICES, LANGUAGE_MIN_Q, OSES, SimulateBody, SmartInput, type Decision, type SmartView } from "../../src/smart/schema";
 import type { LinkView } from "./types";
+import { ProtectionFields, protectionBody, type Protection } from "./ProtectionFields";
 
 type RuleForm = { name: string; url: string; device: string; os: string; browser: string; language: string; country: string; city: string; from: string; until: string };
 type VariantForm = { name: string; url: string; weight: string };
-type Form = {
-  password: string;
-  removePassword: boolean;
-  maxClicks: string;
-  fallbackUrl: string;
+type Form = Protection & {
   rules: RuleForm[];
   splitOn: boolean;
   sticky: boolean;
@@ -62,9 +59,7 @@ function bodyOf(f: Form) {
     return w;
   };
   return {
-    ...(f.removePassword ? { password: null } : f.password ? { password: f.password } : {}),
-    maxClicks: f.maxClicks.trim() === "" ? null : Number(f.maxClicks),
-    fallbackUrl: f.fallbackUrl.trim() || null,
+    ...protectionBody(f),
     rules: f.rules.map((r) => ({ name: r.name, url: r.url, when: when(r) })),
     split: f.splitOn ? { sticky: f.sticky, variants: f.variants.map((x) => ({ name: x.name, url: x.url, weight: Number(x.weight) })) } : null,
   };
@@ -130,21 +125,7 @@ export function SmartDialog({ link, apiBase, onClose, onSaved }: { link: LinkVie
       ) : (
         <div className="stack">
           <form onSubmit={save} noValidate className="stack smart-form">
-            <fieldset className="stack" disabled={busy}>
-              <legend>Password</legend>
-              <p className="muted">{data?.hasPassword ? "This link is password protected." : "Visitors must enter this password before they are redirected."}</p>
-              <Field label={data?.hasPassword ? "New password (leave empty to keep)" : "Password (Optional)"} type="password" autoComplete="new-password" value={form.password} onChange={(e) => set({ password: e.target.value, removePassword: false })} />
-              {data?.hasPassword && (
-                <label className="check">
-                  <input type="checkbox" checked={form.removePassword} onChange={(e) => set({ removePassword: e.target.checked, password: "" })} /> Remove the password
-                </label>
-              )}
-            </fieldset>
-            <fieldset className="stack" disabled={busy}>
-              <legend>Click limit</legend>
-              <Field label="Maximum clicks (Optional)" type="number" min={1} inputMode="numeric" value={form.maxClicks} onChange={(e) => set({ maxClicks: e.target.value })} hint={`Counted so far: ${data?.clicks ?? 0}.`} />
-              <Field label="Fallback URL after the limit (Optional)" type="url" inputMode="url" placeholder="https://example.com/sold-out" value={form.fallbackUrl} onChange={(e) => set({ fallbackUrl: e.target.value })} hint="Without one, the link shows a 'no longer available' page." />
-            </fieldset>
+            <ProtectionFields value={form} onChange={set} disabled={busy} hasPassword={data?.hasPassword ?? false} clicks={data?.clicks ?? 0} />
             <fieldset className="stack" disabled={busy}>
               <legend>Redirect rules</legend>
               <p className="muted">Tried in order; the first rule whose conditions all hold wins. Separate several values with commas. A language matches at quality {LANGUAGE_MIN_Q} or more.</p>
