@@ -8,7 +8,7 @@ import { pgDatabase, sqliteDatabase, type Database } from "../db/database";
 import { PG_SESSION } from "../db/connect";
 import { openPg } from "../db/pg";
 import type { FromReader, ToReader } from "../db/reader";
-import { runDownload } from "./jobs";
+import { runDownload, type DownloadJob } from "./jobs";
 
 declare const self: Worker;
 
@@ -54,7 +54,7 @@ self.onmessage = async (e: MessageEvent<ToReader>) => {
     return;
   }
   if (m.type === "download") {
-    downloads.set(m.id, runDownload(db!, m.job).getReader());
+    downloads.set(m.id, runDownload(db!, m.job as DownloadJob).getReader());
     return;
   }
   const reader = downloads.get(m.id);
