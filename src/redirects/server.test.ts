@@ -262,8 +262,9 @@ describe("graceful shutdown", () => {
       }
     };
     try {
-      // No redirect yet, and the writer's thread is already there.
-      if (process.platform === "linux") expect(workerThreads()).toBe(1);
+      // No redirect yet, and the writer's thread is already there (beside the reader thread,
+      // also started with the server: src/db/reader.ts).
+      if (process.platform === "linux") expect(workerThreads()).toBe(2);
 
       const db = open();
       const rows = async () => (await db.get<{ n: number }>("SELECT COUNT(*) AS n FROM link_analytics"))!.n;
