@@ -1,7 +1,7 @@
 // The packed code → link map (redirectMap.ts) must answer exactly as a Map of the same writes
 // would, through growth, deletes, renames, compaction and codes or destinations it cannot pack.
 import { expect, test } from "bun:test";
-import { type CachedLink, RedirectMap } from "./redirectMap";
+import { type CachedLink, RedirectMap, hrefOf } from "./redirectMap";
 
 const link = (id: number, href = `https://example.com/p/${id}?utm_source=x`, extra: Partial<CachedLink> = {}): CachedLink => ({ id, href, active: true, expiresMs: null, ...extra });
 
@@ -76,4 +76,65 @@ test("codes differing only in case, or one a prefix of another, are different li
   expect(m.get("abcd")?.id).toBe(3);
   expect(m.get("ab")).toBeUndefined();
   expect(m.get("ABC")).toBeUndefined();
+});
+
+test("hrefOf is the URL parser's href for every destination: 300,000 random ones around the fast path's edges, and the hand-picked ones", () => {
+  const picked = [
+    "https://example.com/",
+    "https://example.com",
+    "HTTPS://Example.com/a",
+    "https://example.com:443/a",
+    "http://example.com:80/",
+    "https://user@example.com/",
+    "https://example.com./a",
+    "https://1.2.3.4/a",
+    "https://0x7f.1/a",
+    "https://a.b.0x1f/",
+    "https://xn--bcher-kva.example/",
+    "https://b\u00fccher.example/",
+    "https://example.com/a/../b",
+    "https://example.com/a/./b",
+    "https://example.com/a/%2e%2E/b",
+    "https://example.com/.well-known/x",
+    "https://example.com/it's?q='x'",
+    "https://example.com/a b",
+    "https://example.com/a\\b",
+    "https://example.com/a#frag",
+    "https://example.com/a?x=1&y=%41%zz",
+    "https://example.com/\u00fcber?r=\"c\"",
+    "https://ex-ample.co.uk/path;p=1/@user/~tilde!$&()*+,=:",
+    "https://-x.example.com/",
+    "https://example.c0m/",
+    "https://example.123/",
+  ];
+  const chars = "aZ09-._~!$&'()*+,;=:@/?%#\\ \"<>`{}|^[]Ü\t.eE2xn";
+  const hosts = ["example.com", "a.b.example.org", "xn--p1ai.example", "EXAMPLE.com", "1.2.3.4", "ex.com.", "localhost", "a-b.c0", "host.x9"];
+  let seed = 42;
+  const rand = (n: number) => {
+    seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+    return seed % n;
+  };
+  const random: string[] = [];
+  for (let i = 0; i < 300_000; i++) {
+    let path = "";
+    for (let k = rand(12); k > 0; k--) path += chars[rand(chars.length)];
+    random.push(`${rand(2) ? "https" : "http"}://${hosts[rand(hosts.length)]}${rand(8) ? "/" : ""}${path}`);
+  }
+  let fast = 0;
+  for (const url of [...picked, ...random]) {
+    let parsed: string | null;
+    try {
+      parsed = new URL(url).href;
+    } catch {
+      parsed = null;
+    }
+    if (parsed === null) {
+      expect(() => hrefOf(url)).toThrow();
+      continue;
+    }
+    expect(hrefOf(url)).toBe(parsed);
+    if (hrefOf(url) === url) fast++;
+  }
+  // The fast path is taken often (the check is not vacuous).
+  expect(fast).toBeGreaterThan(10_000);
 });

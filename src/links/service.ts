@@ -5,7 +5,7 @@
 // next redirect) and every instance has it before the answer.
 import type { AppContext } from "../context";
 import { shortUrlOf } from "./export";
-import { RedirectMap, type CachedLink } from "./redirectMap";
+import { RedirectMap, hrefOf, type CachedLink } from "./redirectMap";
 import { ClickRecorder } from "../analytics/recorder";
 import { OVER_QUOTA, codeConflict, linksStore, tagNames, type Existing, type LinkRow, type NewLink, type RedirectRow } from "./store";
 import { BULK_MSG, MSG, type ItemError, type LinkView, type Tracker } from "./schema";
@@ -101,7 +101,7 @@ const WAL_GAP_MS = 200;
 function toCached(r: RedirectRow): CachedLink | null {
   let href: string;
   try {
-    href = new URL(r.original_url).href;
+    href = hrefOf(r.original_url);
   } catch {
     return null;
   }
@@ -168,10 +168,15 @@ export async function createLinks(ctx: AppContext, opts: { maxClickBacklog?: num
   /** Reads every link into a new map, then serves from it: redirects use the old one meanwhile. */
   const loadAll = async () => {
     const next = new RedirectMap();
-    for await (const r of store.allForRedirect()) {
-      const c = toCached(r);
-      seed(r, c);
-      if (c) next.add(r.short_code, c);
+    // Room for them all at once; 64 bytes of code and destination each to start (the arena grows past it).
+    const links = await store.redirectCount();
+    next.reserveFor(links, links * 64);
+    for await (const page of store.allForRedirect()) {
+      for (const r of page) {
+        const c = toCached(r);
+        seed(r, c);
+        if (c) next.add(r.short_code, c);
+      }
     }
     next.trim();
     byCode = next;

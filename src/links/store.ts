@@ -82,7 +82,7 @@ const redirectCols = (t: string) =>
   `CASE WHEN ${t}smart IS NOT NULL THEN COALESCE((SELECT clicks FROM link_click_counts WHERE link_id = ${t}id), 0) END AS click_count`;
 
 /** Links read per statement while the redirect map loads (keyset pages, see allForRedirect). */
-const REDIRECT_PAGE = 5000;
+const REDIRECT_PAGE = 20_000;
 
 // click_count comes from link_click_counts (migrations/0003): the click writer never rewrites a link row.
 const BASE_COLS =
@@ -538,13 +538,17 @@ export function linksStore(db: Database, { maxPerUser = 0 }: { maxPerUser?: numb
      * statement serves both backends (on PostgreSQL no cursor, which would need a transaction
      * open for the whole load).
      */
-    async *allForRedirect(): AsyncGenerator<RedirectRow> {
+    /** How many links, and their codes' and destinations' bytes: the redirect map's room, made at once. */
+    /** How many links: the redirect map's room is made at once (an index count; summing their lengths read every row). */
+    redirectCount: async () => Number((await db.get<{ n: number }>("SELECT COUNT(*) AS n FROM short_links"))?.n ?? 0),
+    // Pages, not rows: an async generator's yield per row cost ~0.5 s of a million links' load.
+    async *allForRedirect(): AsyncGenerator<RedirectRow[]> {
       for (let after = 0; ; ) {
         const page = await db.all<RedirectRow>(
           `SELECT ${redirectCols("")} FROM short_links WHERE id > ? ORDER BY id LIMIT ?`,
           after, REDIRECT_PAGE,
         );
-        yield* page;
+        yield page;
         if (page.length < REDIRECT_PAGE) return;
         after = page[page.length - 1]!.id;
       }
