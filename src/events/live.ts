@@ -80,12 +80,29 @@ export function startLiveHub(ctx: AppContext, feed: EventFeed) {
     return (e: StoredEvent) => [...(e.userId === null ? [] : [e.userId]), ...(e.type === "title.added" && e.topicId != null ? (members.get(e.topicId) ?? []) : [])];
   }
 
+  /**
+   * An event's frame and the users it raised a notice for, made once however many streams it
+   * goes to (20 streams under a click flood made each event's JSON 20 times: docs/performance.md).
+   */
+  const framed = new WeakMap<StoredEvent, { frame: string; noticed: Set<number> }>();
+  const frameOf = (e: StoredEvent) => {
+    let f = framed.get(e);
+    if (!f) framed.set(e, (f = { frame: sseFrame(e), noticed: new Set(noticesFor(e).map((n) => n.userId)) }));
+    return f;
+  };
+  /** Frames for each stream while a batch is dispatched: written as one chunk per stream, not one per event. */
+  const pending = new Map<Stream, string>();
+  const flush = () => {
+    for (const [s, text] of pending) s.write(text);
+    pending.clear();
+  };
   const deliverTo = (s: Stream, e: StoredEvent) => {
     if (s.held) return void s.held.push(e);
     if (s.sentIds.has(e.id)) return;
-    s.write(sseFrame(e));
+    const f = frameOf(e);
     // The bell reads its notifications again when this event raised one for this user.
-    if (noticesFor(e).some((n) => n.userId === s.userId)) s.write("event: notifications\ndata: {}\n\n");
+    const text = f.noticed.has(s.userId) ? `${f.frame}event: notifications\ndata: {}\n\n` : f.frame;
+    pending.set(s, (pending.get(s) ?? "") + text);
   };
 
   async function dispatch(batch: StoredEvent[]) {
@@ -97,6 +114,7 @@ export function startLiveHub(ctx: AppContext, feed: EventFeed) {
       newest = Math.max(newest, e.id);
       for (const userId of who(e)) for (const s of byUser.get(userId) ?? []) deliverTo(s, e);
     }
+    flush();
   }
 
   const broadcastReset = () => {
@@ -256,6 +274,7 @@ export function startLiveHub(ctx: AppContext, feed: EventFeed) {
       const held = s.held ?? [];
       s.held = null;
       for (const e of held.sort((a, b) => a.id - b.id)) deliverTo(s, e);
+      flush();
       s.sentIds.clear();
       return body;
     },
