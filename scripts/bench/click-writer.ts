@@ -4,6 +4,7 @@
 //
 //   node_modules/.bin/bun run scripts/bench/click-writer.ts
 //   BENCH_SIZES=8192 BENCH_LINKS=100000 BENCH_CLICKS=300000 BENCH_WARM=300000 bun run scripts/bench/click-writer.ts
+//   BENCH_PROFILE=1 … also prints the wall µs per click each statement took, costliest first
 //
 // A fresh database (the real migrations) with 100,000 links, written through the real
 // ClickWriter on a connection set up as the click worker sets up its own, with a PASSIVE
@@ -38,6 +39,7 @@ const CLICKS = Number(process.env.BENCH_CLICKS ?? 300_000);
 const WARM = Number(process.env.BENCH_WARM ?? 300_000);
 const SIZES = (process.env.BENCH_SIZES ?? "512,2048,8192").split(",").map(Number);
 const WARM_SIZE = 8_192;
+const PROFILE = process.env.BENCH_PROFILE === "1";
 const AGENTS = [
   "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36",
   "Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1",
@@ -138,6 +140,32 @@ function write(writer: ClickWriter, db: ReturnType<typeof openDbFile>, firstLink
   return { cpuUs: thread / clicks, processUs: (user + system) / clicks, kernelUs: system / clicks, wallUs: (wall * 1_000) / clicks };
 }
 
+/**
+ * BENCH_PROFILE: wraps the connection's prepare so each statement's calls add up their wall
+ * time, keyed by the statement's first 80 characters (the writer prepares each once).
+ */
+function timeStatements(db: ReturnType<typeof openDbFile>) {
+  const spent = new Map<string, number>();
+  const prepare = db.prepare.bind(db);
+  db.prepare = ((sql: string) => {
+    const statement = prepare(sql);
+    const key = sql.replace(/\s+/g, " ").trim().slice(0, 80);
+    for (const method of ["run", "get", "all", "values"] as const) {
+      const call = (statement[method] as (...a: unknown[]) => unknown).bind(statement);
+      (statement as unknown as Record<string, unknown>)[method] = (...args: unknown[]) => {
+        const started = performance.now();
+        try {
+          return call(...args);
+        } finally {
+          spent.set(key, (spent.get(key) ?? 0) + performance.now() - started);
+        }
+      };
+    }
+    return statement;
+  }) as typeof db.prepare;
+  return spent;
+}
+
 async function run(size: number) {
   const dir = mkdtempSync(join(tmpdir(), "threadlink-writer-bench-"));
   try {
@@ -148,6 +176,7 @@ async function run(size: number) {
     db.exec("PRAGMA wal_autocheckpoint = 0");
     db.exec("PRAGMA foreign_keys = OFF");
     db.exec("PRAGMA temp_store = MEMORY");
+    const statements = PROFILE ? timeStatements(db) : null;
     const writer = new ClickWriter(db, { ipStorage: "truncated", geoipDb: null });
     writer.geo.load();
     if (WARM > 0) {
@@ -158,7 +187,9 @@ async function run(size: number) {
           `${fresh.cpuUs.toFixed(1)} µs/click CPU on the writing thread (process ${fresh.processUs.toFixed(1)}, ${fresh.kernelUs.toFixed(1)} in the kernel)`,
       );
     }
+    statements?.clear();
     const t = write(writer, db, firstLink, size, CLICKS);
+    if (statements) for (const [sql, ms] of [...statements].sort((a, b) => b[1] - a[1])) console.log(`  ${((ms * 1_000) / CLICKS).toFixed(1).padStart(7)} µs/click  ${sql}`);
     db.close();
     console.log(
       `transactions of ${String(size).padStart(5)} clicks: ${t.wallUs.toFixed(1)} µs/click wall, ` +
