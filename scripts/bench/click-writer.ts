@@ -31,7 +31,7 @@ import { join } from "node:path";
 import { openDbFile } from "../../src/db/open";
 import { migrate } from "../../src/db/migrate";
 import { existsSync, readFileSync } from "node:fs";
-import { ClickWriter } from "../../src/analytics/writer";
+import { ClickWriter, writerConnection } from "../../src/analytics/writer";
 import { ClickLines, decodeClicks } from "../../src/analytics/clickMessages";
 
 const LINKS = Number(process.env.BENCH_LINKS ?? 100_000);
@@ -172,10 +172,7 @@ async function run(size: number) {
     const path = join(dir, "threadlink.db");
     const firstLink = seed(path);
     const db = openDbFile(path);
-    // As src/analytics/clickWorker.ts opens its connection.
-    db.exec("PRAGMA wal_autocheckpoint = 0");
-    db.exec("PRAGMA foreign_keys = OFF");
-    db.exec("PRAGMA temp_store = MEMORY");
+    writerConnection(db);
     const statements = PROFILE ? timeStatements(db) : null;
     const writer = new ClickWriter(db, { ipStorage: "truncated", geoipDb: null });
     writer.geo.load();

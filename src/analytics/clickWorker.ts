@@ -19,7 +19,7 @@ import { statSync } from "node:fs";
 import type { Db } from "../db/open";
 import { openDbFile } from "../db/open";
 import { decodeClicks, type FromWorker, type ToWorker } from "./clickMessages";
-import { ClickWriter } from "./writer";
+import { ClickWriter, writerConnection } from "./writer";
 import { PgClickWriter } from "./pgWriter";
 import { RETENTION_CHUNK } from "./writerStore";
 
@@ -241,18 +241,7 @@ self.onmessage = (e: MessageEvent<ToWorker>) => {
       db = openDbFile(m.path, m.walLimitBytes);
       walPath = `${m.path}-wal`;
       walLimitBytes = m.walLimitBytes ?? 0;
-      // This thread checkpoints on a timer (below): a commit never stops to copy the WAL, and a
-      // page rewritten by several commits in a second is copied into the database once.
-      db.exec("PRAGMA wal_autocheckpoint = 0");
-      // The writer checks that a click's link exists itself: in the same IMMEDIATE transaction
-      // it removes the new rows of any link without a count row (deleted meanwhile), one probe
-      // per click in SQLite. The per-row foreign key probe would repeat that check. Those are
-      // the only rows this connection deletes (nothing references a click row).
-      db.exec("PRAGMA foreign_keys = OFF");
-      // The count update groups each transaction's clicks in a temporary B-tree: in memory it
-      // is a few hundred KB; as a temporary file it cost ~4 µs a click in the kernel at
-      // transactions of 512 (docs/performance.md).
-      db.exec("PRAGMA temp_store = MEMORY");
+      writerConnection(db);
       writer = new ClickWriter(db, { ipStorage: m.ipStorage, geoipDb: m.geoipDb, foldEvery: m.foldEvery, detailPerMinute: m.detailPerMinute });
       scheduleJobs(JOBS_FIRST_MS);
       // The location databases open with the first click that needs a lookup (geo.ts).

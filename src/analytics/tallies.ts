@@ -50,10 +50,11 @@ export type TalliedClick = {
  * The per-value dimensions, in the order a link's tallies hold them. 'day' is the UTC day
  * (YYYY-MM-DD); 'hour' (issue 23) the UTC hour (YYYY-MM-DDTHH), from which a timeseries by hour
  * or by day in any time zone is read (series.ts); 'route' (issue 24) the rule or split destination
- * that sent a smart link's click. Clicks tallied before 'hour' existed have a
- * day only: series.ts places them at their UTC day's noon.
+ * that sent a smart link's click; 'visitor' and 'botvisitor' a visitor's clicks on the link (the
+ * visit numbers: the SQLite writer adds them here, so one upsert writes them with the rest). Clicks
+ * tallied before 'hour' existed have a day only: series.ts places them at their UTC day's noon.
  */
-const DIMS = ["country", "city", "browser", "device", "os", "referrer", "day", "hour", "route"] as const;
+const DIMS = ["country", "city", "browser", "device", "os", "referrer", "day", "hour", "route", "visitor", "botvisitor"] as const;
 const SUMMARY = ["unique", "bots", "new", "returning", "undetailed", "rows"] as const;
 
 /** One link's share of a batch. */
@@ -192,20 +193,24 @@ export class Tallies {
    * rows in one order.
    */
   json() {
-    const ids = Float64Array.from(this.links.keys()).sort();
     let out = "[";
     let first = true;
-    const row = (l: number, dim: string, value: string, n: number) => {
+    this.rows((l, dim, value, n) => {
       out += `${first ? "" : ","}[${l},"${dim}",${JSON.stringify(value)},${n}]`;
       first = false;
-    };
+    });
+    return `${out}]`;
+  }
+
+  /** Each row the upsert writes, in json()'s order. */
+  rows(row: (linkId: number, dim: string, value: string, n: number) => void) {
+    const ids = Float64Array.from(this.links.keys()).sort();
     for (const l of ids) {
       const t = this.links.get(l)!;
       for (let i = 0; i < DIMS.length; i++) for (const [value, n] of t.dims[i]!) row(l, DIMS[i]!, value, n);
       for (let i = 0; i < SUMMARY.length; i++) if (t.summary[i] !== 0) row(l, "summary", SUMMARY[i]!, t.summary[i]!);
       if (t.last > 0) row(l, "summary", "last_ms", t.last);
     }
-    return `${out}]`;
   }
 }
 
