@@ -72,7 +72,7 @@ const insideTx = process.env.NODE_ENV === "test" ? new AsyncLocalStorage<object>
  * transaction's body still awaits between them: while one is open, statements from other
  * requests wait for it to end (a queue of microtasks, not a sleep) instead of running inside it.
  */
-export function sqliteDatabase(handle: SqliteHandle, { reader: withReader = true }: { reader?: boolean } = {}): Database {
+export function sqliteDatabase(handle: SqliteHandle, { reader: withReader = true, nice }: { reader?: boolean; nice?: number } = {}): Database {
   let open: Promise<void> | null = null;
   const self = {};
   const notInside = () => {
@@ -93,7 +93,7 @@ export function sqliteDatabase(handle: SqliteHandle, { reader: withReader = true
   // the reader thread's own connection has no reader of its own.
   const file = withReader && handle.filename && handle.filename !== ":memory:" ? handle.filename : null;
   let reader: ReaderThread | null = null;
-  const theReader = () => (reader ??= readerThread({ file: file! }));
+  const theReader = () => (reader ??= readerThread({ file: file!, nice }));
   const read = (one: boolean, text: string, params: Params) => theReader().read(one, text, sqliteArgs(params) as SQLQueryBindings[]);
   const reads: Queries | null = file
     ? {
@@ -229,10 +229,10 @@ export function pgQueries(conn: SQL): Queries {
  * PostgreSQL behind the same interface; a transaction runs on one connection in `sql.begin`.
  * The pool is opened with `bigint: true` (openPg), so 64-bit values arrive exact for plainRows.
  */
-export function pgDatabase(pool: SQL, { readerUrl }: { readerUrl?: string } = {}): Database {
+export function pgDatabase(pool: SQL, { readerUrl, nice }: { readerUrl?: string; nice?: number } = {}): Database {
   const queries = pgQueries(pool);
   // The reader thread opens its own pool, when first used (src/db/reader.ts).
-  const reader = readerUrl ? readerThread({ url: readerUrl }) : null;
+  const reader = readerUrl ? readerThread({ url: readerUrl, nice }) : null;
   return {
     ...queries,
     reads: queries,

@@ -8,8 +8,8 @@
 import type { SQLQueryBindings } from "bun:sqlite";
 
 export type ToReader =
-  | { type: "open"; file: string }
-  | { type: "open"; url: string }
+  | { type: "open"; file: string; nice?: number }
+  | { type: "open"; url: string; nice?: number }
   | { type: "read"; id: number; one: boolean; text: string; params: SQLQueryBindings[] }
   | { type: "download"; id: number; job: unknown }
   | { type: "more" | "cancel"; id: number };
@@ -40,7 +40,7 @@ export type ReaderThread = {
  * there reads are the server's work already, but formatting and collecting a million rows is
  * not). Its thread starts with the first use and again after a crash.
  */
-export function readerThread(target: { file: string } | { url: string }): ReaderThread {
+export function readerThread(target: ({ file: string } | { url: string }) & { nice?: number }): ReaderThread {
   let worker: Worker | null = null;
   let nextId = 1;
   const pending = new Map<number, { resolve: (m: FromReader) => void; reject: (e: Error) => void }>();

@@ -9,6 +9,7 @@ import { PG_SESSION } from "../db/connect";
 import { openPg } from "../db/pg";
 import type { FromReader, ToReader } from "../db/reader";
 import { runDownload, type DownloadJob } from "./jobs";
+import { lowerThisThread } from "../shared/priority";
 
 declare const self: Worker;
 
@@ -32,6 +33,7 @@ const failure = (id: number, err: unknown) => {
 self.onmessage = async (e: MessageEvent<ToReader>) => {
   const m = e.data;
   if (m.type === "open") {
+    lowerThisThread(m.nice ?? 0);
     if ("url" in m) {
       // PostgreSQL: a pool of its own, small (a download reads one batch at a time).
       db = pgDatabase(openPg(m.url, { max: 2, bigint: true, connection: PG_SESSION }));

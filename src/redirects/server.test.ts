@@ -254,12 +254,18 @@ describe("graceful shutdown", () => {
   test("kill -9: the click writer runs from start-up, so a click is on disk within the write window of the first redirect", async () => {
     const { base, proc, done, open } = await servedProcess("kill9");
     // Bun names a Worker's thread "Worker" (Linux only; elsewhere the durability check below stands alone).
-    const threads = (name: string) => {
+    const named = (name: string) => {
       try {
-        return readdirSync(`/proc/${proc.pid}/task`).filter((t) => readFileSync(`/proc/${proc.pid}/task/${t}/comm`, "utf8").trim() === name).length;
+        return readdirSync(`/proc/${proc.pid}/task`).filter((t) => readFileSync(`/proc/${proc.pid}/task/${t}/comm`, "utf8").trim() === name);
       } catch {
-        return -1;
+        return null;
       }
+    };
+    const threads = (name: string) => named(name)?.length ?? -1;
+    // A thread's nice value: field 19 of its stat line, counted after the name's closing parenthesis.
+    const nice = (tid: string) => {
+      const stat = readFileSync(`/proc/${proc.pid}/task/${tid}/stat`, "utf8");
+      return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[16]);
     };
     try {
       // No redirect yet, and the writer's thread is already there ("Worker"), beside the reader
@@ -267,6 +273,10 @@ describe("graceful shutdown", () => {
       if (process.platform === "linux") {
         expect(threads("Worker")).toBe(1);
         expect(threads("reader")).toBe(1);
+        // Both run below the request thread (BACKGROUND_NICE, 10 by default: src/shared/priority.ts).
+        expect(nice(String(proc.pid))).toBe(0);
+        expect(nice(named("Worker")![0]!)).toBe(10);
+        expect(nice(named("reader")![0]!)).toBe(10);
       }
 
       const db = open();
