@@ -220,10 +220,11 @@ const PG_SEARCH = `${L}.search_words`;
  * besides, so nothing of either query language (NEAR, *, :, &, |, !, parentheses) gets through:
  * FTS5 takes a quoted string with `*` after it as a prefix ("" inside doubles a quote);
  * to_tsquery takes a quoted lexeme with `:*` ('' doubles a quote, and a backslash escapes, so
- * both are doubled). Both are answered from the search index (FTS5's term list, the GIN
- * index's partial match); a prefix gathers the matches of every word it starts before the
- * first page, which costs more than a whole word (docs/decisions.md, "Search by a word's
- * beginning").
+ * both are doubled). Both are answered from the search index. FTS5: a word of 1 to 8
+ * characters is a term of its prefix index (migrations/0024), read lazily in id order like a
+ * whole word; a longer one gathers the matches of every word it starts before the first row.
+ * PostgreSQL: the GIN index's partial match, or the list walked newest first with each row's
+ * stored words tested, as its planner chooses (docs/decisions.md, "Search at a million links").
  */
 const ftsQuery = (words: readonly string[]) => words.map((w) => `"${w.replaceAll('"', '""')}"*`).join(" AND ");
 const tsQuery = (words: readonly string[]) => words.map((w) => `'${w.replaceAll("\\", "\\\\").replaceAll("'", "''")}':*`).join(" & ");
