@@ -127,6 +127,23 @@ describe("GET /api/links pages", () => {
     });
   }
 
+  // Beginnings of 1 to 8 characters are answered from FTS5's prefix index (migrations/0024),
+  // longer ones by merging the words they start: every length must find what a scan finds.
+  test("a word's beginning of every length, 1 to 10 characters, newest and oldest first, finds what a scan of the words finds", async () => {
+    const mine = (await all("?limit=1000")).rows as (L & { description: string | null })[];
+    const words = (l: (typeof mine)[number]) => [l.title, l.originalUrl, l.description ?? "", l.shortCode].join(" ").toLowerCase().split(/[^\p{L}\p{N}]+/u);
+    const prefixes = ["e", "k", "1", "ka", "it", "12", "kan", "ite", "sho", "kang", "item", "kanga", "items", "kangar", "shop3", "kangaro", "example", "kangaroo", "everythi", "everythin", "everything"];
+    for (const q of prefixes) {
+      const want = mine.filter((l) => words(l).some((w) => w.startsWith(q))).map((l) => l.id);
+      expect(want.length).toBeGreaterThan(0);
+      for (const sort of ["newest", "oldest"]) {
+        const { rows, totals } = await all(`?q=${q}&sort=${sort}&limit=100`);
+        expect(rows.map((l) => l.id)).toEqual(sort === "newest" ? want : [...want].reverse());
+        expect(totals[0]).toBe(want.length);
+      }
+    }
+  });
+
   test("a generated short code is found by its text and by its first characters", async () => {
     const some = (await list("?limit=1&sort=oldest")).json[0] as L;
     for (const q of [some.shortCode, some.shortCode.slice(0, 4), some.shortCode.slice(0, 4).toUpperCase()]) {
@@ -355,6 +372,14 @@ describe("exports", () => {
     const broad = await all("?q=bulk&limit=1000", bob.cookie);
     expect(broad.rows).toHaveLength(2100);
     expect(broad.totals[0]).toBe(1000);
+    // A one-character beginning (FTS5's prefix index) matching every link: capped total, every match reached, both orders.
+    for (const sort of ["newest", "oldest"]) {
+      const short = await all(`?q=b&sort=${sort}&limit=1000`, bob.cookie);
+      expect(short.rows).toHaveLength(2101);
+      expect(new Set(short.rows.map((l) => l.id)).size).toBe(2101);
+      expect(short.totals.every((n) => n === 1000)).toBe(true);
+    }
+    expect((await list("?q=b&limit=5", bob.cookie)).headers.get("x-total-capped")).toBe("true");
     expect((await list("?q=bulk&limit=5", bob.cookie)).headers.get("x-total-capped")).toBe("true");
     expect((await list("?limit=5", bob.cookie)).headers.get("x-total-capped")).toBeNull();
     expect((await list("?limit=5", bob.cookie)).headers.get("x-total-count")).toBe("2101");

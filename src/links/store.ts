@@ -207,11 +207,12 @@ export const linkSortKinds = (sort: LinkSort) => SORTS[sort].kinds;
 export const linkCursorKeys = (sort: LinkSort, row: LinkRow) => SORTS[sort].of(row);
 
 /**
- * The search expression PostgreSQL's index is built on (migrations/pg/0013_lists.sql), word
- * for word: the planner matches the index by its text.
+ * PostgreSQL's words of a link, a stored column (migrations/pg/0024_search_prefix.sql) that its
+ * GIN index is built on: checking a row costs no tokenising, so walking the list in id order
+ * and testing each row is cheap when a word is common, and the column has its own statistics
+ * for the planner to choose between that walk and the index.
  */
-const PG_SEARCH =
-  "to_tsvector('simple'::regconfig, regexp_replace(lower(title || ' ' || original_url || ' ' || COALESCE(description, '') || ' ' || short_code), '[^[:alnum:]]+', ' ', 'g'))";
+const PG_SEARCH = `${L}.search_words`;
 
 /**
  * Each word must start a word of the link ("kang" finds Kangaroo, "ab3" a code aB3xY9z), as a
@@ -219,10 +220,11 @@ const PG_SEARCH =
  * besides, so nothing of either query language (NEAR, *, :, &, |, !, parentheses) gets through:
  * FTS5 takes a quoted string with `*` after it as a prefix ("" inside doubles a quote);
  * to_tsquery takes a quoted lexeme with `:*` ('' doubles a quote, and a backslash escapes, so
- * both are doubled). Both are answered from the search index (FTS5's term list, the GIN
- * index's partial match); a prefix gathers the matches of every word it starts before the
- * first page, which costs more than a whole word (docs/decisions.md, "Search by a word's
- * beginning").
+ * both are doubled). Both are answered from the search index. FTS5: a word of 1 to 8
+ * characters is a term of its prefix index (migrations/0024), read lazily in id order like a
+ * whole word; a longer one gathers the matches of every word it starts before the first row.
+ * PostgreSQL: the GIN index's partial match, or the list walked newest first with each row's
+ * stored words tested, as its planner chooses (docs/decisions.md, "Search at a million links").
  */
 const ftsQuery = (words: readonly string[]) => words.map((w) => `"${w.replaceAll('"', '""')}"*`).join(" AND ");
 const tsQuery = (words: readonly string[]) => words.map((w) => `'${w.replaceAll("\\", "\\\\").replaceAll("'", "''")}':*`).join(" & ");
@@ -345,8 +347,12 @@ export function linksStore(db: Database, { maxPerUser = 0 }: { maxPerUser?: numb
     }
 
     const narrowed = searching || query.status !== "all" || query.tags.length > 0;
+    // PostgreSQL counts in the list's order: without an ORDER BY the planner took the GIN index
+    // for a word in every link and gathered all million matches before the first (190-250 ms);
+    // in id order it stops at the cap as the page does (docs/decisions.md, "Search at a million links").
+    const countOrder = pg ? ` ORDER BY ${L}.id DESC` : "";
     const countNarrowed = async () => {
-      const counted = await db.reads.get<{ n: number }>(`SELECT COUNT(*) AS n FROM (SELECT 1 FROM ${from} WHERE ${where.join(" AND ")} LIMIT ?) AS hits`, ...params, TOTAL_CAP + 1);
+      const counted = await db.reads.get<{ n: number }>(`SELECT COUNT(*) AS n FROM (SELECT 1 FROM ${from} WHERE ${where.join(" AND ")}${countOrder} LIMIT ?) AS hits`, ...params, TOTAL_CAP + 1);
       const n = Number(counted!.n);
       return { total: Math.min(n, TOTAL_CAP), capped: n > TOTAL_CAP };
     };
