@@ -4,11 +4,52 @@ import { nowIso } from "../shared/time";
 import { addNotices } from "../notifications/store";
 import { webhookDisabledNotice } from "../notifications/events";
 
+/** At most this many links' summaries in one clicks.recorded delivery (README "Webhooks"). */
+export const CLICK_LINKS_PER_DELIVERY = 1_000;
+
+/**
+ * Queues the clicks.recorded deliveries of one click batch, whose events are the ids from the
+ * first parameter to the second, in the click writer's transaction: per subscribed endpoint ONE
+ * delivery carrying the summaries of the batch's links it watches as an array (in chunks of
+ * CLICK_LINKS_PER_DELIVERY), not one per link. Under a flood a batch holds thousands of links,
+ * and a delivery per link per endpoint was tens of thousands of outbox rows per batch, each
+ * claimed, signed, POSTed and recorded on the redirect thread (docs/performance.md, H-hooks).
+ * The delivery's id is its first event's, so a receiver's dedupe by id still works; the range
+ * bounds the read to this batch's rows (primary key). Chunks are by position in the batch, so
+ * an endpoint limited to some links may get fewer than the cap in one.
+ */
+export const clickFanOutSql = (dialect: Dialect) => {
+  const concat = dialect === "postgres" ? "string_agg" : "group_concat";
+  // Endpoints on every link (the usual case) share each chunk's array, built once per owner;
+  // only endpoints limited to some links gather their own.
+  return `
+  WITH chunk AS (
+    SELECT user_id, MIN(id) AS first_id, MIN(created_at) AS at, ${concat}(data, ',' ORDER BY id) AS links
+    FROM events WHERE id BETWEEN ?1 AND ?2 AND type = 'clicks.recorded'
+    GROUP BY user_id, (id - ?1) / ${CLICK_LINKS_PER_DELIVERY}
+  )
+  INSERT INTO webhook_deliveries (webhook_id, event_id, event_type, body, next_at, created_at)
+  SELECT webhook_id, first_id, 'clicks.recorded',
+    '{"id":"evt_' || first_id || '","type":"clicks.recorded","createdAt":"' || at || '","data":{"links":[' || links || ']}}', at, at
+  FROM (
+    SELECT w.id AS webhook_id, c.first_id, c.at, c.links FROM chunk c JOIN webhooks w ON w.user_id = c.user_id
+    WHERE w.enabled = 1 AND w.link_ids IS NULL AND w.events LIKE '%,clicks.recorded,%'
+    UNION ALL
+    SELECT w.id, MIN(e.id), MIN(e.created_at), ${concat}(e.data, ',' ORDER BY e.id)
+    FROM webhooks w JOIN events e ON e.user_id = w.user_id AND e.id BETWEEN ?1 AND ?2
+    WHERE w.enabled = 1 AND w.link_ids IS NOT NULL AND w.events LIKE '%,clicks.recorded,%'
+      AND e.type = 'clicks.recorded' AND w.link_ids LIKE '%,' || e.link_id || ',%'
+    GROUP BY w.id, (e.id - ?1) / ${CLICK_LINKS_PER_DELIVERY}
+  ) AS d
+  ORDER BY first_id, webhook_id`;
+};
+
 /**
  * Queues a delivery per (event, subscribed endpoint) for the events whose ids are the one
  * parameter (a JSON array), in the event's transaction: the outbox commits with the change.
  * The body is built here once, so every attempt and a Redeliver send the same bytes. Deliveries
- * are numbered in event order, which is the order an endpoint receives them.
+ * are numbered in event order, which is the order an endpoint receives them. Click events are
+ * not queued here but per batch (clickFanOutSql).
  */
 export const fanOutSql = (dialect: Dialect) => `
   INSERT INTO webhook_deliveries (webhook_id, event_id, event_type, body, next_at, created_at)
@@ -17,7 +58,7 @@ export const fanOutSql = (dialect: Dialect) => `
     e.created_at, e.created_at
   FROM events e JOIN webhooks w ON w.user_id = e.user_id AND w.enabled = 1
   WHERE e.id IN (${dialect === "postgres" ? "SELECT value::bigint FROM json_array_elements_text(?::text::json)" : "SELECT value FROM json_each(?)"})
-    AND w.events LIKE '%,' || e.type || ',%'
+    AND e.type != 'clicks.recorded' AND w.events LIKE '%,' || e.type || ',%'
     AND (w.link_ids IS NULL OR w.link_ids LIKE '%,' || e.link_id || ',%')
   ORDER BY e.id, w.id`;
 
