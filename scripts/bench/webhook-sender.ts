@@ -3,6 +3,8 @@
 // each delivery. Bounded, no network beyond loopback; not part of `npm test`.
 //
 //   BENCH_ENDPOINTS=10 BENCH_PER_ENDPOINT=200 BENCH_BODY_BYTES=200 node_modules/.bin/bun run scripts/bench/webhook-sender.ts
+//   BENCH_BODY_BYTES=100000 … a clicks.recorded chunk's size (1,000 links); BENCH_INLINE=1 keeps
+//     the body in the delivery row (small events, and every delivery before migrations/0024)
 //
 // A fresh SQLite database with BENCH_ENDPOINTS endpoints, each with BENCH_PER_ENDPOINT queued
 // deliveries of a BENCH_BODY_BYTES body (a backlog, as a click flood leaves it), sent to a
@@ -21,6 +23,7 @@ import { startWebhookWorker } from "../../src/webhooks/worker";
 const ENDPOINTS = Number(process.env.BENCH_ENDPOINTS ?? 10);
 const PER_ENDPOINT = Number(process.env.BENCH_PER_ENDPOINT ?? 200);
 const BODY_BYTES = Number(process.env.BENCH_BODY_BYTES ?? 200);
+const INLINE = process.env.BENCH_INLINE === "1";
 
 const receiver = Bun.spawn(
   [process.execPath, "-e", `const s = Bun.serve({ hostname: "127.0.0.1", port: 0, async fetch(r) { await r.arrayBuffer(); return new Response("ok"); } }); console.log(s.port);`],
@@ -40,10 +43,16 @@ try {
     for (let w = 1; w <= ENDPOINTS; w++) {
       await q.run("INSERT INTO webhooks (id, user_id, url, secret, events, created_at, updated_at) VALUES (?, 1, ?, 'whsec_bench', ',clicks.recorded,', ?, ?)", w, `http://127.0.0.1:${port}/${w}`, now, now);
     }
-    // Interleaved as a fan-out queues them: event by event, each to every endpoint.
-    for (let e = 1; e <= PER_ENDPOINT; e++)
+    // Interleaved as a fan-out queues them: chunk by chunk, each to every endpoint. INLINE=1: the
+    // body in each delivery row, as every delivery was before migrations/0024 (and small events are).
+    for (let e = 1; e <= PER_ENDPOINT; e++) {
+      const bodyId = INLINE ? null : (await q.get<{ id: number }>("INSERT INTO webhook_bodies (user_id, first_event_id, body, created_at) VALUES (1, ?, ?, ?) RETURNING id", e, body, now))!.id;
       for (let w = 1; w <= ENDPOINTS; w++)
-        await q.run("INSERT INTO webhook_deliveries (webhook_id, event_id, event_type, body, next_at, created_at) VALUES (?, ?, 'clicks.recorded', ?, ?, ?)", w, e, body, now, now);
+        await q.run(
+          "INSERT INTO webhook_deliveries (webhook_id, event_id, event_type, body, body_id, next_at, created_at) VALUES (?, ?, 'clicks.recorded', ?, ?, ?, ?)",
+          w, e, INLINE ? body : "", bodyId, now, now,
+        );
+    }
   });
   const total = ENDPOINTS * PER_ENDPOINT;
   let worst = 0;
@@ -68,7 +77,7 @@ try {
   clearInterval(probe);
   const us = (used.user + used.system) / total;
   console.log(
-    `${total.toLocaleString("en-US")} deliveries (${ENDPOINTS} endpoints × ${PER_ENDPOINT}, ${body.length} B bodies) in ${(wall / 1000).toFixed(1)} s: ` +
+    `${total.toLocaleString("en-US")} deliveries (${ENDPOINTS} endpoints × ${PER_ENDPOINT}, ${body.length} B bodies ${INLINE ? "inline" : "apart"}) in ${(wall / 1000).toFixed(1)} s: ` +
       `${us.toFixed(0)} µs CPU per delivery on the request thread (${((us * 1024) / body.length).toFixed(1)} per body KB), ` +
       `${Math.round(total / (wall / 1000))} deliveries/s, event loop's longest wait ${worst.toFixed(1)} ms`,
   );

@@ -86,7 +86,9 @@ export async function appendClickEvents(q: Queries, counts: readonly ClickCount[
   let first = stored[0]!.id;
   let last = first;
   for (const e of stored) (first = Math.min(first, e.id)), (last = Math.max(last, e.id));
-  await q.run(clickFanOutSql("postgres"), first, last);
+  const fanOut = clickFanOutSql("postgres");
+  await q.run(fanOut.bodies, first, last);
+  await q.run(fanOut.deliveries, first, last);
 }
 
 /**
@@ -98,7 +100,8 @@ export async function appendClickEvents(q: Queries, counts: readonly ClickCount[
  * (one statement in SQLite's single writer numbers its rows consecutively, so `changes` and the
  * last rowid give the batch's id range), only the rows that crossed a milestone come back to
  * JavaScript for their notices (SQLite reads the totals from the JSON it just wrote), and the
- * webhook outbox gets one delivery per endpoint per batch (clickFanOutSql).
+ * webhook outbox gets one delivery per endpoint per batch and chunk, whose body is stored once
+ * (clickFanOutSql).
  */
 export function sqliteClickEvents(handle: SqliteHandle) {
   const insert = handle.prepare(
@@ -113,7 +116,9 @@ export function sqliteClickEvents(handle: SqliteHandle) {
     `SELECT ${COLS} FROM (SELECT ${COLS}, data ->> '$.total' AS after, data ->> '$.total' - (data ->> '$.clicks') AS before FROM events WHERE id BETWEEN ? AND ?)
      WHERE ${MILESTONES.map((m) => `(before < ${m} AND after >= ${m})`).join(" OR ")}`,
   );
-  const fanOut = handle.prepare(clickFanOutSql("sqlite"));
+  const clickFanOut = clickFanOutSql("sqlite");
+  const bodies = handle.prepare(clickFanOut.bodies);
+  const deliveries = handle.prepare(clickFanOut.deliveries);
   const notifications = sqliteNotifications(handle);
   return {
     record(counts: ReadonlyMap<number, number>) {
@@ -127,7 +132,8 @@ export function sqliteClickEvents(handle: SqliteHandle) {
       // Click events raise milestone notices only, never collapsing ones.
       for (const row of crossed.all(first, last) as EventRow[])
         for (const notice of noticesFor(toEvent(row))) if (typeof notice.message === "string") notifications.add(notice as NewNotification);
-      fanOut.run(first, last);
+      bodies.run(first, last);
+      deliveries.run(first, last);
     },
   };
 }

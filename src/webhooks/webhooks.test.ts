@@ -8,7 +8,7 @@ import { startReceiver } from "./receiver";
 import { isPrivateAddress, resolveTarget, send } from "./send";
 import { backoffMs } from "./worker";
 import { MAX_WEBHOOKS } from "./schema";
-import { clickFanOutSql } from "./store";
+import { clickFanOutSql, webhooksStore } from "./store";
 import { eventsWritten } from "../events/feed";
 
 const env = { WEBHOOK_ALLOW_PRIVATE: "true", WEBHOOK_RETRY_BASE_MS: "40", WEBHOOK_TIMEOUT_SECONDS: "1" };
@@ -176,16 +176,20 @@ describe("delivery", () => {
     await t.call("DELETE", `/api/webhooks/${onlyA.id}`, { cookie: alice.cookie });
   }, 20_000);
 
-  test("a batch of more than 1,000 links goes in chunks of at most 1,000, in order, per endpoint", async () => {
+  test("a batch of more than 1,000 links goes in chunks of at most 1,000, in order, per endpoint; each chunk's body is stored once; Redeliver and retention", async () => {
     const w = (await hook(alice.cookie, { url: rx.url("/chunks"), events: ["clicks.recorded"] })).json;
+    const twin = (await hook(alice.cookie, { url: rx.url("/chunks-twin"), events: ["clicks.recorded"] })).json;
     const at = new Date().toISOString();
+    const bodiesBefore = await t.count("webhook_bodies");
     // A flood's batch as the click writer appends it (ids consecutive), then its fan-out, in one transaction.
     const ids = await t.database.tx(async (q) => {
       const made: number[] = [];
       for (let i = 0; i < 2_345; i++)
         made.push((await q.get<{ id: number }>("INSERT INTO events (type, user_id, link_id, data, created_at) VALUES ('clicks.recorded', ?, ?, ?, ?) RETURNING id",
           alice.user.id, 900_000 + i, JSON.stringify({ linkId: 900_000 + i, clicks: 1, total: 1 }), at))!.id);
-      await q.run(clickFanOutSql(q.dialect), made[0], made.at(-1));
+      const fanOut = clickFanOutSql(q.dialect);
+      await q.run(fanOut.bodies, made[0], made.at(-1));
+      await q.run(fanOut.deliveries, made[0], made.at(-1));
       return made;
     });
     // As the click writer's thread tells the request thread (src/analytics/recorder.ts).
@@ -194,7 +198,25 @@ describe("delivery", () => {
     expect(got.map((r) => r.json.data.links.length)).toEqual([1_000, 1_000, 345]);
     expect(got.map((r) => r.id)).toEqual([`evt_${ids[0]}`, `evt_${ids[1_000]}`, `evt_${ids[2_000]}`]);
     expect(got.flatMap((r) => r.json.data.links.map((l: { linkId: number }) => l.linkId))).toEqual(ids.map((_, i) => 900_000 + i));
+    const twins = await until(async () => rx.received.filter((r) => r.path === "/chunks-twin"), (r) => r.length === 3);
+    expect(twins.map((r) => r.body)).toEqual(got.map((r) => r.body));
+    // Two endpoints, three chunks: three bodies stored, not six.
+    expect((await t.count("webhook_bodies")) - bodiesBefore).toBe(3);
+    // Redeliver sends the same bytes; the log shows the body.
+    const log = await until(() => deliveries(w.id), (l) => l.length === 3 && l.every((d: { state: string }) => d.state === "delivered"));
+    expect(log.map((d: { body: string }) => d.body)).toEqual(got.map((r) => r.body).toReversed());
+    const again = await t.call("POST", `/api/webhooks/${w.id}/deliveries/${log[2].id}/redeliver`, { cookie: alice.cookie });
+    expect(again.status, again.text).toBe(201);
+    expect(again.json.body).toBe(got[0]!.body);
+    const resent = await until(async () => rx.received.filter((r) => r.path === "/chunks"), (r) => r.length === 4);
+    expect(resent[3]!.body).toBe(got[0]!.body);
+    expect(resent[3]!.id).toBe(got[0]!.id);
+    await until(() => deliveries(w.id), (l) => l.every((d: { state: string }) => d.state === "delivered"));
+    // Retention: finished deliveries go, then the bodies none points at.
+    await t.call("DELETE", `/api/webhooks/${twin.id}`, { cookie: alice.cookie });
     await t.call("DELETE", `/api/webhooks/${w.id}`, { cookie: alice.cookie });
+    await webhooksStore(t.database).pruneFinished(new Date(Date.now() + 60_000).toISOString());
+    expect(await t.count("webhook_bodies")).toBe(0);
   }, 20_000);
 
   test("Redeliver sends the same event again; another user's delivery is 404", async () => {
