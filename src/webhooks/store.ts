@@ -233,8 +233,9 @@ export function webhooksStore(db: Database) {
       // The heads first, one per endpoint, then each looked up by its id. Left to itself,
       // SQLite's planner walked every due pending delivery (webhook_deliveries_due) and ran the
       // head subquery for each and every endpoint: under a click flood's backlog (80,000
-      // deliveries a batch before they were batched) a claim took 53 ms with 6,000 pending and 370 ms with 50,000 (scripts/bench/webhook-claim.ts), on the request thread
-      // (docs/performance.md, H-hooks). CROSS JOIN is SQLite's way to fix the order.
+      // deliveries a batch before they were batched) a claim took 53 ms with 6,000 pending and
+      // 370 ms with 50,000, on the request thread (scripts/bench/webhook-claim.ts). CROSS JOIN
+      // is SQLite's way to fix the join order.
       const rows = await withoutWaiting(db, () => db.all<{ id: number }>(
         `WITH heads AS MATERIALIZED (SELECT (${HEAD}) AS id FROM webhooks w WHERE w.enabled = 1)
          UPDATE webhook_deliveries SET claimed_until = ?1
