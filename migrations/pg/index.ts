@@ -20,7 +20,7 @@ import p0020 from "./0020_public_stats.sql" with { type: "text" };
 import p0021 from "./0021_qr_styles.sql" with { type: "text" };
 import p0022 from "./0022_smart_links.sql" with { type: "text" };
 import p0023 from "./0023_clicks_reset.sql" with { type: "text" };
-import p0024 from "./0024_webhook_bodies.sql" with { type: "text" };
+import p0025 from "./0025_webhook_bodies.sql" with { type: "text" };
 
 export const pgMigrations: { version: number; name: string; sql: string }[] = [
   { version: 7, name: "0007_baseline", sql: p0007 },
@@ -40,7 +40,7 @@ export const pgMigrations: { version: number; name: string; sql: string }[] = [
   { version: 21, name: "0021_qr_styles", sql: p0021 },
   { version: 22, name: "0022_smart_links", sql: p0022 },
   { version: 23, name: "0023_clicks_reset", sql: p0023 },
-  { version: 24, name: "0024_webhook_bodies", sql: p0024 },
+  { version: 25, name: "0025_webhook_bodies", sql: p0025 },
 ];
 
 /** sha256 (hex) of each landed file, as migrations/index.ts keeps for SQLite (same rules). */
@@ -62,5 +62,5 @@ export const pgFrozenChecksums: Record<string, string> = {
   "0021_qr_styles": "52096eff2a38265c79c38638c8ef2e9ef67eea3255581fdfcd3b67d3464f5e78",
   "0022_smart_links": "71744a856da122cdedec5579feb970d4942fc0431048c7ba7595f8b35a273db1",
   "0023_clicks_reset": "fba318e26877295fe565c3d2072aab6626fbb9150b6a5ba9180663a328e8894f",
-  "0024_webhook_bodies": "61ab48ad4d57da48aa464d761cfae173f363d47ef408b8f0a617949cc651d01e",
+  "0025_webhook_bodies": "a4c77fbfcf96b7ce556ddc1c87ab386647aa2f3cd449631594b96f7d97b52e88",
 };

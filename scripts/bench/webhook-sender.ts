@@ -4,7 +4,7 @@
 //
 //   BENCH_ENDPOINTS=10 BENCH_PER_ENDPOINT=200 BENCH_BODY_BYTES=200 node_modules/.bin/bun run scripts/bench/webhook-sender.ts
 //   BENCH_BODY_BYTES=100000 … a clicks.recorded chunk's size (1,000 links); BENCH_INLINE=1 keeps
-//     the body in the delivery row (small events, and every delivery before migrations/0024)
+//     the body in the delivery row (small events, and every delivery before migrations/0025)
 //
 // A fresh SQLite database with BENCH_ENDPOINTS endpoints, each with BENCH_PER_ENDPOINT queued
 // deliveries of a BENCH_BODY_BYTES body (a backlog, as a click flood leaves it), sent to a

@@ -25,7 +25,7 @@ export const clickFanOutSql = (dialect: Dialect) => {
   const watches = "w.enabled = 1 AND w.events LIKE '%,clicks.recorded,%'";
   return {
     /**
-     * The chunks' bodies, stored once (migrations/0024): one per owner and chunk shared by the
+     * The chunks' bodies, stored once (migrations/0025): one per owner and chunk shared by the
      * owner's endpoints on every link, one per endpoint and chunk for an endpoint limited to
      * some links (which gathers only those).
      */
@@ -259,7 +259,7 @@ export function webhooksStore(db: Database) {
         ...rows.map((r) => r.id), leaseUntil,
       );
     },
-    /** A claimed delivery's body: its own, or its click chunk's (migrations/0024). */
+    /** A claimed delivery's body: its own, or its click chunk's (migrations/0025). */
     bodyOf: async (deliveryId: number) =>
       (await db.get<{ body: string }>(`SELECT COALESCE(b.body, d.body) AS body FROM webhook_deliveries d ${BODY_JOIN} WHERE d.id = ?`, deliveryId))?.body ?? null,
     /**

@@ -1,5 +1,5 @@
 -- A clicks.recorded delivery's body, kept apart from its delivery row, as
--- migrations/0024_webhook_bodies.sql makes it for SQLite (the comments there say why; on
+-- migrations/0025_webhook_bodies.sql makes it for SQLite (the comments there say why; on
 -- PostgreSQL an UPDATE writes a new row version, the TOASTed body aside, but the shared body is
 -- still written once per chunk rather than once per endpoint).
 CREATE TABLE webhook_bodies (
