@@ -5,6 +5,8 @@
 //   node_modules/.bin/bun run scripts/bench/click-writer.ts
 //   BENCH_SIZES=8192 BENCH_LINKS=100000 BENCH_CLICKS=300000 BENCH_WARM=300000 bun run scripts/bench/click-writer.ts
 //   BENCH_PROFILE=1 … also prints the wall µs per click each statement took, costliest first
+//   BENCH_WEBHOOKS=10 … the bench user has that many endpoints subscribed to clicks.recorded, so
+//     the batches pay the webhook outbox's fan-out (issue 26; none by default)
 //
 // A fresh database (the real migrations) with 100,000 links, written through the real
 // ClickWriter on a connection set up as the click worker sets up its own, with a PASSIVE
@@ -40,6 +42,7 @@ const WARM = Number(process.env.BENCH_WARM ?? 300_000);
 const SIZES = (process.env.BENCH_SIZES ?? "512,2048,8192").split(",").map(Number);
 const WARM_SIZE = 8_192;
 const PROFILE = process.env.BENCH_PROFILE === "1";
+const WEBHOOKS = Number(process.env.BENCH_WEBHOOKS ?? 0);
 const AGENTS = [
   "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36",
   "Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1",
@@ -73,6 +76,8 @@ function seed(path: string) {
       first ||= id;
     }
   })();
+  const hook = db.prepare("INSERT INTO webhooks (user_id, url, secret, events, created_at, updated_at) VALUES (1, ?, 'whsec_bench', ',clicks.recorded,', ?, ?)");
+  for (let i = 0; i < WEBHOOKS; i++) hook.run(`https://hooks.example.com/${i}`, now, now);
   db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
   db.close();
   return first;
@@ -187,6 +192,8 @@ async function run(size: number) {
     statements?.clear();
     const t = write(writer, db, firstLink, size, CLICKS);
     if (statements) for (const [sql, ms] of [...statements].sort((a, b) => b[1] - a[1])) console.log(`  ${((ms * 1_000) / CLICKS).toFixed(1).padStart(7)} µs/click  ${sql}`);
+    const deliveries = (db.query("SELECT COUNT(*) AS n FROM webhook_deliveries").get() as { n: number }).n;
+    if (WEBHOOKS) console.log(`  ${WEBHOOKS} webhook endpoints: ${deliveries.toLocaleString("en-US")} deliveries queued in all`);
     db.close();
     console.log(
       `transactions of ${String(size).padStart(5)} clicks: ${t.wallUs.toFixed(1)} µs/click wall, ` +

@@ -95,13 +95,18 @@ try {
   // The webhook receiver: answers 200 at once and notes when each delivery arrived.
   const latencies: number[] = [];
   let deliveries = 0;
+  // A clicks.recorded delivery carries a batch's links (README "Webhooks"): the summaries they held.
+  let summaries = 0;
   const receiver = Bun.serve({
     hostname: HOST,
     port: 0,
     async fetch(req) {
-      const body = (await req.json()) as { createdAt: string };
+      const body = (await req.json()) as { createdAt: string; data: { links?: unknown[] } };
       deliveries++;
-      if (recording) latencies.push(Date.now() - Date.parse(body.createdAt));
+      if (recording) {
+        latencies.push(Date.now() - Date.parse(body.createdAt));
+        summaries += body.data.links?.length ?? 1;
+      }
       return new Response("ok");
     },
   });
@@ -187,7 +192,7 @@ try {
   console.log(`  no subscribers        ${a.rps.toFixed(0)} req/s  p99 ${a.p99.toFixed(2)} ms`);
   console.log(`  hooks + streams       ${b.rps.toFixed(0)} req/s  p99 ${b.p99.toFixed(2)} ms`);
   console.log(`  b/a                   ${(b.rps / a.rps).toFixed(3)}   (target: within noise of 1; p99 ≤ 10 ms)`);
-  console.log(`  webhook deliveries    ${latencies.length.toLocaleString("en-US")} under load; latency from commit p50 ${pct(latencies, 50)} ms, p99 ${pct(latencies, 99)} ms`);
+  console.log(`  webhook deliveries    ${latencies.length.toLocaleString("en-US")} under load (${summaries.toLocaleString("en-US")} link summaries); latency from commit p50 ${pct(latencies, 50)} ms, p99 ${pct(latencies, 99)} ms`);
   console.log(`  stream events         ${streamEvents.toLocaleString("en-US")} clicks.recorded received over ${STREAMS} streams`);
 } finally {
   await stop();

@@ -47,8 +47,9 @@ await ok("POST", `/api/invites/${encodeURIComponent(invite.code)}/accept`, bob.c
 await ok("POST", "/api/api-keys", alice.cookie, { name: "ci", scope: "read" });
 // A saved QR style, with a frame text that COPY must carry as typed.
 await ok("POST", "/api/qr-styles", alice.cookie, { name: "Poster", foreground: "#0b3d91", background: "#fff", dots: "dots", corners: "rounded", frameText: "Scan \\ me 🧵" });
-// A webhook, whose queue gets the links below (the event log has rows by now too).
-await ok("POST", "/api/webhooks", alice.cookie, { url: "https://hooks.example.invalid/in", events: ["link.created"] });
+// A webhook, whose queue gets the links below and their clicks (a click batch's body is stored
+// apart, in webhook_bodies; the event log has rows by now too).
+await ok("POST", "/api/webhooks", alice.cookie, { url: "https://hooks.example.invalid/in", events: ["link.created", "clicks.recorded"] });
 expect((await t.call("POST", "/api/login", { body: { username: "bob", password: PASSWORD } })).status).toBe(200);
 const busy = await ok("POST", "/api/links", alice.cookie, { originalUrl: "https://example.com/busy?a=1&b=2", title: "Busy; DROP TABLE users; --", shortCode: "busy", tags: ["Launch", "news"] });
 const quiet = await ok("POST", "/api/links", bob.cookie, { originalUrl: "https://example.com/quiet", title: "Quiet", shortCode: "quiet" });

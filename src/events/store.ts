@@ -7,9 +7,10 @@ import type { Database, Queries } from "../db/database";
 import { nowIso } from "../shared/time";
 import { addNotices, collapseNotice, sqliteNotifications, type CollapsingNotice, type NewNotification } from "../notifications/store";
 import { noticesFor } from "../notifications/events";
-import { fanOutSql } from "../webhooks/store";
+import { clickFanOutSql, fanOutSql } from "../webhooks/store";
 import type { EventType, NewEvent, StoredEvent } from "./schema";
 import { eventsWritten } from "./feed";
+import { MILESTONES } from "../analytics/writerStore";
 
 type EventRow = { id: number; type: string; user_id: number | null; link_id: number | null; topic_id: number | null; data: string; created_at: string };
 
@@ -45,12 +46,16 @@ export async function appendEvents(q: Queries, events: readonly NewEvent[]): Pro
 /** The consumers that commit with the events: notifications, then the webhook outbox. */
 async function consume(q: Queries, stored: readonly StoredEvent[]) {
   if (stored.length === 0) return;
+  await notify(q, stored);
+  await q.run(fanOutSql(q.dialect), JSON.stringify(stored.map((e) => e.id)));
+}
+
+async function notify(q: Queries, stored: readonly StoredEvent[]) {
   const notices = stored.flatMap(noticesFor);
   // Repeated notices of one kind (a topic's added titles) collapse into one unread notification.
   const plain = notices.filter((n): n is NewNotification => typeof n.message === "string");
   if (plain.length) await addNotices(q, plain);
   for (const n of notices) if (typeof n.message !== "string") await collapseNotice(q, n as CollapsingNotice);
-  await q.run(fanOutSql(q.dialect), JSON.stringify(stored.map((e) => e.id)));
 }
 
 /** A click-count move of one link in one batch: `n` clicks, `total` after them. */
@@ -72,13 +77,31 @@ export async function appendClickEvents(q: Queries, counts: readonly ClickCount[
     nowIso(),
     JSON.stringify(counts.map((c) => ({ link_id: c.linkId, n: c.n, total: c.total }))),
   );
-  await consume(q, rows.map(toEvent));
+  if (rows.length === 0) return;
+  const stored = rows.map(toEvent);
+  await notify(q, stored);
+  // The batch's ids as a range: no other click batch's can fall inside it, as the writers take
+  // click_fold's row lock first and hold it to commit (pgWriterStore.ts); other types' events
+  // that do are not clicks.recorded.
+  let first = stored[0]!.id;
+  let last = first;
+  for (const e of stored) (first = Math.min(first, e.id)), (last = Math.max(last, e.id));
+  const fanOut = clickFanOutSql("postgres");
+  await q.run(fanOut.bodies, first, last);
+  await q.run(fanOut.deliveries, first, last);
 }
 
 /**
  * The SQLite click writer's hook (src/analytics/writer.ts), synchronous on the worker's own
  * connection inside its batch transaction, after the counts moved: the totals are read from
  * link_click_counts as the batch left them. `counts`: link id → clicks in this batch.
+ *
+ * Per link of a flood's batch (thousands) it does the least it can: the INSERT returns nothing
+ * (one statement in SQLite's single writer numbers its rows consecutively, so `changes` and the
+ * last rowid give the batch's id range), only the rows that crossed a milestone come back to
+ * JavaScript for their notices (SQLite reads the totals from the JSON it just wrote), and the
+ * webhook outbox gets one delivery per endpoint per batch and chunk, whose body is stored once
+ * (clickFanOutSql).
  */
 export function sqliteClickEvents(handle: SqliteHandle) {
   const insert = handle.prepare(
@@ -86,21 +109,31 @@ export function sqliteClickEvents(handle: SqliteHandle) {
      SELECT 'clicks.recorded', l.user_id, l.id,
        json_object('linkId', l.id, 'shortCode', l.short_code, 'tracker', l.tracker, 'title', l.title, 'clicks', j.value, 'total', c.clicks), ?
      FROM json_each(?) j JOIN short_links l ON l.id = CAST(j.key AS INTEGER) JOIN link_click_counts c ON c.link_id = l.id
-     ORDER BY l.id RETURNING ${COLS}`,
+     ORDER BY l.id`,
   );
-  const fanOut = handle.prepare(fanOutSql("sqlite"));
+  // The rule of milestoneNotices (src/analytics/writer.ts), as a filter: before < m <= after.
+  const crossed = handle.prepare(
+    `SELECT ${COLS} FROM (SELECT ${COLS}, data ->> '$.total' AS after, data ->> '$.total' - (data ->> '$.clicks') AS before FROM events WHERE id BETWEEN ? AND ?)
+     WHERE ${MILESTONES.map((m) => `(before < ${m} AND after >= ${m})`).join(" OR ")}`,
+  );
+  const clickFanOut = clickFanOutSql("sqlite");
+  const bodies = handle.prepare(clickFanOut.bodies);
+  const deliveries = handle.prepare(clickFanOut.deliveries);
   const notifications = sqliteNotifications(handle);
   return {
     record(counts: ReadonlyMap<number, number>) {
       if (counts.size === 0) return;
       let json = "{";
       for (const [linkId, n] of counts) json += `${json.length > 1 ? "," : ""}"${linkId}":${n}`;
-      const rows = insert.all(nowIso(), `${json}}`) as EventRow[];
-      if (rows.length === 0) return;
-      const stored = rows.map(toEvent);
+      const { changes, lastInsertRowid } = insert.run(nowIso(), `${json}}`);
+      if (changes === 0) return;
+      const last = Number(lastInsertRowid);
+      const first = last - changes + 1;
       // Click events raise milestone notices only, never collapsing ones.
-      for (const notice of stored.flatMap(noticesFor)) if (typeof notice.message === "string") notifications.add(notice as NewNotification);
-      fanOut.run(JSON.stringify(stored.map((e) => e.id)));
+      for (const row of crossed.all(first, last) as EventRow[])
+        for (const notice of noticesFor(toEvent(row))) if (typeof notice.message === "string") notifications.add(notice as NewNotification);
+      bodies.run(first, last);
+      deliveries.run(first, last);
     },
   };
 }

@@ -4,11 +4,65 @@ import { nowIso } from "../shared/time";
 import { addNotices } from "../notifications/store";
 import { webhookDisabledNotice } from "../notifications/events";
 
+/** At most this many links' summaries in one clicks.recorded delivery (README "Webhooks"). */
+export const CLICK_LINKS_PER_DELIVERY = 1_000;
+
+/**
+ * Queues the clicks.recorded deliveries of one click batch, whose events are the ids from the
+ * first parameter to the second, in the click writer's transaction: per subscribed endpoint ONE
+ * delivery carrying the summaries of the batch's links it watches as an array (in chunks of
+ * CLICK_LINKS_PER_DELIVERY), not one per link. Under a flood a batch holds thousands of links,
+ * and a delivery per link per endpoint was tens of thousands of outbox rows per batch, each
+ * claimed, signed, POSTed and recorded on the redirect thread (docs/performance.md, H-hooks).
+ * The delivery's id is its first event's, so a receiver's dedupe by id still works; the range
+ * bounds the read to this batch's rows (primary key). Chunks are by position in the batch, so
+ * an endpoint limited to some links may get fewer than the cap in one.
+ */
+export const clickFanOutSql = (dialect: Dialect) => {
+  const concat = dialect === "postgres" ? "string_agg" : "group_concat";
+  const body = (first: string, at: string, links: string) =>
+    `'{"id":"evt_' || ${first} || '","type":"clicks.recorded","createdAt":"' || ${at} || '","data":{"links":[' || ${links} || ']}}'`;
+  const watches = "w.enabled = 1 AND w.events LIKE '%,clicks.recorded,%'";
+  return {
+    /**
+     * The chunks' bodies, stored once (migrations/0025): one per owner and chunk shared by the
+     * owner's endpoints on every link, one per endpoint and chunk for an endpoint limited to
+     * some links (which gathers only those).
+     */
+    bodies: `
+  INSERT INTO webhook_bodies (user_id, webhook_id, first_event_id, body, created_at)
+  SELECT user_id, NULL, MIN(id), ${body("MIN(id)", "MIN(created_at)", `${concat}(data, ',' ORDER BY id)`)}, MIN(created_at)
+  FROM events
+  WHERE id BETWEEN ?1 AND ?2 AND type = 'clicks.recorded'
+    AND user_id IN (SELECT w.user_id FROM webhooks w WHERE ${watches} AND w.link_ids IS NULL)
+  GROUP BY user_id, (id - ?1) / ${CLICK_LINKS_PER_DELIVERY}
+  UNION ALL
+  SELECT w.user_id, w.id, MIN(e.id), ${body("MIN(e.id)", "MIN(e.created_at)", `${concat}(e.data, ',' ORDER BY e.id)`)}, MIN(e.created_at)
+  FROM webhooks w JOIN events e ON e.user_id = w.user_id AND e.id BETWEEN ?1 AND ?2
+  WHERE ${watches} AND w.link_ids IS NOT NULL AND e.type = 'clicks.recorded' AND w.link_ids LIKE '%,' || e.link_id || ',%'
+  GROUP BY w.user_id, w.id, (e.id - ?1) / ${CLICK_LINKS_PER_DELIVERY}`,
+    /** A delivery per endpoint and chunk, numbered in event order (the order an endpoint receives them). */
+    deliveries: `
+  INSERT INTO webhook_deliveries (webhook_id, event_id, event_type, body, body_id, next_at, created_at)
+  SELECT webhook_id, first_event_id, 'clicks.recorded', '', body_id, created_at, created_at FROM (
+    SELECT w.id AS webhook_id, b.first_event_id, b.id AS body_id, b.created_at
+    FROM webhook_bodies b JOIN webhooks w ON w.user_id = b.user_id
+    WHERE b.first_event_id BETWEEN ?1 AND ?2 AND b.webhook_id IS NULL AND ${watches} AND w.link_ids IS NULL
+    UNION ALL
+    SELECT w.id, b.first_event_id, b.id, b.created_at
+    FROM webhook_bodies b JOIN webhooks w ON w.id = b.webhook_id
+    WHERE b.first_event_id BETWEEN ?1 AND ?2 AND ${watches}
+  ) AS d
+  ORDER BY first_event_id, webhook_id`,
+  };
+};
+
 /**
  * Queues a delivery per (event, subscribed endpoint) for the events whose ids are the one
  * parameter (a JSON array), in the event's transaction: the outbox commits with the change.
  * The body is built here once, so every attempt and a Redeliver send the same bytes. Deliveries
- * are numbered in event order, which is the order an endpoint receives them.
+ * are numbered in event order, which is the order an endpoint receives them. Click events are
+ * not queued here but per batch (clickFanOutSql).
  */
 export const fanOutSql = (dialect: Dialect) => `
   INSERT INTO webhook_deliveries (webhook_id, event_id, event_type, body, next_at, created_at)
@@ -17,7 +71,7 @@ export const fanOutSql = (dialect: Dialect) => `
     e.created_at, e.created_at
   FROM events e JOIN webhooks w ON w.user_id = e.user_id AND w.enabled = 1
   WHERE e.id IN (${dialect === "postgres" ? "SELECT value::bigint FROM json_array_elements_text(?::text::json)" : "SELECT value FROM json_each(?)"})
-    AND w.events LIKE '%,' || e.type || ',%'
+    AND e.type != 'clicks.recorded' AND w.events LIKE '%,' || e.type || ',%'
     AND (w.link_ids IS NULL OR w.link_ids LIKE '%,' || e.link_id || ',%')
   ORDER BY e.id, w.id`;
 
@@ -53,8 +107,8 @@ export type DeliveryRow = {
   created_at: string;
 };
 
-/** A claimed delivery with what sending it needs. */
-export type Claimed = DeliveryRow & { url: string; secret: string; user_id: number };
+/** A claimed delivery with what sending it needs but its body (webhooksStore.bodyOf reads it when its turn comes). */
+export type Claimed = Omit<DeliveryRow, "body"> & { url: string; secret: string; user_id: number };
 
 /** One attempt's outcome, as the delivery log shows it. */
 export type AttemptResult = { status: number | null; latencyMs: number; response: string | null; error: string | null };
@@ -76,6 +130,12 @@ const HEAD = "SELECT MIN(p.id) FROM webhook_deliveries p WHERE p.webhook_id = w.
 const COLS = "id, user_id, url, secret, events, link_ids, enabled, failures, disabled_reason, created_at, updated_at";
 const DCOLS =
   "id, webhook_id, event_id, event_type, body, state, attempts, next_at, claimed_until, last_status, last_latency_ms, last_response, last_error, last_at, created_at";
+
+/** DCOLS read with a clicks.recorded delivery's body from webhook_bodies (FROM webhook_deliveries d + BODY_JOIN). */
+const DSEL = DCOLS.split(", ")
+  .map((c) => (c === "body" ? "COALESCE(b.body, d.body) AS body" : `d.${c}`))
+  .join(", ");
+const BODY_JOIN = "LEFT JOIN webhook_bodies b ON b.id = d.body_id";
 
 /** The store's answer when SQLite's write lock is held by another connection right now. */
 export const BUSY = Symbol("busy");
@@ -143,20 +203,22 @@ export function webhooksStore(db: Database) {
     /** The endpoint's delivery log, newest first (authorised through the endpoint's owner). */
     deliveries: (webhookId: number, userId: number, limit: number) =>
       db.all<DeliveryRow>(
-        `SELECT ${DCOLS} FROM webhook_deliveries WHERE webhook_id = ? AND webhook_id IN (SELECT id FROM webhooks WHERE user_id = ?) ORDER BY id DESC LIMIT ?`,
+        `SELECT ${DSEL} FROM webhook_deliveries d ${BODY_JOIN} WHERE d.webhook_id = ? AND d.webhook_id IN (SELECT id FROM webhooks WHERE user_id = ?) ORDER BY d.id DESC LIMIT ?`,
         webhookId, userId, limit,
       ),
     /**
      * Queues the delivery's body again as a new delivery, at the end of the endpoint's queue
      * (the order promise holds); null when it is not the user's.
      */
-    redeliver: (deliveryId: number, webhookId: number, userId: number) =>
-      db.get<DeliveryRow>(
-        `INSERT INTO webhook_deliveries (webhook_id, event_id, event_type, body, next_at, created_at)
-         SELECT d.webhook_id, d.event_id, d.event_type, d.body, ?1, ?1 FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
-         WHERE d.id = ?2 AND d.webhook_id = ?3 AND w.user_id = ?4 RETURNING ${DCOLS}`,
+    redeliver: async (deliveryId: number, webhookId: number, userId: number) => {
+      const made = await db.get<{ id: number }>(
+        `INSERT INTO webhook_deliveries (webhook_id, event_id, event_type, body, body_id, next_at, created_at)
+         SELECT d.webhook_id, d.event_id, d.event_type, d.body, d.body_id, ?1, ?1 FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
+         WHERE d.id = ?2 AND d.webhook_id = ?3 AND w.user_id = ?4 RETURNING id`,
         nowIso(), deliveryId, webhookId, userId,
-      ),
+      );
+      return made ? db.get<DeliveryRow>(`SELECT ${DSEL} FROM webhook_deliveries d ${BODY_JOIN} WHERE d.id = ?`, made.id) : undefined;
+    },
     /**
      * Claims up to `limit` due deliveries until `leaseUntil`: only the oldest pending one of
      * each enabled endpoint (the order promise), and only one not claimed by a live lease. On
@@ -168,28 +230,38 @@ export function webhooksStore(db: Database) {
       // idle worker never waits out busy_timeout on the request thread behind another writer.
       if (!(await db.get("SELECT 1 AS x FROM webhook_deliveries WHERE state = 'pending' AND next_at <= ? LIMIT 1", now))) return [];
       const lock = db.dialect === "postgres" ? "FOR UPDATE OF d SKIP LOCKED" : "";
-      const rows = await withoutWaiting(db, () => db.all<DeliveryRow>(
-        `UPDATE webhook_deliveries SET claimed_until = ?1
+      // The heads first, one per endpoint, then each looked up by its id. Left to itself,
+      // SQLite's planner walked every due pending delivery (webhook_deliveries_due) and ran the
+      // head subquery for each and every endpoint: under a click flood's backlog (80,000
+      // deliveries a batch before they were batched) a claim took 53 ms with 6,000 pending and
+      // 370 ms with 50,000, on the request thread (scripts/bench/webhook-claim.ts). CROSS JOIN
+      // is SQLite's way to fix the join order.
+      const rows = await withoutWaiting(db, () => db.all<{ id: number }>(
+        `WITH heads AS MATERIALIZED (SELECT (${HEAD}) AS id FROM webhooks w WHERE w.enabled = 1)
+         UPDATE webhook_deliveries SET claimed_until = ?1
          WHERE id IN (
-           SELECT d.id FROM webhooks w JOIN webhook_deliveries d ON d.id = (${HEAD})
-           WHERE w.enabled = 1 AND d.state = 'pending' AND d.next_at <= ?2
+           SELECT d.id FROM heads h ${db.dialect === "postgres" ? "JOIN" : "CROSS JOIN"} webhook_deliveries d ON d.id = h.id
+           WHERE d.state = 'pending' AND d.next_at <= ?2
              AND (d.claimed_until IS NULL OR d.claimed_until < ?2)
            ORDER BY d.id LIMIT ?3 ${lock}
-         ) RETURNING ${DCOLS}`,
+         ) RETURNING id`,
         leaseUntil, now, limit,
       ));
       if (rows === BUSY) return BUSY;
       if (rows.length === 0) return [];
-      const hooks = await db.all<{ id: number; url: string; secret: string; user_id: number }>(
-        `SELECT id, url, secret, user_id FROM webhooks WHERE id IN (${rows.map(() => "?").join(", ")})`,
-        ...rows.map((r) => r.webhook_id),
+      // The claimed rows are read apart from the UPDATE, and without their bodies: RETURNING
+      // buffers what it returns, and a clicks.recorded body is up to a thousand links' summaries
+      // (~100 KB); the sender reads each when it sends it (bodyOf), one at a time.
+      return db.all<Claimed>(
+        `SELECT ${DCOLS.split(", ").filter((c) => c !== "body").map((c) => `d.${c}`).join(", ")}, w.url, w.secret, w.user_id
+         FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
+         WHERE d.id IN (${rows.map(() => "?").join(", ")}) AND d.claimed_until = ? ORDER BY d.id`,
+        ...rows.map((r) => r.id), leaseUntil,
       );
-      const byId = new Map(hooks.map((h) => [h.id, h]));
-      return rows.flatMap((r) => {
-        const h = byId.get(r.webhook_id);
-        return h ? [{ ...r, url: h.url, secret: h.secret, user_id: h.user_id }] : [];
-      });
     },
+    /** A claimed delivery's body: its own, or its click chunk's (migrations/0025). */
+    bodyOf: async (deliveryId: number) =>
+      (await db.get<{ body: string }>(`SELECT COALESCE(b.body, d.body) AS body FROM webhook_deliveries d ${BODY_JOIN} WHERE d.id = ?`, deliveryId))?.body ?? null,
     /**
      * When the worker next has something to do without being woken: the earliest time a queue's
      * head (the oldest pending delivery of an enabled endpoint) becomes claimable, its retry
@@ -220,8 +292,16 @@ export function webhooksStore(db: Database) {
           return out;
         }),
       ),
-    /** Retention: delivered and given-up deliveries older than `before` (pending ones stay). */
-    pruneFinished: (before: string) => db.run("DELETE FROM webhook_deliveries WHERE state != 'pending' AND created_at < ?", before),
+    /**
+     * Retention: delivered and given-up deliveries older than `before` (pending ones stay), then
+     * the click bodies of that age no delivery points at any more.
+     */
+    pruneFinished: async (before: string) =>
+      (await db.run("DELETE FROM webhook_deliveries WHERE state != 'pending' AND created_at < ?", before)) +
+      (await db.run(
+        "DELETE FROM webhook_bodies WHERE created_at < ? AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.body_id = webhook_bodies.id)",
+        before,
+      )),
   };
 }
 

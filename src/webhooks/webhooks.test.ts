@@ -8,6 +8,8 @@ import { startReceiver } from "./receiver";
 import { isPrivateAddress, resolveTarget, send } from "./send";
 import { backoffMs } from "./worker";
 import { MAX_WEBHOOKS } from "./schema";
+import { clickFanOutSql, webhooksStore } from "./store";
+import { eventsWritten } from "../events/feed";
 
 const env = { WEBHOOK_ALLOW_PRIVATE: "true", WEBHOOK_RETRY_BASE_MS: "40", WEBHOOK_TIMEOUT_SECONDS: "1" };
 const t = await setup(env);
@@ -142,6 +144,79 @@ describe("delivery", () => {
     expect(log.map((d: { attempts: number }) => d.attempts)).toEqual([1, 4]);
     expect((await t.database.get<{ failures: number }>("SELECT failures FROM webhooks WHERE id = ?", w.id))!.failures).toBe(0);
     await t.call("DELETE", `/api/webhooks/${w.id}`, { cookie: alice.cookie });
+  }, 20_000);
+
+  test("clicks.recorded: one delivery per endpoint per batch, its links' summaries as an array; a limited endpoint gets only its links", async () => {
+    const [a, b, c] = [await makeLink(), await makeLink(), await makeLink()];
+    const all = (await hook(alice.cookie, { url: rx.url("/clicks-all"), events: ["clicks.recorded"] })).json;
+    const onlyA = (await hook(alice.cookie, { url: rx.url("/clicks-a"), events: ["clicks.recorded"], linkIds: [a.id] })).json;
+    await Promise.all([...[a, a, a, b, b, c].map((l) => t.call("GET", `/${l.shortCode}`))]);
+    const mine = new Set([a.id, b.id, c.id]);
+    type Summary = { linkId: number; shortCode: string; clicks: number; total: number };
+    const linksAt = (path: string) => rx.received.filter((r) => r.path === path).flatMap((r) => r.json.data.links as Summary[]).filter((l) => mine.has(l.linkId));
+    await until(async () => linksAt("/clicks-all"), (l) => l.reduce((n, x) => n + x.clicks, 0) === 6);
+    await until(async () => linksAt("/clicks-a"), (l) => l.reduce((n, x) => n + x.clicks, 0) === 3);
+    const events = await t.database.all<{ id: number; data: string; created_at: string }>(
+      `SELECT id, data, created_at FROM events WHERE type = 'clicks.recorded' AND link_id IN (?, ?, ?) ORDER BY id`, a.id, b.id, c.id);
+    const got = rx.received.filter((r) => r.path === "/clicks-all");
+    // The summaries are the events' data, in order, each once; one delivery per batch (a batch's events share their time).
+    expect(got.flatMap((r) => r.json.data.links)).toEqual(events.map((e) => JSON.parse(e.data)));
+    expect(got).toHaveLength(new Set(events.map((e) => e.created_at)).size);
+    expect(got.length).toBeLessThan(events.length + 1);
+    for (const r of got) {
+      const first = r.json.data.links[0] as Summary;
+      expect(rx.verify(r, all.secret)).toBe(true);
+      expect(r.json).toMatchObject({ id: r.id, type: "clicks.recorded" });
+      // Its id is its first summary's event.
+      expect(r.id).toBe(`evt_${events.find((e) => JSON.parse(e.data).linkId === first.linkId && e.created_at === r.json.createdAt)!.id}`);
+    }
+    expect(linksAt("/clicks-a").every((l) => l.linkId === a.id)).toBe(true);
+    expect(linksAt("/clicks-a").at(-1)).toMatchObject({ shortCode: a.shortCode, total: 3 });
+    await t.call("DELETE", `/api/webhooks/${all.id}`, { cookie: alice.cookie });
+    await t.call("DELETE", `/api/webhooks/${onlyA.id}`, { cookie: alice.cookie });
+  }, 20_000);
+
+  test("a batch of more than 1,000 links goes in chunks of at most 1,000, in order, per endpoint; each chunk's body is stored once; Redeliver and retention", async () => {
+    const w = (await hook(alice.cookie, { url: rx.url("/chunks"), events: ["clicks.recorded"] })).json;
+    const twin = (await hook(alice.cookie, { url: rx.url("/chunks-twin"), events: ["clicks.recorded"] })).json;
+    const at = new Date().toISOString();
+    const bodiesBefore = await t.count("webhook_bodies");
+    // A flood's batch as the click writer appends it (ids consecutive), then its fan-out, in one transaction.
+    const ids = await t.database.tx(async (q) => {
+      const made: number[] = [];
+      for (let i = 0; i < 2_345; i++)
+        made.push((await q.get<{ id: number }>("INSERT INTO events (type, user_id, link_id, data, created_at) VALUES ('clicks.recorded', ?, ?, ?, ?) RETURNING id",
+          alice.user.id, 900_000 + i, JSON.stringify({ linkId: 900_000 + i, clicks: 1, total: 1 }), at))!.id);
+      const fanOut = clickFanOutSql(q.dialect);
+      await q.run(fanOut.bodies, made[0], made.at(-1));
+      await q.run(fanOut.deliveries, made[0], made.at(-1));
+      return made;
+    });
+    // As the click writer's thread tells the request thread (src/analytics/recorder.ts).
+    eventsWritten();
+    const got = await until(async () => rx.received.filter((r) => r.path === "/chunks"), (r) => r.length === 3);
+    expect(got.map((r) => r.json.data.links.length)).toEqual([1_000, 1_000, 345]);
+    expect(got.map((r) => r.id)).toEqual([`evt_${ids[0]}`, `evt_${ids[1_000]}`, `evt_${ids[2_000]}`]);
+    expect(got.flatMap((r) => r.json.data.links.map((l: { linkId: number }) => l.linkId))).toEqual(ids.map((_, i) => 900_000 + i));
+    const twins = await until(async () => rx.received.filter((r) => r.path === "/chunks-twin"), (r) => r.length === 3);
+    expect(twins.map((r) => r.body)).toEqual(got.map((r) => r.body));
+    // Two endpoints, three chunks: three bodies stored, not six.
+    expect((await t.count("webhook_bodies")) - bodiesBefore).toBe(3);
+    // Redeliver sends the same bytes; the log shows the body.
+    const log = await until(() => deliveries(w.id), (l) => l.length === 3 && l.every((d: { state: string }) => d.state === "delivered"));
+    expect(log.map((d: { body: string }) => d.body)).toEqual(got.map((r) => r.body).toReversed());
+    const again = await t.call("POST", `/api/webhooks/${w.id}/deliveries/${log[2].id}/redeliver`, { cookie: alice.cookie });
+    expect(again.status, again.text).toBe(201);
+    expect(again.json.body).toBe(got[0]!.body);
+    const resent = await until(async () => rx.received.filter((r) => r.path === "/chunks"), (r) => r.length === 4);
+    expect(resent[3]!.body).toBe(got[0]!.body);
+    expect(resent[3]!.id).toBe(got[0]!.id);
+    await until(() => deliveries(w.id), (l) => l.every((d: { state: string }) => d.state === "delivered"));
+    // Retention: finished deliveries go, then the bodies none points at.
+    await t.call("DELETE", `/api/webhooks/${twin.id}`, { cookie: alice.cookie });
+    await t.call("DELETE", `/api/webhooks/${w.id}`, { cookie: alice.cookie });
+    await webhooksStore(t.database).pruneFinished(new Date(Date.now() + 60_000).toISOString());
+    expect(await t.count("webhook_bodies")).toBe(0);
   }, 20_000);
 
   test("Redeliver sends the same event again; another user's delivery is 404", async () => {
