@@ -2,10 +2,10 @@
 // the page used to show (and send) only the first. Rendered from the served document itself.
 import { expect, test } from "bun:test";
 import { renderToStaticMarkup } from "react-dom/server";
-import { buildDocument } from "../../src/openapi/document";
-import { NAMED_SCHEMAS, OPERATIONS, REQUEST_NAMES } from "../../src/openapi/operations";
-import { OperationView, ResponseView } from "./ApiDocsPage";
-import { mediaTypes, type OpenApiDocument } from "./schemaOutline";
+import { buildDocument } from "./document";
+import { NAMED_SCHEMAS, OPERATIONS, REQUEST_NAMES } from "./operations";
+import { OperationView, ResponseView } from "../../web/apidocs/ApiDocsPage";
+import { mediaTypes, type OpenApiDocument } from "../../web/apidocs/schemaOutline";
 
 const doc = buildDocument(OPERATIONS, { title: "Threadlink", version: "test", serverUrl: "https://go.example", definitions: NAMED_SCHEMAS, requests: REQUEST_NAMES }) as unknown as OpenApiDocument;
 type Op = Parameters<typeof OperationView>[0]["op"];
