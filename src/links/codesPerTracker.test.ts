@@ -168,4 +168,20 @@ describe("no brand host of its own: a code names one link across both trackers, 
     expect(bulk.json.results[0]).toMatchObject({ status: "refused", error: { code: "CONFLICT", fields: { shortCode: MSG.codeTaken } } });
     expect((await rows(t, "brand-side")).map((x) => x.tracker)).toEqual(["brand"]);
   });
+
+  test("a code both trackers hold (written while the brand host was its own): each link can still be edited, and every host serves the Link Tracker's", async () => {
+    const main = (await make(t, carol.cookie, "/api/links", "held-twice")).json;
+    const now = new Date().toISOString();
+    await t.database.run(
+      "INSERT INTO short_links (user_id, tracker, short_code, original_url, title, created_at, updated_at) VALUES (?, 'brand', 'held-twice', 'https://example.com/brand/held-twice', 'b', ?, ?)",
+      carol.user.id, now, now,
+    );
+    const brandId = (await rows(t, "held-twice")).find((r) => r.tracker === "brand")!.id;
+    const edit = await t.call("PUT", `/api/pic-drift-links/${brandId}`, { body: { originalUrl: "https://example.com/brand/edited", title: "Edited", shortCode: "held-twice" }, cookie: carol.cookie });
+    expect(edit.status).toBe(200);
+    const editMain = await t.call("PATCH", `/api/links/${main.id}`, { body: { title: "Main edited", shortCode: "held-twice" }, cookie: carol.cookie });
+    expect(editMain.status).toBe(200);
+    expect((await follow(t, "/held-twice", APP)).headers.get("location")).toBe("https://example.com/main/held-twice");
+    expect((await follow(t, "/held-twice", "go.example")).headers.get("location")).toBe("https://example.com/main/held-twice");
+  });
 });

@@ -452,7 +452,8 @@ export function linksStore(db: Database, { maxPerUser = 0, sharedCodes = true }:
           }),
         codeConflict,
       ),
-    update: (id: number, userId: number, tracker: Tracker, f: { shortCode: string; originalUrl: string; title: string; description: string; tagIds?: readonly number[] | undefined; smartJson?: string | null | undefined }) =>
+    /** `renamedTo`: the new code when the edit changes it (checked against the other tracker while codes are shared). */
+    update: (id: number, userId: number, tracker: Tracker, f: { shortCode: string; renamedTo?: string | null; originalUrl: string; title: string; description: string; tagIds?: readonly number[] | undefined; smartJson?: string | null | undefined }) =>
       uniqueOr(
         () =>
           withEvent(
@@ -462,12 +463,12 @@ export function linksStore(db: Database, { maxPerUser = 0, sharedCodes = true }:
              WHERE id = ? AND user_id = ? AND tracker = ? AND is_system = 0 RETURNING ${COLS}`,
             [f.shortCode, f.originalUrl, f.title, f.description || null, ...smartParams(f.smartJson), nowIso(), id, userId, tracker],
             f.tagIds,
-            refuseElsewhere(f.shortCode, tracker),
+            refuseElsewhere(f.renamedTo ?? null, tracker),
           ),
         codeConflict,
       ),
     // The Link Tracker's edit: a null code keeps the link's own.
-    edit: (id: number, userId: number, tracker: Tracker, f: Fields & { shortCode: string | null; tagIds?: readonly number[] | undefined; smartJson?: string | null | undefined }) =>
+    edit: (id: number, userId: number, tracker: Tracker, f: Fields & { shortCode: string | null; renamedTo?: string | null; tagIds?: readonly number[] | undefined; smartJson?: string | null | undefined }) =>
       uniqueOr(
         () =>
           withEvent(
@@ -477,7 +478,7 @@ export function linksStore(db: Database, { maxPerUser = 0, sharedCodes = true }:
              WHERE id = ? AND user_id = ? AND tracker = ? AND is_system = 0 RETURNING ${COLS}`,
             [f.shortCode, f.originalUrl, f.title, f.description || null, f.expiresAt, ...smartParams(f.smartJson), nowIso(), id, userId, tracker],
             f.tagIds,
-            refuseElsewhere(f.shortCode, tracker),
+            refuseElsewhere(f.renamedTo ?? null, tracker),
           ),
         codeConflict,
       ),
