@@ -33,6 +33,7 @@ function smartBadges(json: string | null | undefined) {
 }
 import { AppError, badRequest, conflict, forbidden, notFound } from "../shared/errors";
 import { isReserved } from "../shared/reserved";
+import { codesPerTracker } from "../shared/trackers";
 import { QUOTA_MSG } from "../plans/quotas";
 import { destinationRefused, expiryProblem, freshCode, generateCode, newLinkProblem, refusal, type Problem } from "./rules";
 import { tagKey, tagsStore } from "../tags/store";
@@ -131,8 +132,8 @@ export async function createLinks(ctx: AppContext, opts: { maxClickBacklog?: num
   // The brand tracker with a host of its own (BRAND_DOMAIN neither the app's host nor
   // SHORT_DOMAIN): a code is unique per tracker, and a redirect asks the tracker of the host it
   // arrived on first. Otherwise both trackers print on one host and a code names one link.
-  const { appHost, shortDomain, brandDomain } = ctx.config;
-  const sharedCodes = brandDomain === appHost || brandDomain === shortDomain;
+  const { brandDomain } = ctx.config;
+  const sharedCodes = !codesPerTracker(ctx.config);
   const store = linksStore(ctx.db, { maxPerUser: ctx.config.quotas.linksPerUser, sharedCodes });
   /** The tracker a request's host names first. */
   const trackerAt = (host: string | null | undefined): Tracker => (!sharedCodes && host === brandDomain ? "brand" : "main");
