@@ -400,13 +400,10 @@ export async function createLinks(ctx: AppContext, opts: { maxClickBacklog?: num
       if (change.smart !== undefined) await recorder.flush();
       const smartText = change.smart === undefined ? undefined : await smartJson(change.smart, readStored(row), ownHosts);
       const tagIds = await tagIdsFor(userId, change.tags);
-      // Only a new code is checked against the other tracker: a link keeps its own code even where
-      // a database run with a brand host of its own before holds it in both.
-      const renamedTo = shortCode !== null && shortCode !== row.short_code ? shortCode : null;
       const updated =
         row.tracker === "main"
-          ? await store.edit(row.id, userId, row.tracker, { ...change, shortCode, renamedTo, expiresAt: change.expiresAt ?? null, tagIds, smartJson: smartText })
-          : await store.update(row.id, userId, row.tracker, { ...change, shortCode: shortCode ?? row.short_code, renamedTo, tagIds, smartJson: smartText });
+          ? await store.edit(row.id, userId, row.tracker, { ...change, shortCode, expiresAt: change.expiresAt ?? null, tagIds, smartJson: smartText })
+          : await store.update(row.id, userId, row.tracker, { ...change, shortCode: shortCode ?? row.short_code, tagIds, smartJson: smartText });
       if (!updated) throw notFound("Link not found");
       remember(updated, row.short_code);
       await published();

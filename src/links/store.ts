@@ -256,6 +256,16 @@ export function linksStore(db: Database, { maxPerUser = 0, sharedCodes = true }:
   const refuseElsewhere = (code: string | null, tracker: Tracker) => async (q: Queries) => {
     if (code !== null && (await takenElsewhere(q, [code], tracker)).size > 0) throw codeConflict();
   };
+  /**
+   * An edit's new code, checked against the other tracker as a create's is; a link keeping its
+   * own code is not, so one whose code both trackers hold (written while the brand host was its
+   * own) stays editable once codes are shared again.
+   */
+  const refuseRenameElsewhere = (id: number, code: string | null, tracker: Tracker) => async (q: Queries) => {
+    if (!sharedCodes || code === null) return;
+    const now = await q.get<{ short_code: string }>("SELECT short_code FROM short_links WHERE id = ?", id);
+    if (now && now.short_code !== code) await refuseElsewhere(code, tracker)(q);
+  };
   const getOwn = (id: number, userId: number, tracker: Tracker) =>
     db.get<LinkRow>(`SELECT ${COLS} FROM short_links WHERE id = ? AND user_id = ? AND tracker = ?`, id, userId, tracker);
   const getSystem = (id: number, tracker: Tracker) =>
@@ -452,8 +462,7 @@ export function linksStore(db: Database, { maxPerUser = 0, sharedCodes = true }:
           }),
         codeConflict,
       ),
-    /** `renamedTo`: the new code when the edit changes it (checked against the other tracker while codes are shared). */
-    update: (id: number, userId: number, tracker: Tracker, f: { shortCode: string; renamedTo?: string | null; originalUrl: string; title: string; description: string; tagIds?: readonly number[] | undefined; smartJson?: string | null | undefined }) =>
+    update: (id: number, userId: number, tracker: Tracker, f: { shortCode: string; originalUrl: string; title: string; description: string; tagIds?: readonly number[] | undefined; smartJson?: string | null | undefined }) =>
       uniqueOr(
         () =>
           withEvent(
@@ -463,12 +472,12 @@ export function linksStore(db: Database, { maxPerUser = 0, sharedCodes = true }:
              WHERE id = ? AND user_id = ? AND tracker = ? AND is_system = 0 RETURNING ${COLS}`,
             [f.shortCode, f.originalUrl, f.title, f.description || null, ...smartParams(f.smartJson), nowIso(), id, userId, tracker],
             f.tagIds,
-            refuseElsewhere(f.renamedTo ?? null, tracker),
+            refuseRenameElsewhere(id, f.shortCode, tracker),
           ),
         codeConflict,
       ),
     // The Link Tracker's edit: a null code keeps the link's own.
-    edit: (id: number, userId: number, tracker: Tracker, f: Fields & { shortCode: string | null; renamedTo?: string | null; tagIds?: readonly number[] | undefined; smartJson?: string | null | undefined }) =>
+    edit: (id: number, userId: number, tracker: Tracker, f: Fields & { shortCode: string | null; tagIds?: readonly number[] | undefined; smartJson?: string | null | undefined }) =>
       uniqueOr(
         () =>
           withEvent(
@@ -478,7 +487,7 @@ export function linksStore(db: Database, { maxPerUser = 0, sharedCodes = true }:
              WHERE id = ? AND user_id = ? AND tracker = ? AND is_system = 0 RETURNING ${COLS}`,
             [f.shortCode, f.originalUrl, f.title, f.description || null, f.expiresAt, ...smartParams(f.smartJson), nowIso(), id, userId, tracker],
             f.tagIds,
-            refuseElsewhere(f.renamedTo ?? null, tracker),
+            refuseRenameElsewhere(id, f.shortCode, tracker),
           ),
         codeConflict,
       ),
