@@ -23,7 +23,7 @@ import m0020 from "./0020_public_stats.sql" with { type: "text" };
 import m0021 from "./0021_qr_styles.sql" with { type: "text" };
 import m0022 from "./0022_smart_links.sql" with { type: "text" };
 import m0023 from "./0023_clicks_reset.sql" with { type: "text" };
-import m0024 from "./0024_codes_per_tracker.sql" with { type: "text" };
+import m0026 from "./0026_codes_per_tracker.sql" with { type: "text" };
 
 export const migrations: { version: number; name: string; sql: string }[] = [
   { version: 1, name: "0001_init", sql: m0001 },
@@ -49,7 +49,7 @@ export const migrations: { version: number; name: string; sql: string }[] = [
   { version: 21, name: "0021_qr_styles", sql: m0021 },
   { version: 22, name: "0022_smart_links", sql: m0022 },
   { version: 23, name: "0023_clicks_reset", sql: m0023 },
-  { version: 24, name: "0024_codes_per_tracker", sql: m0024 },
+  { version: 26, name: "0026_codes_per_tracker", sql: m0026 },
 ];
 
 /**
@@ -83,5 +83,5 @@ export const frozenChecksums: Record<string, string> = {
   "0021_qr_styles": "ce7a234ef224986a1fe493ec74542554f1bd3bd4f0224986ed66e77e457cfcdc",
   "0022_smart_links": "e3dcf9e7b7ef05ae579667adc5ac0a3a2fc9638fe6d580e09e0e3a2aa73e4884",
   "0023_clicks_reset": "59948ac5214c0d4316610ff90fac98f79691023aeceff50c89df54bbd91cb7e6",
-  "0024_codes_per_tracker": "14f1f49e2685465decf4cec186e5cdb1b78ef929a7d485f846317ae1cda7d13f",
+  "0026_codes_per_tracker": "14f1f49e2685465decf4cec186e5cdb1b78ef929a7d485f846317ae1cda7d13f",
 };

@@ -20,7 +20,7 @@ import p0020 from "./0020_public_stats.sql" with { type: "text" };
 import p0021 from "./0021_qr_styles.sql" with { type: "text" };
 import p0022 from "./0022_smart_links.sql" with { type: "text" };
 import p0023 from "./0023_clicks_reset.sql" with { type: "text" };
-import p0024 from "./0024_codes_per_tracker.sql" with { type: "text" };
+import p0026 from "./0026_codes_per_tracker.sql" with { type: "text" };
 
 export const pgMigrations: { version: number; name: string; sql: string }[] = [
   { version: 7, name: "0007_baseline", sql: p0007 },
@@ -40,7 +40,7 @@ export const pgMigrations: { version: number; name: string; sql: string }[] = [
   { version: 21, name: "0021_qr_styles", sql: p0021 },
   { version: 22, name: "0022_smart_links", sql: p0022 },
   { version: 23, name: "0023_clicks_reset", sql: p0023 },
-  { version: 24, name: "0024_codes_per_tracker", sql: p0024 },
+  { version: 26, name: "0026_codes_per_tracker", sql: p0026 },
 ];
 
 /** sha256 (hex) of each landed file, as migrations/index.ts keeps for SQLite (same rules). */
@@ -62,5 +62,5 @@ export const pgFrozenChecksums: Record<string, string> = {
   "0021_qr_styles": "52096eff2a38265c79c38638c8ef2e9ef67eea3255581fdfcd3b67d3464f5e78",
   "0022_smart_links": "71744a856da122cdedec5579feb970d4942fc0431048c7ba7595f8b35a273db1",
   "0023_clicks_reset": "fba318e26877295fe565c3d2072aab6626fbb9150b6a5ba9180663a328e8894f",
-  "0024_codes_per_tracker": "4a4828aebb313823139ac0ebe6f00189d38128d027215aa49e7d1e1b16651878",
+  "0026_codes_per_tracker": "59c99b384db553a0a034e0068bfaca23d6dbf59ffd4089c632eea87ba4b1ec55",
 };

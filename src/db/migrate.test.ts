@@ -162,7 +162,7 @@ test("0003 moves each link's click count into link_click_counts and swaps the cl
   ]);
 });
 
-describe("0024: a code unique per tracker, short_links rebuilt", () => {
+describe("0026: a code unique per tracker, short_links rebuilt", () => {
   const links = (db: ReturnType<typeof fresh>) => db.query("SELECT id, tracker, short_code FROM short_links WHERE is_system = 0 ORDER BY id").all();
   const children = (db: ReturnType<typeof fresh>) => ({
     counts: db.query("SELECT link_id, clicks FROM link_click_counts WHERE link_id NOT IN (SELECT id FROM short_links WHERE is_system = 1) ORDER BY link_id").all(),
@@ -172,7 +172,7 @@ describe("0024: a code unique per tracker, short_links rebuilt", () => {
 
   test("every link, id and child row kept (foreign keys off for the rebuild, on again after); one code per tracker; triggers and search work", () => {
     const db = fresh();
-    migrate(db, migrations.slice(0, 23));
+    migrate(db, migrations.slice(0, 25));
     const now = new Date().toISOString();
     db.query("INSERT INTO users (id, username, password_hash, email, created_at, updated_at) VALUES (1, 'mig', 'x', 'mig@example.test', ?, ?)").run(now, now);
     const add = db.prepare("INSERT INTO short_links (user_id, tracker, short_code, original_url, title, created_at, updated_at) VALUES (1, ?, ?, 'https://example.com/', ?, ?, ?) RETURNING id");
@@ -184,7 +184,7 @@ describe("0024: a code unique per tracker, short_links rebuilt", () => {
     db.query("INSERT INTO link_rollups (link_id, dim, value, count) VALUES (?, 'country', 'FR', 3)").run(promo);
     const before = { links: links(db), children: children(db) };
 
-    expect(migrate(db, migrations.slice(0, 24)).applied).toEqual(["0024_codes_per_tracker"]);
+    expect(migrate(db, migrations.slice(0, 26)).applied).toEqual(["0026_codes_per_tracker"]);
     expect({ links: links(db), children: children(db) }).toEqual(before);
     expect(db.query("PRAGMA foreign_keys").get()).toEqual({ foreign_keys: 1 });
     expect(db.query("PRAGMA legacy_alter_table").get()).toEqual({ legacy_alter_table: 0 });

@@ -233,7 +233,7 @@ export type LinksStore = ReturnType<typeof linksStore>;
 
 /**
  * `sharedCodes`: a code names one link across both trackers, as when the brand tracker has no
- * host of its own (service.ts). Otherwise a code is unique per tracker (migration 0024's index).
+ * host of its own (service.ts). Otherwise a code is unique per tracker (migration 0026's index).
  */
 export function linksStore(db: Database, { maxPerUser = 0, sharedCodes = true }: { maxPerUser?: number; sharedCodes?: boolean } = {}) {
   const COLS = `${BASE_COLS}, ${tagsCol(db.dialect === "postgres")}`;
