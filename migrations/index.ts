@@ -25,6 +25,7 @@ import m0022 from "./0022_smart_links.sql" with { type: "text" };
 import m0023 from "./0023_clicks_reset.sql" with { type: "text" };
 import m0024 from "./0024_search_prefix.sql" with { type: "text" };
 import m0025 from "./0025_webhook_bodies.sql" with { type: "text" };
+import m0026 from "./0026_codes_per_tracker.sql" with { type: "text" };
 
 export const migrations: { version: number; name: string; sql: string }[] = [
   { version: 1, name: "0001_init", sql: m0001 },
@@ -52,6 +53,7 @@ export const migrations: { version: number; name: string; sql: string }[] = [
   { version: 23, name: "0023_clicks_reset", sql: m0023 },
   { version: 24, name: "0024_search_prefix", sql: m0024 },
   { version: 25, name: "0025_webhook_bodies", sql: m0025 },
+  { version: 26, name: "0026_codes_per_tracker", sql: m0026 },
 ];
 
 /**
@@ -87,4 +89,5 @@ export const frozenChecksums: Record<string, string> = {
   "0023_clicks_reset": "59948ac5214c0d4316610ff90fac98f79691023aeceff50c89df54bbd91cb7e6",
   "0024_search_prefix": "34dbb525febb6e0078bd353b2b8f2bc650c5efbb4e51c0bb6e65879e6e92d91c",
   "0025_webhook_bodies": "39249fcf0d5384e9c03ac9c2bb18e5ecccb45bc46da5820f952494ad8b767cf9",
+  "0026_codes_per_tracker": "14f1f49e2685465decf4cec186e5cdb1b78ef929a7d485f846317ae1cda7d13f",
 };

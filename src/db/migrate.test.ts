@@ -161,3 +161,64 @@ test("0003 moves each link's click count into link_click_counts and swaps the cl
     { link_id: later, clicks: 0 },
   ]);
 });
+
+describe("0026: a code unique per tracker, short_links rebuilt", () => {
+  const links = (db: ReturnType<typeof fresh>) => db.query("SELECT id, tracker, short_code FROM short_links WHERE is_system = 0 ORDER BY id").all();
+  const children = (db: ReturnType<typeof fresh>) => ({
+    counts: db.query("SELECT link_id, clicks FROM link_click_counts WHERE link_id NOT IN (SELECT id FROM short_links WHERE is_system = 1) ORDER BY link_id").all(),
+    tags: db.query("SELECT link_id, tag_id FROM link_tags ORDER BY link_id").all(),
+    rollups: db.query("SELECT link_id, dim, value, count FROM link_rollups ORDER BY link_id").all(),
+  });
+
+  test("every link, id and child row kept (foreign keys off for the rebuild, on again after); one code per tracker; triggers and search work", () => {
+    const db = fresh();
+    migrate(db, migrations.slice(0, 25));
+    const now = new Date().toISOString();
+    db.query("INSERT INTO users (id, username, password_hash, email, created_at, updated_at) VALUES (1, 'mig', 'x', 'mig@example.test', ?, ?)").run(now, now);
+    const add = db.prepare("INSERT INTO short_links (user_id, tracker, short_code, original_url, title, created_at, updated_at) VALUES (1, ?, ?, 'https://example.com/', ?, ?, ?) RETURNING id");
+    const promo = (add.get("main", "promo", "Spring promo", now, now) as { id: number }).id;
+    const other = (add.get("brand", "other", "Other words", now, now) as { id: number }).id;
+    db.query("UPDATE link_click_counts SET clicks = 7 WHERE link_id = ?").run(promo);
+    db.query("INSERT INTO tags (id, user_id, name, name_key, color, created_at) VALUES (1, 1, 'T', 't', 'blue', ?)").run(now);
+    db.query("INSERT INTO link_tags (link_id, tag_id) VALUES (?, 1), (?, 1)").run(promo, other);
+    db.query("INSERT INTO link_rollups (link_id, dim, value, count) VALUES (?, 'country', 'FR', 3)").run(promo);
+    const before = { links: links(db), children: children(db) };
+
+    expect(migrate(db, migrations.slice(0, 26)).applied).toEqual(["0026_codes_per_tracker"]);
+    expect({ links: links(db), children: children(db) }).toEqual(before);
+    expect(db.query("PRAGMA foreign_keys").get()).toEqual({ foreign_keys: 1 });
+    expect(db.query("PRAGMA legacy_alter_table").get()).toEqual({ legacy_alter_table: 0 });
+    expect(db.query("PRAGMA foreign_key_check").all()).toEqual([]);
+
+    // The code again in the other tracker: a second link; in the same tracker: refused.
+    const brandPromo = (add.get("brand", "promo", "Brand promo", now, now) as { id: number }).id;
+    expect(() => add.get("main", "promo", "Again", now, now)).toThrow(/UNIQUE/);
+    // The rebuilt table's triggers: a count row for the new link, the search index, the user's totals.
+    expect(db.query("SELECT clicks FROM link_click_counts WHERE link_id = ?").get(brandPromo)).toEqual({ clicks: 0 });
+    expect(db.query("SELECT rowid FROM short_links_search WHERE short_links_search MATCH 'promo' ORDER BY rowid").all()).toEqual([{ rowid: promo }, { rowid: brandPromo }]);
+    expect(db.query("SELECT tracker, links FROM link_totals WHERE user_id = 1 ORDER BY tracker").all()).toEqual([
+      { tracker: "brand", links: 2 },
+      { tracker: "main", links: 1 },
+    ]);
+    // The children still reference the table by name: a delete cascades to them.
+    db.query("DELETE FROM short_links WHERE id = ?").run(promo);
+    expect(children(db)).toEqual({ counts: [{ link_id: other, clicks: 0 }, { link_id: brandPromo, clicks: 0 }], tags: [{ link_id: other, tag_id: 1 }], rollups: [] });
+    expect(db.query("SELECT rowid FROM short_links_search WHERE short_links_search MATCH 'promo'").all()).toEqual([{ rowid: brandPromo }]);
+    // A lookup by code uses the new index.
+    const plan = db.query("EXPLAIN QUERY PLAN SELECT id FROM short_links WHERE short_code = 'promo'").all() as { detail: string }[];
+    expect(plan.map((p) => p.detail).join(" ")).toContain("short_links_code");
+  });
+
+  test("a rebuild that would leave a broken reference is refused whole, and foreign keys are on again", () => {
+    const db = fresh();
+    migrate(db, migrations);
+    const now = new Date().toISOString();
+    db.query("INSERT INTO users (id, username, password_hash, email, created_at, updated_at) VALUES (1, 'mig', 'x', 'mig@example.test', ?, ?)").run(now, now);
+    db.query("INSERT INTO short_links (user_id, short_code, original_url, title, created_at, updated_at) VALUES (1, 'kept', 'https://example.com/', 't', ?, ?)").run(now, now);
+    const broken = { version: migrations.length + 1, name: `${String(migrations.length + 1).padStart(4, "0")}_broken`, sql: "-- threadlink: foreign_keys=off\nDELETE FROM users;" };
+    expect(() => migrate(db, [...migrations, broken])).toThrow(MigrationError);
+    expect(db.query("SELECT username FROM users").all()).toEqual([{ username: "mig" }]);
+    expect(db.query("SELECT version FROM schema_migrations WHERE version = ?").get(broken.version)).toBeNull();
+    expect(db.query("PRAGMA foreign_keys").get()).toEqual({ foreign_keys: 1 });
+  });
+});

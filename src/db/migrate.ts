@@ -47,6 +47,9 @@ export function checkApplied(done: Applied[], migrations: Migration[]) {
   return { current, latest, known };
 }
 
+/** A migration's first line asking to run with foreign keys off: it rebuilds a table others reference. */
+const FOREIGN_KEYS_OFF = "-- threadlink: foreign_keys=off\n";
+
 /**
  * Applies every pending migration, each in its own transaction, and records it with its
  * checksum. Running it again is a no-op. A database checkApplied refuses is left untouched.
@@ -77,10 +80,24 @@ export function migrate(db: Db, migrations: Migration[] = bundled): { applied: s
   // developing) is not skipped for good.
   for (const m of migrations) {
     if (have.has(m.version)) continue;
-    db.transaction(() => {
-      db.exec(m.sql);
-      record.run(m.version, m.name, new Date().toISOString(), checksumOf(m.sql));
-    }).immediate();
+    const rebuild = m.sql.startsWith(FOREIGN_KEYS_OFF);
+    // A table rebuilt (SQLite's documented procedure): foreign keys off around the transaction
+    // (the pragma is a no-op inside one), or dropping the old table would cascade to its
+    // children; the legacy rename, or renaming the new table would check triggers that name the
+    // old one meanwhile. Every reference is checked before the commit.
+    if (rebuild) db.exec("PRAGMA foreign_keys = OFF; PRAGMA legacy_alter_table = ON");
+    try {
+      db.transaction(() => {
+        db.exec(m.sql);
+        if (rebuild) {
+          const broken = db.query("PRAGMA foreign_key_check").all();
+          if (broken.length) throw new MigrationError(`Migration ${m.name} would leave ${broken.length} broken references: not applied`);
+        }
+        record.run(m.version, m.name, new Date().toISOString(), checksumOf(m.sql));
+      }).immediate();
+    } finally {
+      if (rebuild) db.exec("PRAGMA legacy_alter_table = OFF; PRAGMA foreign_keys = ON");
+    }
     applied.push(m.name);
   }
   return { applied, version: Math.max(current, latest) };

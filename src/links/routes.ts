@@ -123,8 +123,8 @@ export function linkRoutes(ctx: AppContext, auth: AuthPlugin, links: Links, trac
       "/lookup",
       async ({ user, query, set }) => {
         await links.recorder.flush();
-        const row = await links.store.byCode(query.code);
-        const mine = row && row.tracker === tracker && (row.user_id === user.id || (row.is_system === 1 && (await isOwner(user.id))));
+        const row = await links.store.byCode(query.code, tracker);
+        const mine = row && (row.user_id === user.id || (row.is_system === 1 && (await isOwner(user.id))));
         if (!mine) throw notFound("Link not found");
         set.headers["cache-control"] = "no-store";
         return links.view(row);

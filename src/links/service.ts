@@ -33,6 +33,7 @@ function smartBadges(json: string | null | undefined) {
 }
 import { AppError, badRequest, conflict, forbidden, notFound } from "../shared/errors";
 import { isReserved } from "../shared/reserved";
+import { codesPerTracker } from "../shared/trackers";
 import { QUOTA_MSG } from "../plans/quotas";
 import { destinationRefused, expiryProblem, freshCode, generateCode, newLinkProblem, refusal, type Problem } from "./rules";
 import { tagKey, tagsStore } from "../tags/store";
@@ -95,6 +96,9 @@ async function smartJson(smart: SmartInputParsed | SmartImportParsed | null | un
 
 export type { CachedLink };
 
+/** Before a brand link's code in the redirect map's key: a space, which no code contains. */
+const BRAND_KEY = " ";
+
 /** The longest pause between two bulk transactions while the WAL waits to be truncated. */
 const WAL_GAP_MS = 200;
 
@@ -125,7 +129,14 @@ function toCached(r: RedirectRow): CachedLink | null {
  * after that every read and update of it is synchronous: the redirect never awaits (issue 12).
  */
 export async function createLinks(ctx: AppContext, opts: { maxClickBacklog?: number | undefined } = {}) {
-  const store = linksStore(ctx.db, { maxPerUser: ctx.config.quotas.linksPerUser });
+  // The brand tracker with a host of its own (BRAND_DOMAIN neither the app's host nor
+  // SHORT_DOMAIN): a code is unique per tracker, and a redirect asks the tracker of the host it
+  // arrived on first. Otherwise both trackers print on one host and a code names one link.
+  const { brandDomain } = ctx.config;
+  const sharedCodes = !codesPerTracker(ctx.config);
+  const store = linksStore(ctx.db, { maxPerUser: ctx.config.quotas.linksPerUser, sharedCodes });
+  /** The tracker a request's host names first. */
+  const trackerAt = (host: string | null | undefined): Tracker => (!sharedCodes && host === brandDomain ? "brand" : "main");
   const tags = tagsStore(ctx.db, { maxPerUser: ctx.config.quotas.tagsPerUser });
   /** Tag names → the user's tag ids, made where missing (undefined: the link's tags are left as they are). */
   const tagIdsFor = async (userId: number, names: readonly string[] | undefined) => (names ? (await tags.ensure(userId, names)).map((t) => t.id) : undefined);
@@ -155,16 +166,27 @@ export async function createLinks(ctx: AppContext, opts: { maxClickBacklog?: num
     else smart.forget(row.id);
   };
 
+  // One map for both trackers (its bytes per link unchanged): a brand link's key is its code
+  // behind a character no code has, so `promo` can be in each tracker.
   let byCode = new RedirectMap();
+  const keyOf = (tracker: Tracker, code: string) => (tracker === "brand" ? `${BRAND_KEY}${code}` : code);
+  /** The link under `code` in the host's tracker, else in the other (so no printed link changes). */
+  const find = (code: string, host?: string | null) => {
+    const first = trackerAt(host);
+    return byCode.get(keyOf(first, code)) ?? byCode.get(keyOf(first === "main" ? "brand" : "main", code));
+  };
   // Several instances: a miss asks the database (a code another instance created a moment ago),
   // at a bounded rate. One instance on SQLite: its map has every link, a miss is a 404.
-  const misses = ctx.config.databaseUrl ? missLookup((code) => store.forRedirectByCode(code)) : null;
+  const misses = ctx.config.databaseUrl ? missLookup(async (code) => {
+    const rows = await store.forRedirectByCode(code);
+    return rows.length ? rows : null;
+  }) : null;
   const put = (row: RedirectRow) => {
     const c = toCached(row);
     misses?.forget(row.short_code);
     seed(row, c);
-    if (c) byCode.set(row.short_code, c);
-    else byCode.delete(row.short_code);
+    if (c) byCode.set(keyOf(row.tracker, row.short_code), c);
+    else byCode.delete(keyOf(row.tracker, row.short_code));
   };
   /** Reads every link into a new map, then serves from it: redirects use the old one meanwhile. */
   const loadAll = async () => {
@@ -176,7 +198,7 @@ export async function createLinks(ctx: AppContext, opts: { maxClickBacklog?: num
       for (const r of page) {
         const c = toCached(r);
         seed(r, c);
-        if (c) next.add(r.short_code, c);
+        if (c) next.add(keyOf(r.tracker, r.short_code), c);
       }
     }
     next.trim();
@@ -188,8 +210,9 @@ export async function createLinks(ctx: AppContext, opts: { maxClickBacklog?: num
   const follower = ctx.config.databaseUrl
     ? await followLinks(ctx.config.databaseUrl, store, {
         put,
+        // The notification names the code and the link, not its tracker: whichever key it is under.
         drop: (code, id) => {
-          if (byCode.get(code)?.id === id) byCode.delete(code);
+          for (const key of [keyOf("main", code), keyOf("brand", code)]) if (byCode.get(key)?.id === id) byCode.delete(key);
         },
         reloadAll: loadAll,
       })
@@ -203,7 +226,7 @@ export async function createLinks(ctx: AppContext, opts: { maxClickBacklog?: num
 
   const published = () => follower?.barrier() ?? Promise.resolve();
   const remember = (row: RedirectRow, previousCode?: string) => {
-    if (previousCode && previousCode !== row.short_code) byCode.delete(previousCode);
+    if (previousCode && previousCode !== row.short_code) byCode.delete(keyOf(row.tracker, previousCode));
     put(row);
   };
 
@@ -217,15 +240,19 @@ export async function createLinks(ctx: AppContext, opts: { maxClickBacklog?: num
     /** Smart links' counts, password page tallies, cookie key (src/smart/runtime.ts). */
     smart,
     ownHosts,
-    lookup: (code: string) => byCode.get(code),
+    /** The link a redirect on `host` serves for `code` (its tracker's first, see trackerAt). */
+    lookup: find,
+    trackerAt,
     /**
      * After a miss in lookup: the link as the database has it now, when several instances share
      * it and the rate allows (missLookup.ts); undefined otherwise. Not put in the map: the
      * follower does that, in order with every other change, so a later delete cannot be undone.
      */
-    async lookupMissing(code: string): Promise<CachedLink | undefined> {
-      const row = misses ? await misses.lookup(code) : null;
-      if (!row || byCode.get(code)) return byCode.get(code);
+    async lookupMissing(code: string, host?: string | null): Promise<CachedLink | undefined> {
+      const rows = misses ? await misses.lookup(code) : null;
+      if (!rows || find(code, host)) return find(code, host);
+      const first = trackerAt(host);
+      const row = rows.find((r) => r.tracker === first) ?? rows[0]!;
       const c = toCached(row);
       if (c?.smart?.maxClicks != null) smart.seed(row.id, Number(row.click_count ?? 0));
       return c ?? undefined;
@@ -242,7 +269,7 @@ export async function createLinks(ctx: AppContext, opts: { maxClickBacklog?: num
      * Any row with the redirect's columns will do (a route's LinkRow, or one read by code).
      */
     remember,
-    forget: (code: string) => byCode.delete(code),
+    forget: (code: string, tracker: Tracker) => byCode.delete(keyOf(tracker, code)),
     /**
      * Between two transactions of a bulk create or an import: a turn of the event loop for
      * redirects and other requests, and (SQLite) while the WAL is past half of WAL_LIMIT_MB, up
@@ -275,10 +302,10 @@ export async function createLinks(ctx: AppContext, opts: { maxClickBacklog?: num
       const smartText = await smartJson(body.smart, null, ownHosts);
       const tagIds = await tagIdsFor(userId, body.tags);
       let code = body.shortCode || null;
-      if (code && (await store.codeTaken(code))) throw codeConflict();
+      if (code && (await store.codeTaken(code, tracker))) throw codeConflict();
       for (let i = 0; !code && i < 10; i++) {
         const c = generateCode();
-        if (!isReserved(c) && !(await store.codeTaken(c))) code = c;
+        if (!isReserved(c) && !(await store.codeTaken(c, tracker))) code = c;
       }
       if (!code) throw conflict(BULK_MSG.noCode);
       // Two creates racing for one code or one externalId: the UNIQUE constraints decide, in
@@ -368,7 +395,7 @@ export async function createLinks(ctx: AppContext, opts: { maxClickBacklog?: num
       refuse(destinationRefused(change.originalUrl, ownHosts));
       if (row.tracker === "main") refuse(expiryProblem(change.expiresAt, row.expires_at));
       const shortCode = change.shortCode;
-      if (shortCode !== null && shortCode !== row.short_code && (await store.codeTaken(shortCode, row.id))) throw codeConflict();
+      if (shortCode !== null && shortCode !== row.short_code && (await store.codeTaken(shortCode, row.tracker, row.id))) throw codeConflict();
       // New settings count from every click captured so far (as PUT …/smart: the row read after
       // the flush seeds the limit); absent ones are left as they are in the row.
       if (change.smart !== undefined) await recorder.flush();
@@ -404,7 +431,7 @@ export async function createLinks(ctx: AppContext, opts: { maxClickBacklog?: num
       await recorder.flush();
       const gone = await store.delete(row.id, userId, row.tracker);
       if (!gone) throw notFound("Link not found");
-      byCode.delete(gone.short_code);
+      byCode.delete(keyOf(row.tracker, gone.short_code));
       await published();
     },
     /** The link's clicks cleared (every captured click written first, so none comes back). */

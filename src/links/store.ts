@@ -63,7 +63,7 @@ export type NewLink = { shortCode: string | null; originalUrl: string; title: st
 const GENERATE_TRIES = 10;
 
 /** What the redirect needs, for every link at start (the in-memory map). */
-export type RedirectRow = Pick<LinkRow, "id" | "short_code" | "original_url" | "active" | "expires_at" | "smart"> & {
+export type RedirectRow = Pick<LinkRow, "id" | "tracker" | "short_code" | "original_url" | "active" | "expires_at" | "smart"> & {
   /** A smart link's clicks so far (its click limit counts from them); null for a plain link. */
   click_count?: number | null;
   /**
@@ -78,7 +78,7 @@ export type RedirectRow = Pick<LinkRow, "id" | "short_code" | "original_url" | "
  * reads no count for the plain ones.
  */
 const redirectCols = (t: string) =>
-  `${t}id, ${t}short_code, ${t}original_url, ${t}active, ${t}expires_at, ${t}smart, ${t}clicks_reset, ` +
+  `${t}id, ${t}tracker, ${t}short_code, ${t}original_url, ${t}active, ${t}expires_at, ${t}smart, ${t}clicks_reset, ` +
   `CASE WHEN ${t}smart IS NOT NULL THEN COALESCE((SELECT clicks FROM link_click_counts WHERE link_id = ${t}id), 0) END AS click_count`;
 
 /** Links read per statement while the redirect map loads (keyset pages, see allForRedirect). */
@@ -141,8 +141,9 @@ async function tagsOfLink(q: Queries, linkId: number) {
  * One statement's row, its tags when given (`tagIds`: exactly these; undefined keeps them) and
  * its event, in one transaction; no event when no row.
  */
-const withEvent = (db: Database, type: "link.created" | "link.updated", text: string, params: (string | number | null)[], tagIds?: readonly number[]) =>
+const withEvent = (db: Database, type: "link.created" | "link.updated", text: string, params: (string | number | null)[], tagIds?: readonly number[], before?: (q: Queries) => Promise<void>) =>
   db.tx(async (q) => {
+    await before?.(q);
     let row = await q.get<LinkRow>(text, ...params);
     if (row && tagIds) {
       await writeLinkTags(q, row.user_id!, row.id, tagIds);
@@ -232,9 +233,41 @@ const tsQuery = (words: readonly string[]) => words.map((w) => `'${w.replaceAll(
 /** `maxPerUser`: MAX_LINKS_PER_USER (0: no cap). */
 export type LinksStore = ReturnType<typeof linksStore>;
 
-export function linksStore(db: Database, { maxPerUser = 0 }: { maxPerUser?: number } = {}) {
+/**
+ * `sharedCodes`: a code names one link across both trackers, as when the brand tracker has no
+ * host of its own (service.ts). Otherwise a code is unique per tracker (migration 0026's index).
+ */
+export function linksStore(db: Database, { maxPerUser = 0, sharedCodes = true }: { maxPerUser?: number; sharedCodes?: boolean } = {}) {
   const COLS = `${BASE_COLS}, ${tagsCol(db.dialect === "postgres")}`;
   const QCOLS = `${BASE_QCOLS}, ${tagsCol(db.dialect === "postgres")}`;
+  /**
+   * Of `codes`, those the other tracker holds, when codes are shared (none otherwise: the unique
+   * index per tracker decides). Inside the write's transaction. PostgreSQL: each code's
+   * transaction lock first, in one order, so two writers of one code in the two trackers run one
+   * after the other and the second sees the first's row; SQLite's BEGIN IMMEDIATE already does.
+   */
+  async function takenElsewhere(q: Queries, codes: readonly string[], tracker: Tracker): Promise<Set<string>> {
+    if (!sharedCodes || codes.length === 0) return new Set();
+    const list = codes.join("\n");
+    if (q.dialect === "postgres") {
+      await q.all("SELECT pg_advisory_xact_lock(hashtextextended(c, 24)) FROM unnest(string_to_array(?, E'\\n')) AS c ORDER BY hashtextextended(c, 24)", list);
+    }
+    const rows = await q.all<{ short_code: string }>(`SELECT short_code FROM short_links WHERE tracker != ? AND short_code IN (${codes.map(() => "?").join(", ")})`, tracker, ...codes);
+    return new Set(rows.map((r) => r.short_code));
+  }
+  const refuseElsewhere = (code: string | null, tracker: Tracker) => async (q: Queries) => {
+    if (code !== null && (await takenElsewhere(q, [code], tracker)).size > 0) throw codeConflict();
+  };
+  /**
+   * An edit's new code, checked against the other tracker as a create's is; a link keeping its
+   * own code is not, so one whose code both trackers hold (written while the brand host was its
+   * own) stays editable once codes are shared again.
+   */
+  const refuseRenameElsewhere = (id: number, code: string | null, tracker: Tracker) => async (q: Queries) => {
+    if (!sharedCodes || code === null) return;
+    const now = await q.get<{ short_code: string }>("SELECT short_code FROM short_links WHERE id = ?", id);
+    if (now && now.short_code !== code) await refuseElsewhere(code, tracker)(q);
+  };
   const getOwn = (id: number, userId: number, tracker: Tracker) =>
     db.get<LinkRow>(`SELECT ${COLS} FROM short_links WHERE id = ? AND user_id = ? AND tracker = ?`, id, userId, tracker);
   const getSystem = (id: number, tracker: Tracker) =>
@@ -288,6 +321,8 @@ export function linksStore(db: Database, { maxPerUser = 0 }: { maxPerUser?: numb
           const code = items[i]!.shortCode ?? generate();
           if (code !== null && !claims.has(code)) claims.set(code, i);
         }
+        // A code the other tracker holds (codes shared) is taken, like one this tracker holds.
+        for (const code of await takenElsewhere(q, [...claims.keys()], tracker)) claims.delete(code);
         if (claims.size > 0) {
           const values = [...claims].flatMap(([code, i]) => rowValues(userId, tracker, code, items[i]!, now));
           for (const row of await q.all<LinkRow>(insertIfFree(claims.size), ...values)) {
@@ -408,17 +443,21 @@ export function linksStore(db: Database, { maxPerUser = 0 }: { maxPerUser?: numb
       if (own || !allowSystem) return own;
       return getSystem(id, tracker);
     },
-    byCode: (code: string) => db.get<LinkRow>(`SELECT ${COLS} FROM short_links WHERE short_code = ?`, code),
+    /** The tracker's link with this code (a code can name one link in each tracker). */
+    byCode: (code: string, tracker: Tracker) => db.get<LinkRow>(`SELECT ${COLS} FROM short_links WHERE short_code = ? AND tracker = ?`, code, tracker),
     /** The user's link (either tracker) that the client named `externalId`. */
     byExternalId: (userId: number, externalId: string) =>
       db.get<LinkRow>(`SELECT ${COLS} FROM short_links WHERE user_id = ? AND external_id = ?`, userId, externalId),
-    codeTaken: async (code: string, exceptId = 0) => (await db.get("SELECT 1 AS x FROM short_links WHERE short_code = ? AND id != ?", code, exceptId)) !== null,
+    /** Whether a link other than `exceptId` has `code` in `tracker` (in either tracker while codes are shared). */
+    codeTaken: async (code: string, tracker: Tracker, exceptId = 0) =>
+      (await db.get("SELECT 1 AS x FROM short_links WHERE short_code = ? AND id != ? AND (tracker = ? OR ? = 1)", code, exceptId, tracker, sharedCodes ? 1 : 0)) !== null,
     /** One link; QUOTA_EXCEEDED when the owner already holds MAX_LINKS_PER_USER. */
     create: (userId: number, tracker: Tracker, f: Fields & { shortCode: string; externalId?: string | null; tagIds?: readonly number[] | undefined; smartJson?: string | null }) =>
       uniqueOr(
         () =>
           db.tx(async (q) => {
             assertRoom(await ownedLinks(q, userId, maxPerUser), maxPerUser, QUOTA_MSG.links);
+            await refuseElsewhere(f.shortCode, tracker)(q);
             let row = (await q.get<LinkRow>(`${INSERT} ${ROW} RETURNING ${COLS}`, ...rowValues(userId, tracker, f.shortCode, f, nowIso())))!;
             if (f.tagIds?.length) {
               await writeLinkTags(q, userId, row.id, f.tagIds);
@@ -439,6 +478,7 @@ export function linksStore(db: Database, { maxPerUser = 0 }: { maxPerUser?: numb
              WHERE id = ? AND user_id = ? AND tracker = ? AND is_system = 0 RETURNING ${COLS}`,
             [f.shortCode, f.originalUrl, f.title, f.description || null, ...smartParams(f.smartJson), nowIso(), id, userId, tracker],
             f.tagIds,
+            refuseRenameElsewhere(id, f.shortCode, tracker),
           ),
         codeConflict,
       ),
@@ -453,6 +493,7 @@ export function linksStore(db: Database, { maxPerUser = 0 }: { maxPerUser?: numb
              WHERE id = ? AND user_id = ? AND tracker = ? AND is_system = 0 RETURNING ${COLS}`,
             [f.shortCode, f.originalUrl, f.title, f.description || null, f.expiresAt, ...smartParams(f.smartJson), nowIso(), id, userId, tracker],
             f.tagIds,
+            refuseRenameElsewhere(id, f.shortCode, tracker),
           ),
         codeConflict,
       ),
@@ -503,10 +544,10 @@ export function linksStore(db: Database, { maxPerUser = 0 }: { maxPerUser?: numb
         ids.join(","),
       ),
     /**
-     * One link for the redirect, by code: a code the instance's map does not know yet
-     * (src/links/missLookup.ts, several instances). The short_code index: one row at most.
+     * The links for the redirect with this code, one per tracker at most: a code the instance's
+     * map does not know yet (src/links/missLookup.ts, several instances). The code's index.
      */
-    forRedirectByCode: (code: string) => db.get<RedirectRow>(`SELECT ${redirectCols("")} FROM short_links WHERE short_code = ?`, code),
+    forRedirectByCode: (code: string) => db.all<RedirectRow>(`SELECT ${redirectCols("")} FROM short_links WHERE short_code = ?`, code),
     /**
      * PostgreSQL only (src/links/follow.ts): NOTIFYs `payload` on `channel` and returns the
      * snapshot's xmin and the database's clock (ms). One statement: every transaction whose id

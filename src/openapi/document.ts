@@ -374,7 +374,7 @@ function operation(op: Operation, schema: (s: Schema) => Json, sharedResponses: 
     const content: Json = { schema: { type: "string" } };
     if (op.example !== undefined) content.example = op.example;
     out.requestBody = { required: true, content: { [op.bodyMedia]: content } };
-    if (op.bodyJson) (out.requestBody as { content: Json }).content["application/json"] = { schema: schema(op.bodyJson) };
+    if (op.bodyJson) (out.requestBody as { content: Json }).content["application/json"] = { schema: schema(op.bodyJson), ...(op.exampleJson !== undefined ? { example: op.exampleJson } : {}) };
   }
 
   const responses: Record<string, Json> = {};

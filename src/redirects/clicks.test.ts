@@ -213,7 +213,7 @@ describe("two instances on one database", () => {
         clients.push(client(base, null));
       }
       // Analytics read (and rolled up) while both write: each click is added to the tallies once.
-      const link = (await linksStore(d.db).byCode("both"))!;
+      const link = (await linksStore(d.db).byCode("both", "main"))!;
       const reports = analyticsReports(d.db);
       let writing = true;
       const reader = (async () => {

@@ -28,6 +28,8 @@ type WebPage = (request: Request) => Response | Promise<Response>;
 const MAX_HEADER = 1024;
 const cap = (s: string | null, n = MAX_HEADER) => (s ? s.slice(0, n) : null);
 
+const hostOf = (request: Request) => (request.headers.get("host") ?? "").toLowerCase();
+
 const home = () => new Response(null, { status: 302, headers: { ...BASE_SECURITY_HEADERS, location: "/", "cache-control": "no-store" } });
 
 const NO_PLACE = { country: null, city: null } as const;
@@ -84,7 +86,8 @@ function redirector(ctx: AppContext, links: Links) {
     // Served from the map also while it catches up on PostgreSQL (links/follow.ts): the
     // database away, nothing can change; a listener lost, the map of a moment ago is far more
     // often right than a 503 from every instance at once, and health reports it (issue 22).
-    const link = links.lookup(code);
+    // The host's tracker first: `promo` on the brand host and on the app's host can be two links.
+    const link = links.lookup(code, hostOf(request));
     return link ? serve(link, request, server, source) : null;
   }
 
@@ -159,7 +162,7 @@ function redirector(ctx: AppContext, links: Links) {
   /** The password form's POST to a short link's own address. */
   const unlock = async (code: string, request: Request, server: Server, body: unknown) => {
     if (code.length > CODE_MAX || !CODE_PATTERN.test(code)) return unknown();
-    const link = links.lookup(code) ?? (await links.lookupMissing(code));
+    const link = links.lookup(code, hostOf(request)) ?? (await links.lookupMissing(code, hostOf(request)));
     if (!link) return unknown();
     return smartPaths.unlock(link, request, server, body);
   };
@@ -170,7 +173,7 @@ function redirector(ctx: AppContext, links: Links) {
     const now = redirect(code, request, server, source);
     if (now) return now;
     // Not in the map. Several instances: perhaps created on another a moment ago (missLookup.ts).
-    const late = await links.lookupMissing(code);
+    const late = await links.lookupMissing(code, hostOf(request));
     return late ? serve(late, request, server, source) : unknown();
   };
 

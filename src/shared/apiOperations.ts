@@ -71,6 +71,8 @@ export type Operation = {
    * read by its handler, documented as this named body (the import's JSON export).
    */
   bodyJson?: Schema;
+  /** `bodyJson`'s example, for the reference page to start from when JSON is the chosen media type. */
+  exampleJson?: unknown;
   /** A request body for the reference page to start from. */
   example?: unknown;
   /** Success responses by status: a schema, or a spec for non-JSON or empty bodies. */

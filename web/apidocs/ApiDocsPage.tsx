@@ -8,12 +8,12 @@ import useSWR from "swr";
 import { PublicShell } from "../pages/PublicShell";
 import { usePageTitle } from "../shell/usePageTitle";
 import { Button } from "../ui/Button";
-import { Field, TextArea } from "../ui/Field";
+import { Field, Select, TextArea } from "../ui/Field";
 import { Spinner } from "../ui/Spinner";
-import { outline, type JsonSchema, type OpenApiDocument } from "./schemaOutline";
+import { mediaTypes, outline, type JsonSchema, type Media, type OpenApiDocument } from "./schemaOutline";
 
 type Parameter = { name: string; in: "path" | "query"; required?: boolean; description?: string; schema?: JsonSchema };
-type Response = { description: string; content?: Record<string, { schema?: JsonSchema; example?: unknown }>; headers?: Record<string, unknown> };
+type Response = { description: string; content?: Record<string, Media>; headers?: Record<string, unknown> };
 /** Error answers are shared by many operations: a reference into the document's components. */
 type Listed = Response | { $ref: string };
 type Operation = {
@@ -23,7 +23,7 @@ type Operation = {
   tags?: string[];
   security?: Record<string, string[]>[];
   parameters?: Parameter[];
-  requestBody?: { content: Record<string, { schema: JsonSchema; example?: unknown }> };
+  requestBody?: { content: Record<string, Media> };
   responses: Record<string, Listed>;
 };
 type Auth = { mode: "session" | "key"; key: string };
@@ -157,9 +157,9 @@ function AuthChooser({ auth, setAuth }: { auth: Auth; setAuth: (a: Auth) => void
   );
 }
 
-function OperationView({ method, path, op, doc, auth, server }: { method: string; path: string; op: Operation; doc: OpenApiDocument; auth: Auth; server: string }) {
+export function OperationView({ method, path, op, doc, auth, server }: { method: string; path: string; op: Operation; doc: OpenApiDocument; auth: Auth; server: string }) {
   const params = op.parameters ?? [];
-  const [bodyType, body] = Object.entries(op.requestBody?.content ?? {})[0] ?? [];
+  const bodies = mediaTypes(op.requestBody?.content, doc);
   const statuses = Object.entries(op.responses);
   return (
     <details className="card">
@@ -195,48 +195,55 @@ function OperationView({ method, path, op, doc, auth, server }: { method: string
             </table>
           </div>
         )}
-        {body && (
-          <div className="stack">
-            <h3>Request body ({bodyType})</h3>
-            <pre style={PRE}>{bodyType === "application/json" ? outline(body.schema, doc) : typeof body.example === "string" ? body.example : bodyType}</pre>
+        {/* Every media type the operation takes (the import: a CSV file or the JSON export), each with its own heading. */}
+        {bodies.map((b) => (
+          <div key={b.type} className="stack">
+            <h3>Request body ({b.type})</h3>
+            {bodies.length > 1 && <p className="muted" style={{ margin: 0 }}>Sent with <code>Content-Type: {b.type}</code>; one of {bodies.length} media types this operation takes.</p>}
+            <pre style={PRE}>{b.shown ?? b.type}</pre>
           </div>
-        )}
+        ))}
         <h3>Responses</h3>
         <ul className="stack" style={{ listStyle: "none", margin: 0, padding: 0 }}>
           {statuses.map(([status, r]) => (
             <ResponseView key={status} status={status} response={r} doc={doc} />
           ))}
         </ul>
-        <TryIt method={method} path={path} params={params} example={body?.example} bodyType={bodyType} auth={auth} server={server} label={op.summary} open={op.security?.length === 0} />
+        <TryIt method={method} path={path} params={params} bodies={bodies} auth={auth} server={server} label={op.summary} open={op.security?.length === 0} />
       </div>
     </details>
   );
 }
 
-function ResponseView({ status, response: listed, doc }: { status: string; response: Listed; doc: OpenApiDocument }) {
+export function ResponseView({ status, response: listed, doc }: { status: string; response: Listed; doc: OpenApiDocument }) {
   const response = "$ref" in listed ? (doc.components?.responses?.[listed.$ref.split("/").pop()!] as Response | undefined) : listed;
   if (!response) return null;
-  const [type, media] = Object.entries(response.content ?? {})[0] ?? [];
-  const isError = Number(status) >= 400 && type === "application/json";
+  // An error's body is the one error shape, tabled once in the introduction.
+  const bodies = Number(status) >= 400 ? [] : mediaTypes(response.content, doc);
   return (
     <li className="stack" style={{ gap: "0.35rem" }}>
       <p style={{ margin: 0 }}>
         <strong>{status}</strong> {inline(response.description)}
-        {type && !isError && <span className="muted"> · {type}</span>}
+        {bodies.length > 0 && <span className="muted"> · {bodies.map((b) => b.type).join(", ")}</span>}
       </p>
-      {media?.schema && !isError && type === "application/json" && <pre style={PRE}>{outline(media.schema, doc)}</pre>}
+      {bodies.map((b) => b.shown !== undefined && <pre key={b.type} style={PRE} aria-label={bodies.length > 1 ? `${status} as ${b.type}` : undefined}>{b.shown}</pre>)}
     </li>
   );
 }
 
 type Result = { status: number; statusText: string; type: string; body: string } | { failed: string };
 
-function TryIt(props: { method: string; path: string; params: Parameter[]; example: unknown; bodyType?: string; auth: Auth; server: string; label: string; open: boolean }) {
-  const { method, path, params, example, bodyType, auth, server, label, open } = props;
+const exampleText = (example: unknown) => (typeof example === "string" ? example : example === undefined ? "{}" : JSON.stringify(example, null, 2));
+
+function TryIt(props: { method: string; path: string; params: Parameter[]; bodies: ReturnType<typeof mediaTypes>; auth: Auth; server: string; label: string; open: boolean }) {
+  const { method, path, params, bodies, auth, server, label, open } = props;
+  // Sent as the first media type unless another is chosen; choosing one starts from its example.
+  const [chosen, setChosen] = useState(0);
+  const bodyType = bodies[chosen]?.type;
   const hasBody = bodyType !== undefined;
-  const isJson = bodyType === "application/json";
+  const isJson = bodies[chosen]?.json ?? false;
   const [values, setValues] = useState<Record<string, string>>({});
-  const [body, setBody] = useState(() => (typeof example === "string" ? example : example === undefined ? "{}" : JSON.stringify(example, null, 2)));
+  const [body, setBody] = useState(() => exampleText(bodies[0]?.example));
   const [busy, setBusy] = useState(false);
   const [result, setResult] = useState<Result | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
@@ -312,6 +319,18 @@ function TryIt(props: { method: string; path: string; params: Parameter[]; examp
           autoComplete="off"
         />
       ))}
+      {bodies.length > 1 && (
+        <Select
+          label="Send the body as"
+          value={String(chosen)}
+          options={bodies.map((b, i) => ({ value: String(i), label: b.type }))}
+          onChange={(e) => {
+            const i = Number(e.target.value);
+            setChosen(i);
+            setBody(exampleText(bodies[i]?.example));
+          }}
+        />
+      )}
       {hasBody && <TextArea label={isJson ? "Body (JSON)" : `Body (${bodyType})`} value={body} onChange={(e) => setBody(e.target.value)} spellCheck={false} style={{ fontFamily: "monospace", minHeight: 140 }} />}
       {problem && <p className="field-error" role="alert">{problem}</p>}
       <div className="row">

@@ -31,6 +31,24 @@ export type OpenApiDocument = {
 
 const MAX_DEPTH = 6;
 
+/** One media type of a body, as the document's `content` has it. */
+export type Media = { schema?: JsonSchema; example?: unknown };
+
+const isJson = (type: string) => type === "application/json" || type.endsWith("+json");
+
+/**
+ * Every media type of a body (a request's or a response's) with what the page shows for it: a
+ * JSON body's outline, another's example text (a CSV file) or else nothing. All of them, in the
+ * document's order: the import takes CSV and JSON, and showing only the first hid the JSON body.
+ */
+export function mediaTypes(content: Record<string, Media> | undefined, doc: OpenApiDocument): { type: string; json: boolean; shown?: string; example?: unknown }[] {
+  return Object.entries(content ?? {}).map(([type, media]) => {
+    const json = isJson(type);
+    const shown = json ? (media.schema ? outline(media.schema, doc) : undefined) : typeof media.example === "string" ? media.example : undefined;
+    return { type, json, shown, example: media.example };
+  });
+}
+
 /** The outline of `schema`, with references into the document's components resolved. */
 export function outline(schema: JsonSchema, doc: OpenApiDocument, indent = 0, depth = 0): string {
   if (depth > MAX_DEPTH) return "…";

@@ -191,3 +191,21 @@ test("a request sent from the keyboard keeps focus on its Send button (busy, it 
     await expect(send).toBeFocused();
   }
 });
+
+test("the import shows both of its media types, and the console sends the JSON export's shape when JSON is chosen", async ({ page }) => {
+  await registerViaApi(page.request);
+  await page.goto("/api/docs");
+  const imp = await openOperation(page, "Import links from a CSV file");
+  await expect(imp.getByRole("heading", { name: "Request body (text/csv)", level: 3 })).toBeVisible();
+  await expect(imp.getByRole("heading", { name: "Request body (application/json)", level: 3 })).toBeVisible();
+  const form = imp.getByRole("form", { name: "Try Import links from a CSV file" });
+  await form.getByLabel("Send the body as").selectOption({ label: "application/json" });
+  const body = form.getByLabel("Body (JSON)", { exact: true });
+  await expect(body).toHaveValue(/"links"/);
+  await expect(form.getByLabel("curl command for Import links from a CSV file")).toContainText("Content-Type: application/json");
+  await body.fill(JSON.stringify({ links: [{ originalUrl: "https://example.com/json-from-the-docs", title: "JSON from the docs" }] }));
+  await form.getByRole("button", { name: "Send POST request" }).click();
+  await expect(form.getByRole("status")).toContainText("200");
+  await expect(form.getByLabel("Response body")).toContainText('"format": "json"');
+  await expect(form.getByLabel("Response body")).toContainText('"imported": 1');
+});

@@ -128,6 +128,8 @@ test("a Shlink export: each of its domains is sent to the tracker chosen for it;
   const domains = page.getByRole("group", { name: "Where each Shlink domain's links go" });
   await domains.getByLabel("brand.example").selectOption("brand");
   await expect(domains.getByLabel("Shlink's default domain")).toHaveValue("main");
+  // The brand host is its own here (playwright.config.ts): a code is one link per tracker.
+  await expect(domains).toContainText("A code is one link per tracker");
   await page.getByRole("button", { name: "Import", exact: true }).click();
   await expect(page.getByText(/2 imported/)).toBeVisible({ timeout: 30_000 });
   const brand = await (await page.request.get(`/api/pic-drift-links/lookup?code=${encodeURIComponent("e2e-brand/spring")}`)).json();

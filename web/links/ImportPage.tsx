@@ -8,6 +8,8 @@ import { Button } from "../ui/Button";
 import { Select } from "../ui/Field";
 import { toast } from "../ui/Toast";
 import { NO_ANSWER } from "../lib/api";
+import { useConfig } from "../lib/config";
+import { codesPerTracker } from "../../src/shared/trackers";
 import { decodeCsv, detectLayout, previewRecords, IMPORT_MSG, JSON_SHAPE_MESSAGE, type Layout } from "../../src/shared/csvImport";
 import { IMPORT_MAX_ROWS, type ImportReport, type ImportRowResult } from "../../src/links/schema";
 import { splitIntoParts, splitJsonParts, type Part } from "./importParts";
@@ -111,6 +113,7 @@ export function ImportPage() {
   const [filter, setFilter] = useState<Filter>("all");
   // Shlink domains whose links go to the brand tracker (the rest to the Link Tracker).
   const [brandDomains, setBrandDomains] = useState<string[]>([]);
+  const config = useConfig();
   const cancelled = useRef(false);
   // Set on the first press, before React re-renders: a double click cannot send the file twice.
   const started = useRef(false);
@@ -298,7 +301,11 @@ export function ImportPage() {
                 ]}
               />
             ))}
-            <p className="muted">A code is one link whichever domain served it: the same code on two domains is imported once.</p>
+            <p className="muted">
+              {config && codesPerTracker(config)
+                ? "A code is one link per tracker: the same code on a domain sent to the Link Tracker and on one sent to the brand link tracker makes two links, each on its own short domain; on two domains sent to one tracker it is imported once."
+                : "A code is one link whichever domain served it: the same code on two domains is imported once."}
+            </p>
           </fieldset>
         )}
 
