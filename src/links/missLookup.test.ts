@@ -14,12 +14,15 @@ const counting = (known: Record<string, string> = {}) => {
 
 test("a flood of distinct unknown codes asks at most the bucket's burst at once, then its rate", async () => {
   const { asked, lookups } = counting();
+  const started = performance.now();
   for (let n = 0; n < 1_000; n++) await lookups.lookup(`x${n}`);
   expect(asked.length).toBe(MISS_LOOKUP_BURST);
   await Bun.sleep(250);
   for (let n = 0; n < 1_000; n++) await lookups.lookup(`y${n}`);
-  // A quarter of a second refills a quarter of the rate (one more for timer slack).
-  expect(asked.length - MISS_LOOKUP_BURST).toBeLessThanOrEqual(Math.ceil(MISS_LOOKUPS_PER_S / 4) + 1);
+  // Past the burst, the rate over the time it all took (a quarter of a second and the floods
+  // themselves, longer on a busy machine), one more for timer slack.
+  const seconds = (performance.now() - started) / 1000;
+  expect(asked.length - MISS_LOOKUP_BURST).toBeLessThanOrEqual(Math.ceil(MISS_LOOKUPS_PER_S * seconds) + 1);
   expect(asked.length - MISS_LOOKUP_BURST).toBeGreaterThan(0);
 });
 
