@@ -14,6 +14,8 @@ type ExportLink = paths["/api/links/export.json"]["get"]["responses"][200]["cont
 /** What the runner gives: the server, the document check, the fixture files and the step counter. */
 export type Harness = {
   baseUrl: string;
+  /** BRAND_DOMAIN of the server under test: a host of its own, so each tracker has its own codes. */
+  brandHost: string;
   /** Problems of an answer against the document (none: it fits); `path` is the documented path. */
   check: (method: string, path: string, answer: { status: number; headers: Headers; json: unknown; text: string }) => string[];
   /** A fixture file's text and its rows (header names → cells). */
@@ -312,6 +314,29 @@ export async function flows(h: Harness) {
       ok(await alice.DELETE("/api/pic-drift-links/{id}", { params: { path: { id: l.id } } }), `delete ${code}`);
     }
     ok(await alice.DELETE("/api/links/{id}", { params: { path: { id: main.id } } }), "delete docs/v2/start");
+  });
+  await step("the same code on two Shlink domains sent to two trackers (the brand host is its own): both kept, each redirected on its host", async () => {
+    const csv = [
+      "createdAt,domain,shortCode,shortUrl,longUrl,title,tags,visits",
+      "2024-05-01T09:00:00+00:00,a.example,twin-promo,https://a.example/twin-promo,https://shop.example.com/a,Promo on a,,4",
+      "2024-05-02T09:00:00+00:00,b.example,twin-promo,https://b.example/twin-promo,https://shop.example.com/b,Promo on b,,9",
+    ].join("\n");
+    const r = ok(
+      await alice.POST("/api/links/import", { params: { query: { brandDomains: "b.example" } }, body: csv, bodySerializer: (b: unknown) => b, headers: { "content-type": "text/csv" } }),
+      "import",
+    );
+    same([r.imported, r.skipped], [2, 0], "imported and skipped");
+    const main = ok(await alice.GET("/api/links/lookup", { params: { query: { code: "twin-promo" } } }), "the Link Tracker's twin-promo");
+    const brand = ok(await alice.GET("/api/pic-drift-links/lookup", { params: { query: { code: "twin-promo" } } }), "the brand tracker's twin-promo");
+    same([main.originalUrl, main.importedClicks, brand.originalUrl, brand.importedClicks], ["https://shop.example.com/a", 4, "https://shop.example.com/b", 9], "the two links");
+    const on = async (host: string) => {
+      const visit = await fetch(`${baseUrl}/twin-promo`, { method: "HEAD", redirect: "manual", headers: { host } });
+      return [visit.status, visit.headers.get("location")];
+    };
+    same(await on(new URL(baseUrl).host), [302, "https://shop.example.com/a"], "twin-promo on the app's host");
+    same(await on(h.brandHost), [302, "https://shop.example.com/b"], "twin-promo on the brand host");
+    ok(await alice.DELETE("/api/links/{id}", { params: { path: { id: main.id } } }), "delete the Link Tracker's twin-promo");
+    ok(await alice.DELETE("/api/pic-drift-links/{id}", { params: { path: { id: brand.id } } }), "delete the brand tracker's twin-promo");
   });
   await step("the brand tracker: create, read by id, look up by code, PATCH; its code is not the Link Tracker's", async () => {
     const made = await alice.POST("/api/pic-drift-links", { body: { originalUrl: "https://example.com/brand", title: "Brand", shortCode: "brand-client" } });

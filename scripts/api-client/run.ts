@@ -22,6 +22,7 @@ import { type PgCluster, startCluster } from "../lib/pgcluster";
 const root = resolve(import.meta.dir, "../..");
 const binary = resolve(process.env.BINARY ?? join(root, "dist/threadlink"));
 const port = Number(process.env.API_CLIENT_PORT ?? 4310);
+const BRAND_HOST = "brand.test";
 const base = `http://127.0.0.1:${port}`;
 const out = join(root, ".tmp/api-client");
 /** The real tools' exports the import must keep (the fixtures the import's own tests use). */
@@ -79,6 +80,8 @@ const server = Bun.spawn([binary, "serve"], {
     PORT: String(port),
     HOST: "127.0.0.1",
     PUBLIC_URL: base,
+    // A host of its own for the brand tracker: each tracker then keeps its own codes (issue 23).
+    BRAND_DOMAIN: BRAND_HOST,
     LOG_LEVEL: "warn",
     // One client makes a few hundred calls a minute from one address: never refused here
     // (the limits have tests of their own).
@@ -142,7 +145,7 @@ try {
   // has only once this script has run (the project's own typecheck leaves it out).
   const flowsFile = join(import.meta.dir, "flows.ts");
   const { flows } = (await import(flowsFile)) as { flows: (h: unknown) => Promise<number> };
-  const checked = await flows({ baseUrl: base, check: checker.problems, fixtures, step, fail });
+  const checked = await flows({ baseUrl: base, brandHost: BRAND_HOST, check: checker.problems, fixtures, step, fail });
   console.log(`api-client: ${checked} answers checked against the document`);
   await step("the client type-checks against the generated types (tsc)", async () => {
     const [code, stdout, stderr] = await typeCheck;
