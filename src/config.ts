@@ -108,9 +108,9 @@ const Env = v.object({
   MAX_QR_STYLES_PER_USER: v.optional(int("MAX_QR_STYLES_PER_USER", 0, 1_000_000), "50"),
   // Calls a minute per signed-in user to bulk, import, exports and analytics (0: off).
   HEAVY_RATE_LIMIT: v.optional(int("HEAVY_RATE_LIMIT", 0, 1_000_000), "120"),
-  // The nice value (Linux) of the click writer's and the reader thread's threads: under CPU
-  // pressure the redirects run first (0: the process's own priority).
-  BACKGROUND_NICE: v.optional(int("BACKGROUND_NICE", 0, 19), "10"),
+  // The reader thread's nice value (Linux): under CPU pressure, reports and exports wait and
+  // the redirects run first (0: the process's own priority).
+  READER_NICE: v.optional(int("READER_NICE", 0, 19), "10"),
   // SQLite: the WAL is truncated once it passes this many MB, even while writes continue.
   WAL_LIMIT_MB: v.optional(int("WAL_LIMIT_MB", 1, 1_000_000), "64"),
   // A warning is logged while the data folder's disk has less than this many MB free.
@@ -222,7 +222,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     /** null: the database's own (src/smart/store.ts instanceSecret). */
     linkCookieSecret: e.LINK_COOKIE_SECRET ?? null,
     walLimitBytes: e.WAL_LIMIT_MB * 1024 * 1024,
-    backgroundNice: e.BACKGROUND_NICE,
+    readerNice: e.READER_NICE,
     diskWarnBytes: e.DISK_WARN_MB * 1024 * 1024,
     eventRetentionDays: e.EVENT_RETENTION_DAYS,
     webhookAllowPrivate: e.WEBHOOK_ALLOW_PRIVATE,

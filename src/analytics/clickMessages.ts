@@ -105,8 +105,6 @@ export type ToWorker =
       detailPerMinute?: number | undefined;
       /** WAL_LIMIT_MB in bytes: the WAL is truncated past half of it (watchWal). */
       walLimitBytes?: number | undefined;
-      /** BACKGROUND_NICE: this thread's nice value (src/shared/priority.ts). */
-      nice?: number | undefined;
     }
   | { type: "batch"; data: string; n: number }
   | { type: "counts"; counts: [number, number][] }

@@ -20,7 +20,6 @@ import type { Db } from "../db/open";
 import { openDbFile } from "../db/open";
 import { decodeClicks, type FromWorker, type ToWorker } from "./clickMessages";
 import { ClickWriter, writerConnection } from "./writer";
-import { lowerThisThread } from "../shared/priority";
 import { PgClickWriter } from "./pgWriter";
 import { RETENTION_CHUNK } from "./writerStore";
 
@@ -232,7 +231,6 @@ self.onmessage = (e: MessageEvent<ToWorker>) => {
     try {
       coalesceMs = m.coalesceMs;
       retentionDays = m.retentionDays;
-      lowerThisThread(m.nice ?? 0);
       if (m.url) {
         // PostgreSQL: nothing to set up on a connection, and no WAL of ours to checkpoint.
         writer = new PgClickWriter(m.url, { ipStorage: m.ipStorage, geoipDb: m.geoipDb, detailPerMinute: m.detailPerMinute });

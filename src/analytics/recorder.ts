@@ -42,8 +42,6 @@ type Opts = {
   databaseUrl?: string | null | undefined;
   /** WAL_LIMIT_MB in bytes: the worker truncates the SQLite WAL past half of it (clickWorker.ts). */
   walLimitBytes?: number | undefined;
-  /** BACKGROUND_NICE: the worker thread's nice value. */
-  nice?: number | undefined;
   /** CLICK_RETENTION_DAYS (null or absent: click rows are kept forever). */
   retentionDays?: number | null | undefined;
   /** Detail rows per source, link and minute (tallies.ts DETAIL_PER_MINUTE; tests lower it). */
@@ -269,7 +267,6 @@ export class ClickRecorder {
       retentionDays: this.opts.retentionDays ?? null,
       detailPerMinute: this.opts.detailPerMinute,
       walLimitBytes: this.opts.walLimitBytes,
-      nice: this.opts.nice,
     } satisfies ToWorker);
     this.worker = w;
     return w;

@@ -25,7 +25,7 @@ export const PG_SESSION = { lock_timeout: "5s", idle_in_transaction_session_time
 const PG_START_RETRY_MS = 1_000;
 
 export async function openDatabase(
-  config: Pick<Config, "dataDir" | "databaseUrl"> & Partial<Pick<Config, "walLimitBytes" | "backgroundNice">>,
+  config: Pick<Config, "dataDir" | "databaseUrl"> & Partial<Pick<Config, "walLimitBytes" | "readerNice">>,
   opts: { waitMs?: number } = {},
 ): Promise<{ db: Database; applied: string[] }> {
   if (config.databaseUrl) {
@@ -35,7 +35,7 @@ export async function openDatabase(
       try {
         const { applied } = await migratePg(pool);
         if (attempt > 0) log.info("the database answers", { waitedMs: Math.round(performance.now() - t0) });
-        return { db: pgDatabase(pool, { readerUrl: config.databaseUrl, nice: config.backgroundNice }), applied };
+        return { db: pgDatabase(pool, { readerUrl: config.databaseUrl, nice: config.readerNice }), applied };
       } catch (e) {
         const waited = performance.now() - t0;
         if (postgresUnreachable(e) && waited < (opts.waitMs ?? 0)) {
@@ -51,7 +51,7 @@ export async function openDatabase(
   const handle = openDb(config.dataDir, config.walLimitBytes);
   try {
     const { applied } = migrate(handle);
-    return { db: sqliteDatabase(handle, { nice: config.backgroundNice }), applied };
+    return { db: sqliteDatabase(handle, { nice: config.readerNice }), applied };
   } catch (e) {
     handle.close();
     throw e;

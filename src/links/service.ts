@@ -154,7 +154,6 @@ export async function createLinks(ctx: AppContext, opts: { maxClickBacklog?: num
     retentionDays: ctx.config.clickRetentionDays,
     detailPerMinute: ctx.config.clickDetailPerMinute ?? Number.POSITIVE_INFINITY,
     walLimitBytes: ctx.config.walLimitBytes,
-    nice: ctx.config.backgroundNice,
   });
   // Every captured click is written and the worker closed before (in serve) the database closes.
   ctx.shutdownHooks.push(() => recorder.stop());
