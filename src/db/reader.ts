@@ -6,12 +6,13 @@
 // a 100,000-link export held redirects up to 642 ms at a time. WAL lets the reader run beside
 // the writers and see every transaction committed before the read was sent.
 import type { SQLQueryBindings } from "bun:sqlite";
+import { gzippedAtSource } from "../shared/gzipStream";
 
 export type ToReader =
   | { type: "open"; file: string; nice?: number }
   | { type: "open"; url: string; nice?: number }
   | { type: "read"; id: number; one: boolean; text: string; params: SQLQueryBindings[] }
-  | { type: "download"; id: number; job: unknown }
+  | { type: "download"; id: number; job: unknown; gzip: boolean }
   | { type: "more" | "cancel"; id: number };
 export type FromReader =
   | { id: number; rows: unknown }
@@ -87,36 +88,43 @@ export function readerThread(target: ({ file: string } | { url: string }) & { ni
       return ((await ask({ type: "read", id: nextId++, one, text, params })) as { rows: unknown }).rows;
     },
     download(job, done) {
-      const id = nextId++;
       let ended = false;
       const end = () => {
         if (ended) return;
         ended = true;
         done?.();
       };
-      return new ReadableStream<Uint8Array>({
-        start() {
-          worker ??= start();
-          worker.postMessage({ type: "download", id, job } satisfies ToReader);
-        },
-        async pull(controller) {
-          try {
-            const m = await ask({ type: "more", id });
-            if ("chunk" in m) controller.enqueue(m.chunk);
-            else {
-              controller.close();
+      // The job starts with the first pull, so the stream that is read says whether the thread
+      // gzips it: a compressed answer (compression.ts) reads the second one, never the first.
+      const stream = (gzip: boolean) => {
+        const id = nextId++;
+        let started = false;
+        return new ReadableStream<Uint8Array>({
+          async pull(controller) {
+            try {
+              if (!started) {
+                started = true;
+                worker ??= start();
+                worker.postMessage({ type: "download", id, job, gzip } satisfies ToReader);
+              }
+              const m = await ask({ type: "more", id });
+              if ("chunk" in m) controller.enqueue(m.chunk);
+              else {
+                controller.close();
+                end();
+              }
+            } catch (e) {
               end();
+              controller.error(e);
             }
-          } catch (e) {
+          },
+          cancel() {
             end();
-            controller.error(e);
-          }
-        },
-        cancel() {
-          end();
-          worker?.postMessage({ type: "cancel", id } satisfies ToReader);
-        },
-      });
+            if (started) worker?.postMessage({ type: "cancel", id } satisfies ToReader);
+          },
+        });
+      };
+      return gzippedAtSource(stream(false), () => stream(true));
     },
     close() {
       worker?.terminate();

@@ -1,8 +1,8 @@
-// The streamed gzip of downloads (compression.ts gzipStream): pieces deflated one by one must
+// The streamed gzip of downloads (src/shared/gzipStream.ts): pieces deflated one by one must
 // join into one valid gzip stream whatever the chunking, and be read no faster than pulled.
 import { expect, test } from "bun:test";
 import { gunzipSync } from "node:zlib";
-import { gzipStream } from "./compression";
+import { gzipStream } from "../shared/gzipStream";
 
 const enc = new TextEncoder();
 const source = (chunks: Uint8Array[]) =>

@@ -2,7 +2,8 @@
 // wire even to a client that asked for gzip). A list page of 100 links is ~40 KB of JSON and
 // about a tenth of it compressed.
 import { Elysia } from "elysia";
-import { brotliCompressSync, constants, crc32, deflateRawSync } from "node:zlib";
+import { brotliCompressSync, constants } from "node:zlib";
+import { gzipped } from "../shared/gzipStream";
 import type { AppContext } from "../context";
 
 /** Bodies under this many bytes go as they are: compressing them saves less than it costs. */
@@ -73,59 +74,5 @@ function compressResponse(res: Response, request: Request): Response | undefined
   if (!encoding) return new Response(res.body, { status: res.status, headers });
   headers.set("content-encoding", encoding);
   headers.delete("content-length");
-  return new Response(gzipStream(res.body), { status: res.status, headers });
-}
-
-/** Bytes of a streamed body deflated in one synchronous call: ~1 ms of the request thread. */
-const GZIP_PIECE = 64 * 1024;
-const GZIP_HEADER = Uint8Array.from([0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 255]);
-/** An empty final deflate block (fixed Huffman, BFINAL set): the end of the stream. */
-const DEFLATE_END = Uint8Array.from([3, 0]);
-
-/**
- * A streamed body gzipped as it is read, one piece per pull: a piece is deflated on its own and
- * ended with a sync flush, so the pieces join into one deflate stream (RFC 1951), framed by the
- * gzip header and a trailer of the CRC-32 and length of everything (RFC 1952). It is pulled by
- * the socket, so it reads its source no faster than the client takes the answer; the web's
- * CompressionStream, piped, grew the process by ~340 MB while four 250,000-link exports streamed
- * to gzip clients (docs/performance.md, issue 21). Each piece starts with an empty history,
- * which costs a little ratio on 64 KB of text.
- */
-export function gzipStream(source: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
-  const reader = source.getReader();
-  let pending: Uint8Array | null = null;
-  let at = 0;
-  let crc = 0;
-  let size = 0;
-  let started = false;
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      if (!started) {
-        started = true;
-        controller.enqueue(GZIP_HEADER);
-        return;
-      }
-      while (!pending || at >= pending.byteLength) {
-        const next = await reader.read();
-        if (next.done) {
-          const trailer = new Uint8Array(8);
-          const view = new DataView(trailer.buffer);
-          view.setUint32(0, crc >>> 0, true);
-          view.setUint32(4, size >>> 0, true);
-          controller.enqueue(DEFLATE_END);
-          controller.enqueue(trailer);
-          controller.close();
-          return;
-        }
-        pending = next.value;
-        at = 0;
-      }
-      const piece = pending.subarray(at, at + GZIP_PIECE);
-      at += piece.byteLength;
-      crc = crc32(piece, crc);
-      size += piece.byteLength;
-      controller.enqueue(deflateRawSync(piece, { level: 4, finishFlush: constants.Z_SYNC_FLUSH }));
-    },
-    cancel: (reason) => reader.cancel(reason),
-  });
+  return new Response(gzipped(res.body), { status: res.status, headers });
 }

@@ -56,7 +56,7 @@ export function slicedStream<T>(s: SlicedStream<T>): ReadableStream<Uint8Array> 
         }
         const rows = batch.slice(at, at + s.slice);
         at += s.slice;
-        // A new array per slice: a chunk may still sit in the gzip pipe (compression.ts) when the
+        // A new array per slice: a chunk may still sit in the gzip pipe (gzipStream.ts) when the
         // next is pulled (one buffer re-filled per batch corrupted compressed exports).
         controller.enqueue(enc.encode(s.format(rows, first)));
         first = false;
