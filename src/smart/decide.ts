@@ -80,7 +80,8 @@ class Interned<T> {
 }
 const strings = new Interned<string>(8192);
 const lists = new Interned<readonly string[]>(1024);
-const ruleLists = new Interned<readonly Rule[]>(1024);
+type SharedRules = { rules: readonly Rule[]; needs: CompiledSmart["needs"] };
+const ruleLists = new Interned<SharedRules>(1024);
 const settings = new Interned<CompiledSmart | null>(1024);
 
 const RULE_ROUTES = Array.from({ length: 64 }, (_, i) => `rule:${i + 1}`);
@@ -90,23 +91,74 @@ const NEEDS = Array.from({ length: 8 }, (_, i) => Object.freeze({ agent: (i & 1)
 const intern = (s: string) => strings.get(s, () => s);
 // hrefOf: the URL parser's href without the parser for the usual destination (a third of compiling).
 const href = (url: string) => intern(hrefOf(url));
-const list = (xs: string[] | undefined, f: (s: string) => string) => {
+/** A condition's values once each, in the order given, mapped by `f`; one frozen list per distinct one. */
+function list(xs: readonly string[] | undefined, f: (s: string) => string) {
   if (!xs?.length) return null;
-  const out = [...new Set(xs.map(f))];
+  const out: string[] = [];
+  for (const x of xs) {
+    const v = f(x);
+    if (!out.includes(v)) out.push(v);
+  }
   return lists.get(out.join("\n"), () => Object.freeze(out.map(intern)));
-};
+}
 
-/** A list of a closed enum's values as 3-bit digits (index + 1), the first value lowest. */
+/** A list of a closed enum's values as 3-bit digits (index + 1), the first value lowest, each once. */
 function packEnum(xs: readonly string[] | undefined, all: readonly string[]) {
+  if (!xs) return 0;
   let packed = 0;
   let shift = 1;
-  for (const x of new Set(xs)) {
+  let seen = 0;
+  for (const x of xs) {
     const i = all.indexOf(x);
-    if (i < 0) continue;
+    if (i < 0 || seen & (1 << i)) continue;
+    seen |= 1 << i;
     packed += (i + 1) * shift;
     shift *= 8;
   }
   return packed;
+}
+
+/** Two-letter country codes, upper-cased, once each, one after another. */
+function packCountries(xs: readonly string[] | undefined) {
+  let packed = "";
+  for (const x of xs ?? []) {
+    const c = x.toUpperCase();
+    if (!inCountries(packed, c)) packed += c;
+  }
+  return intern(packed);
+}
+
+/** What a rule list is keyed by when shared: every name and condition, none of the destinations. */
+function rulesKey(rules: SmartStored["rules"]) {
+  let k = "";
+  for (const r of rules) {
+    const w = r.when;
+    k += `${r.name}\u0001${w.device?.join() ?? ""}\u0001${w.os?.join() ?? ""}\u0001${w.browser?.join() ?? ""}\u0001${w.language?.join() ?? ""}\u0001${w.country?.join() ?? ""}\u0001${w.city?.join("\u0003") ?? ""}\u0001${w.from ?? ""}\u0001${w.until ?? ""}\u0002`;
+  }
+  return k;
+}
+
+function compileRules(rules: SmartStored["rules"]): SharedRules {
+  let needs = 0;
+  const out = rules.map((r, i): Rule => {
+    const rule: Rule = {
+      route: RULE_ROUTES[i] ?? `rule:${i + 1}`,
+      name: intern(r.name || `Rule ${i + 1}`),
+      device: packEnum(r.when.device, DEVICES),
+      os: packEnum(r.when.os, OSES),
+      browser: packEnum(r.when.browser, BROWSERS),
+      language: list(r.when.language, (l) => l.toLowerCase()),
+      country: packCountries(r.when.country),
+      city: list(r.when.city, (c) => c.toLowerCase()),
+      fromMs: r.when.from ? Date.parse(r.when.from) : null,
+      untilMs: r.when.until ? Date.parse(r.when.until) : null,
+    };
+    if (rule.device || rule.os || rule.browser) needs |= 1;
+    if (rule.language) needs |= 2;
+    if (rule.country || rule.city) needs |= 4;
+    return Object.freeze(rule);
+  });
+  return { rules: Object.freeze(out), needs: NEEDS[needs]! };
 }
 
 function inEnum(packed: number, value: string | null, all: readonly string[]) {
@@ -143,24 +195,7 @@ export function compileJson(json: string): CompiledSmart | null {
 /** The stored settings made ready for decide; null when nothing in them changes a redirect. */
 export function compile(s: SmartStored | null): CompiledSmart | null {
   if (!s) return null;
-  const rules = ruleLists.get(JSON.stringify(s.rules.map((r) => [r.name, r.when])), () =>
-    Object.freeze(
-      s.rules.map((r, i) =>
-        Object.freeze({
-          route: RULE_ROUTES[i] ?? `rule:${i + 1}`,
-          name: intern(r.name || `Rule ${i + 1}`),
-          device: packEnum(r.when.device, DEVICES),
-          os: packEnum(r.when.os, OSES),
-          browser: packEnum(r.when.browser, BROWSERS),
-          language: list(r.when.language, (l) => l.toLowerCase()),
-          country: intern([...new Set((r.when.country ?? []).map((c) => c.toUpperCase()))].join("")),
-          city: list(r.when.city, (c) => c.toLowerCase()),
-          fromMs: r.when.from ? Date.parse(r.when.from) : null,
-          untilMs: r.when.until ? Date.parse(r.when.until) : null,
-        }),
-      ),
-    ),
-  );
+  const { rules, needs } = ruleLists.get(rulesKey(s.rules), () => compileRules(s.rules));
   const hrefs = s.rules.map((r) => href(r.url));
   const split = s.split
     ? {
@@ -171,9 +206,6 @@ export function compile(s: SmartStored | null): CompiledSmart | null {
     : null;
   const password = s.passwordHash ? { hash: s.passwordHash, version: s.passwordVersion } : null;
   if (!password && s.maxClicks === null && rules.length === 0 && !split) return null;
-  const agent = rules.some((r) => r.device || r.os || r.browser);
-  const language = rules.some((r) => r.language);
-  const place = rules.some((r) => r.country || r.city);
   return {
     password,
     maxClicks: s.maxClicks,
@@ -181,7 +213,7 @@ export function compile(s: SmartStored | null): CompiledSmart | null {
     rules,
     hrefs,
     split,
-    needs: NEEDS[(agent ? 1 : 0) | (language ? 2 : 0) | (place ? 4 : 0)]!,
+    needs,
   };
 }
 
