@@ -127,7 +127,7 @@ describe("compile", () => {
     expect(compile(stored({ rules: [{ when: { os: ["ios"], city: ["Paris"] }, url: "https://x.example/" }] }))!.needs).toEqual({ agent: true, language: false, place: true });
     expect(compile(stored({ maxClicks: 5 }))!.needs).toEqual({ agent: false, language: false, place: false });
   });
-  test("links with the same settings share one compiled object; the same rules with other destinations share the rules", () => {
+  test("links with the same settings one after another share one compiled object; the same rules with other destinations share the rules", () => {
     const json = (url: string) => JSON.stringify(stored({ rules: [{ name: "iPhone", when: { os: ["ios"] }, url }] }));
     const a = compileJson(json("https://x.example/1"));
     expect(compileJson(json("https://x.example/1"))).toBe(a);
@@ -136,6 +136,14 @@ describe("compile", () => {
     expect(b.rules).toBe(a!.rules);
     expect(b.hrefs).toEqual(["https://x.example/2"]);
     expect(decide(b, visitor({ os: "ios" }), 1, DEFAULT)).toEqual({ href: "https://x.example/2", route: "rule:1" });
+  });
+  test("settings changed in place and compiled again are compiled anew, not taken from the last link's", () => {
+    const s = stored({ rules: [{ when: { os: ["ios"] }, url: "https://x.example/" }] });
+    expect(decide(compile(s)!, visitor({ os: "ios" }), 1, DEFAULT).route).toBe("rule:1");
+    s.rules[0]!.when.os![0] = "android";
+    const again = compile(s)!;
+    expect(decide(again, visitor({ os: "ios" }), 1, DEFAULT).route).toBe("default");
+    expect(decide(again, visitor({ os: "android" }), 1, DEFAULT).route).toBe("rule:1");
   });
   test("a password alone makes the link smart", () => {
     expect(compile(stored({}, "$argon2id$hash"))!.password).toEqual({ hash: "$argon2id$hash", version: 1 });
