@@ -30,6 +30,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createHash } from "node:crypto";
 import { ensureWrk, parseWrk, writeRandomCodesScript } from "../lib/wrk";
+import { benchSmart } from "./smart-heap";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const LINKS = Number(process.env.BENCH_LINKS ?? 100_000);
@@ -41,26 +42,12 @@ const PORT_B = Number(process.env.BENCH_PORT_B ?? 3392);
 const MODE = process.env.BENCH_MODE ?? "closed";
 /**
  * Issue 24: with BENCH_RULES=3 every seeded link has three redirect rules (OS, language, country),
+ * each link its own rule destinations (its index in the URL: nothing shared by accident, H-smartcost),
  * none of which wrk's requests meet, so each redirect walks every rule (parsing the user agent
  * and Accept-Language, locating the address) and goes to the default destination: the smart
  * path's worst case, decided from memory. Unset: plain links, the figures of every earlier run.
  */
 const RULES = Number(process.env.BENCH_RULES ?? 0);
-const SMART =
-  RULES > 0
-    ? JSON.stringify({
-        passwordHash: null,
-        passwordVersion: 0,
-        maxClicks: null,
-        fallbackUrl: null,
-        split: null,
-        rules: [
-          { name: "iPhone", when: { os: ["ios"] }, url: "https://apps.apple.com/app/id1" },
-          { name: "German", when: { language: ["de"] }, url: "https://example.com/de" },
-          { name: "France", when: { country: ["FR"] }, url: "https://example.com/fr" },
-        ].slice(0, RULES),
-      })
-    : null;
 const HOST = "127.0.0.1"; // loopback only, always
 const binary = process.env.BENCH_BINARY ?? "dist/threadlink";
 const CLK_TCK = 100; // Linux USER_HZ
@@ -223,7 +210,7 @@ function seed(dir: string) {
     for (let i = 0; i < LINKS; i++) {
       const code = `b${i.toString(36).padStart(6, "0")}`;
       codes.push(code);
-      insert.run(code, `https://example.com/landing/${i}?utm_source=bench`, `Bench ${i}`, now, now, SMART);
+      insert.run(code, `https://example.com/landing/${i}?utm_source=bench`, `Bench ${i}`, now, now, RULES > 0 ? benchSmart(i, RULES) : null);
     }
   })();
   // One link with a million clicks for the analytics timing, with the rollups the writer keeps.

@@ -2,10 +2,14 @@
 // would, through growth, deletes, renames, compaction and codes or destinations it cannot pack.
 import { expect, test } from "bun:test";
 import { type CachedLink, RedirectMap, hrefOf } from "./redirectMap";
+import { compile } from "../smart/decide";
+
+/** A smart link's settings, each its own (its click limit `n`). */
+const smart = (n: number) => compile({ passwordHash: null, passwordVersion: 0, maxClicks: n, fallbackUrl: null, rules: [], split: null })!;
 
 const link = (id: number, href = `https://example.com/p/${id}?utm_source=x`, extra: Partial<CachedLink> = {}): CachedLink => ({ id, href, active: true, expiresMs: null, ...extra });
 
-test("the same answers as a Map over 50,000 random sets, deletes and re-sets (growth, tombstones, compaction)", () => {
+test("the same answers as a Map over 50,000 random sets, deletes and re-sets (growth, tombstones, compaction, smart links' settings by slot)", () => {
   const packed = new RedirectMap();
   const plain = new Map<string, CachedLink>();
   let seed = 42;
@@ -17,7 +21,12 @@ test("the same answers as a Map over 50,000 random sets, deletes and re-sets (gr
     const code = `c${rnd(8000).toString(36)}`;
     const op = rnd(10);
     if (op < 6) {
-      const l = link(i, `https://h${rnd(50)}.example/${"x".repeat(rnd(300))}`, { active: rnd(5) !== 0, expiresMs: rnd(3) === 0 ? 1_700_000_000_000 + i : null });
+      const l = link(i, `https://h${rnd(50)}.example/${"x".repeat(rnd(300))}`, {
+        active: rnd(5) !== 0,
+        expiresMs: rnd(3) === 0 ? 1_700_000_000_000 + i : null,
+        // A freed slot reused by a plain link must not keep the smart link's settings.
+        ...(rnd(4) === 0 ? { smart: smart(i + 1) } : {}),
+      });
       packed.set(code, l);
       plain.set(code, l);
     } else if (op < 9) {

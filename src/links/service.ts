@@ -14,7 +14,7 @@ import { followLinks } from "./follow";
 import { missLookup } from "./missLookup";
 import { walBytes } from "../db/open";
 import { eventsStore } from "../events/store";
-import { compile, type CompiledSmart } from "../smart/decide";
+import { compileJson, type CompiledSmart } from "../smart/decide";
 import type { SmartImportParsed, SmartInputParsed, SmartStored } from "../smart/schema";
 import { NO_SETTINGS, readStored, toStored } from "../smart/settings";
 import { smartRuntime } from "../smart/runtime";
@@ -113,7 +113,7 @@ function toCached(r: RedirectRow): CachedLink | null {
   if (r.smart) {
     let smart: CompiledSmart | null;
     try {
-      smart = compile(JSON.parse(r.smart) as SmartStored);
+      smart = compileJson(r.smart);
     } catch (e) {
       // Never served without its settings: a protected link must not open by accident.
       log.error("a link's smart settings could not be read; the link is not served", { id: r.id, error: String(e) });

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import * as v from "valibot";
-import { compile, decide, explain, parseLanguages, stickyDraw, type Facts } from "./decide";
+import { compile, compileJson, decide, explain, languagesOf, parseLanguages, stickyDraw, type Facts } from "./decide";
 import { SmartInput, type SmartStored } from "./schema";
 import { agentOf } from "./visitor";
 
@@ -127,6 +127,24 @@ describe("compile", () => {
     expect(compile(stored({ rules: [{ when: { os: ["ios"], city: ["Paris"] }, url: "https://x.example/" }] }))!.needs).toEqual({ agent: true, language: false, place: true });
     expect(compile(stored({ maxClicks: 5 }))!.needs).toEqual({ agent: false, language: false, place: false });
   });
+  test("links with the same settings one after another share one compiled object; the same rules with other destinations share the rules", () => {
+    const json = (url: string) => JSON.stringify(stored({ rules: [{ name: "iPhone", when: { os: ["ios"] }, url }] }));
+    const a = compileJson(json("https://x.example/1"));
+    expect(compileJson(json("https://x.example/1"))).toBe(a);
+    const b = compileJson(json("https://x.example/2"))!;
+    expect(b).not.toBe(a);
+    expect(b.rules).toBe(a!.rules);
+    expect(b.hrefs).toEqual(["https://x.example/2"]);
+    expect(decide(b, visitor({ os: "ios" }), 1, DEFAULT)).toEqual({ href: "https://x.example/2", route: "rule:1" });
+  });
+  test("settings changed in place and compiled again are compiled anew, not taken from the last link's", () => {
+    const s = stored({ rules: [{ when: { os: ["ios"] }, url: "https://x.example/" }] });
+    expect(decide(compile(s)!, visitor({ os: "ios" }), 1, DEFAULT).route).toBe("rule:1");
+    s.rules[0]!.when.os![0] = "android";
+    const again = compile(s)!;
+    expect(decide(again, visitor({ os: "ios" }), 1, DEFAULT).route).toBe("default");
+    expect(decide(again, visitor({ os: "android" }), 1, DEFAULT).route).toBe("rule:1");
+  });
   test("a password alone makes the link smart", () => {
     expect(compile(stored({}, "$argon2id$hash"))!.password).toEqual({ hash: "$argon2id$hash", version: 1 });
   });
@@ -153,6 +171,17 @@ describe("explain", () => {
     expect(e.steps[0]).toEqual({ rule: "iPhone", matched: false, why: "OS is windows, not ios" });
     expect(e.steps[6]!.matched).toBe(true);
     expect(e.reason).toContain("Rule 7 matched");
+  });
+  test("a condition's values are listed in the order the rule gives them, once each", () => {
+    const c = compile(stored({ rules: [{ when: { browser: ["edge", "firefox", "edge"] }, url: "https://x.example/" }, { when: { country: ["at", "DE", "AT"] }, url: "https://y.example/" }] }))!;
+    const e = explain(c, visitor({ browser: "chrome", country: "FR" }), 1, DEFAULT);
+    expect(e.steps.map((s) => s.why)).toEqual(["browser is chrome, not edge or firefox", "country is FR, not AT or DE"]);
+  });
+  test("languagesOf is parseLanguages, remembered", () => {
+    const header = "it-IT,it;q=0.9,en-US;q=0.8";
+    expect(languagesOf(header)).toEqual(parseLanguages(header));
+    expect(languagesOf(header)).toBe(languagesOf(header));
+    expect(languagesOf(null)).toEqual([]);
   });
   test("the language step names the threshold", () => {
     const c = compile(stored({ rules: [{ when: { language: ["en"] }, url: "https://x.example/" }] }))!;

@@ -26,8 +26,10 @@ function browserOf(name: string | undefined): Browser | null {
 const cache = new Map<string, Agent>();
 const CACHE_MAX = 2000;
 
+const NO_AGENT: Agent = Object.freeze({ device: null, os: null, browser: null });
+
 export function agentOf(ua: string | null): Agent {
-  if (!ua) return { device: null, os: null, browser: null };
+  if (!ua) return NO_AGENT;
   const hit = cache.get(ua);
   if (hit) return hit;
   const r = UAParser(ua);
