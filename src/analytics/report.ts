@@ -4,7 +4,7 @@
 import type { LinkRow } from "../links/store";
 import * as v from "valibot";
 import { badRequest, validationFailure } from "../shared/errors";
-import { AnalyticsQuery, DIMENSIONS, PAGE_SIZE_DEFAULT, type AnalyticsReport } from "./schema";
+import { AnalyticsQuery, PAGE_SIZE_DEFAULT, type AnalyticsReport, type Tally } from "./schema";
 import { rollupKeys, seriesPoints, seriesRange } from "./series";
 import { analyticsStore, type ClickRow } from "./store";
 import { DETAIL_PER_MINUTE } from "./tallies";
@@ -12,6 +12,7 @@ import type { Database } from "../db/database";
 import { smartStore } from "../smart/store";
 import { routeName, type SmartStored } from "../smart/schema";
 import { csvCell } from "../shared/csv";
+import { loadTimeZones } from "../shared/time";
 import type { SlicedStream } from "../shared/slicedStream";
 
 /**
@@ -36,11 +37,11 @@ function daySeries(days: number, counts: { day: string; count: number }[], now =
 export function analyticsReports(db: Database, opts: { retentionDays?: number | null; detailPerMinute?: number | null } = {}) {
   const store = analyticsStore(db);
   const gates = smartStore(db);
+  // Once per server, at start: a report in a time zone other than UTC then finds Intl ready.
+  loadTimeZones();
 
   /** Clicks per rule or split destination, and the password page's counts (issue 24). */
-  async function smartReport(link: LinkRow): Promise<AnalyticsReport["smart"]> {
-    const routes = await store.top(link.id, "route", 50);
-    const gate = await gates.gateTotals(link.id);
+  function smartReport(link: LinkRow, routes: Tally[], gate: { views: number; unlocks: number }): AnalyticsReport["smart"] {
     if (!link.smart && routes.length === 0 && gate.views === 0) return null;
     let settings: SmartStored | null = null;
     try {
@@ -71,15 +72,13 @@ export function analyticsReports(db: Database, opts: { retentionDays?: number | 
       if (skip + pageSize > PAGE_DEPTH_MAX) {
         throw badRequest(`Pages deeper than ${PAGE_DEPTH_MAX} clicks are read with before (the previous page's nextBefore)`, { page: "too deep without before" });
       }
-      const tallies = Object.fromEntries(await Promise.all(DIMENSIONS.map(async (d) => [d, (await store.top(link.id, d)).map((t) => ({ name: t.name, count: Number(t.count) }))]))) as AnalyticsReport["tallies"];
-      const keys = rollupKeys(range);
-      const [summary, perDay, rows, detailSince, hourRows, dayRows] = await Promise.all([
-        store.summary(link.id),
-        store.days(link.id, since),
+      // Four reads at once, whatever the link's size: its roll-ups (one statement), a keyset page
+      // of clicks, where its detail begins, and its password page's counts.
+      const [{ tallies, routes, summary, days: perDay, hourRows, dayRows }, rows, detailSince, gate] = await Promise.all([
+        store.rollups(link.id, { since, ...rollupKeys(range) }),
         store.page(link.id, skip + pageSize, before ?? Number.MAX_SAFE_INTEGER),
         store.firstRow(link.id),
-        store.range(link.id, "hour", keys.hourFrom, keys.hourTo),
-        store.range(link.id, "day", keys.dayFrom, keys.dayTo),
+        gates.gateTotals(link.id),
       ]);
       const points = seriesPoints(range, hourRows, dayRows);
       const clicks = rows.slice(skip);
@@ -112,7 +111,7 @@ export function analyticsReports(db: Database, opts: { retentionDays?: number | 
         clicks,
         nextBefore: clicks.length === pageSize ? clicks[clicks.length - 1]!.id : null,
         visits: { new: summary.new ?? 0, returning: summary.returning ?? 0, bots: summary.bots ?? 0 },
-        smart: await smartReport(link),
+        smart: smartReport(link, routes, gate),
         detail: {
           rows: summary.rows ?? 0,
           since: detailSince,
@@ -122,7 +121,6 @@ export function analyticsReports(db: Database, opts: { retentionDays?: number | 
         },
       };
     },
-
   };
 }
 

@@ -3,7 +3,7 @@
 // click worker's own connection; tallies.ts), and keyset reads of the click detail rows. Nothing
 // here reads more than a page of raw rows.
 import type { Database, Queries } from "../db/database";
-import type { ClickView, Dimension, Tally } from "./schema";
+import { type ClickView, DIMENSIONS, type Dimension, type Tally } from "./schema";
 import type { SummaryValue } from "./tallies";
 
 export type ClickRow = {
@@ -108,12 +108,65 @@ export async function clearLinkClicks(q: Queries, linkId: number) {
   await q.run("DELETE FROM link_rollups WHERE link_id = ?", linkId);
 }
 
+/** What a report reads of a link's roll-ups (rollups below), each part as the single reads give it. */
+export type ReportRollups = {
+  tallies: Record<Dimension, Tally[]>;
+  routes: Tally[];
+  summary: Partial<Record<SummaryValue, number>>;
+  /** 'day' rows from `since` on (the timeline). */
+  days: { day: string; count: number }[];
+  /** 'hour' and 'day' rows of the series' keys (series.ts rollupKeys). */
+  hourRows: { value: string; count: number }[];
+  dayRows: { value: string; count: number }[];
+};
+
+/** Routes a report lists (smart links): more than a tally's TOP. */
+const ROUTES_TOP = 50;
+
 export function analyticsStore(db: Database) {
   // Every read here is a report's: on the reader thread (db.reads), off the redirects' thread.
   const reads = db.reads;
   return {
     top: (linkId: number, dim: Dimension | "route", limit = TOP) =>
       reads.all<Tally>("SELECT value AS name, count FROM link_rollups WHERE link_id = ? AND dim = ? ORDER BY count DESC, value LIMIT ?", linkId, dim, limit),
+    /**
+     * Every roll-up a report shows, in one statement: each dimension's top (the routes' top 50),
+     * the summary, the timeline's days and the series' hours and days — each arm one range of the
+     * key (link_id, dim, value), a few hundred rows in all. One statement, not eleven: on
+     * PostgreSQL statements sent at once each take a pooled connection (a backend process), and
+     * a first view's parse and plan on each of them was most of its time (docs/decisions.md,
+     * "PostgreSQL reports at tenant scale (H-pgview)"); on SQLite one trip to the reader thread.
+     */
+    async rollups(linkId: number, keys: { since: string; dayFrom: string; dayTo: string; hourFrom: string; hourTo: string }): Promise<ReportRollups> {
+      const tops = [...DIMENSIONS, "route"];
+      const rows = await reads.all<{ part: string; value: string; count: number }>(
+        `SELECT dim AS part, value, count, rank FROM (
+           SELECT dim, value, count, row_number() OVER (PARTITION BY dim ORDER BY count DESC, value) AS rank
+           FROM link_rollups WHERE link_id = ?1 AND dim IN (${tops.map((d) => `'${d}'`).join(", ")})
+         ) AS ranked WHERE rank <= CASE WHEN dim = 'route' THEN ${ROUTES_TOP} ELSE ${TOP} END
+         UNION ALL SELECT 'summary', value, count, 0 FROM link_rollups WHERE link_id = ?1 AND dim = 'summary'
+         UNION ALL SELECT 'days', value, count, 0 FROM link_rollups WHERE link_id = ?1 AND dim = 'day' AND value >= ?2
+         UNION ALL SELECT 'dayRows', value, count, 0 FROM link_rollups WHERE link_id = ?1 AND dim = 'day' AND value >= ?3 AND value <= ?4
+         UNION ALL SELECT 'hourRows', value, count, 0 FROM link_rollups WHERE link_id = ?1 AND dim = 'hour' AND value >= ?5 AND value <= ?6
+         ORDER BY 1, 4, 2`,
+        linkId,
+        keys.since,
+        keys.dayFrom,
+        keys.dayTo,
+        keys.hourFrom,
+        keys.hourTo,
+      );
+      const out: ReportRollups = { tallies: Object.fromEntries(DIMENSIONS.map((d) => [d, []])) as unknown as Record<Dimension, Tally[]>, routes: [], summary: {}, days: [], hourRows: [], dayRows: [] };
+      for (const r of rows) {
+        const count = Number(r.count);
+        if (r.part === "summary") out.summary[r.value as SummaryValue] = count;
+        else if (r.part === "days") out.days.push({ day: r.value, count });
+        else if (r.part === "dayRows" || r.part === "hourRows") out[r.part].push({ value: r.value, count });
+        else if (r.part === "route") out.routes.push({ name: r.value, count });
+        else out.tallies[r.part as Dimension].push({ name: r.value, count });
+      }
+      return out;
+    },
     /** Clicks per UTC day from `since` (YYYY-MM-DD) on; days without clicks are absent. */
     days: (linkId: number, since: string) =>
       reads.all<{ day: string; count: number }>("SELECT value AS day, count FROM link_rollups WHERE link_id = ? AND dim = 'day' AND value >= ? ORDER BY value", linkId, since),
@@ -129,12 +182,6 @@ export function analyticsStore(db: Database) {
             ...linkIds,
             since,
           ),
-    /**
-     * A dimension's roll-up rows with values from `from` to `to` inclusive (the series' 'day' and
-     * 'hour' rows, series.ts): one range of the primary key, a few hundred rows at most.
-     */
-    range: (linkId: number, dim: "day" | "hour", from: string, to: string) =>
-      reads.all<{ value: string; count: number }>("SELECT value, count FROM link_rollups WHERE link_id = ? AND dim = ? AND value >= ? AND value <= ? ORDER BY value", linkId, dim, from, to),
     /** The link's 'summary' counts (tallies.ts SummaryValue), as one object. */
     summary: async (linkId: number) => {
       const rows = await reads.all<{ value: string; count: number }>("SELECT value, count FROM link_rollups WHERE link_id = ? AND dim = 'summary'", linkId);

@@ -12,9 +12,11 @@ import { postgresUnreachable } from "./faults";
  * Session settings of the app's PostgreSQL connections. A row lock held by a stuck transaction
  * elsewhere (another instance, a hand-run psql) makes a request wait at most as long as
  * SQLite's busy_timeout, then answer 503 busy; a transaction left open by a stalled client is
- * ended by the server, which releases its locks.
+ * ended by the server, which releases its locks. No JIT: every statement of the app reads an
+ * index range or a page, and a plan whose estimate passes jit_above_cost (a misjudged search)
+ * would pay tens of ms of compiling for nothing (docs/decisions.md, H-pgview).
  */
-export const PG_SESSION = { lock_timeout: "5s", idle_in_transaction_session_timeout: "1min" };
+export const PG_SESSION = { lock_timeout: "5s", idle_in_transaction_session_timeout: "1min", jit: "off" };
 
 /**
  * `serve` waits at start for a PostgreSQL server that does not answer yet, retried every

@@ -54,11 +54,13 @@ describe("pgDatabase", () => {
     expect(typeof pid).toBe("number");
   });
 
-  test("the app's connections bound lock waits and idle transactions", async () => {
+  test("the app's connections bound lock waits and idle transactions, and never JIT-compile a plan", async () => {
     const { db } = await openDatabase({ dataDir: "", databaseUrl: await cluster.createDatabase() });
     dbs.push(db);
     expect(await db.get("SHOW lock_timeout")).toEqual({ lock_timeout: PG_SESSION.lock_timeout });
     expect(await db.get("SHOW idle_in_transaction_session_timeout")).toEqual({ idle_in_transaction_session_timeout: PG_SESSION.idle_in_transaction_session_timeout });
+    // The server's default is on; each of the app's connections (the reports' too) says off.
+    expect(await db.reads.get("SHOW jit")).toEqual({ jit: "off" });
   });
 
   test("a unique clash is recognised (SQLSTATE 23505) and mapped like SQLite's", async () => {

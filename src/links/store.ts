@@ -392,31 +392,35 @@ export function linksStore(db: Database, { maxPerUser = 0, sharedCodes = true }:
       return { total: Math.min(n, TOTAL_CAP), capped: n > TOTAL_CAP };
     };
     // An export's batches need no total (a read less per batch on the reader thread).
-    const counted = !count
-      ? { total: 0, capped: false }
-      : narrowed
-      ? await countNarrowed()
-      : {
-          total: Number((await db.reads.get<{ n: number }>("SELECT links AS n FROM link_totals WHERE user_id = ? AND tracker = ?", userId, tracker))?.n ?? 0),
-          capped: false,
-        };
-    // Click order sorts the whole list each page: refused before it would hold the thread.
-    if ((query.sort === "most" || query.sort === "least") && (counted.capped || counted.total > CLICK_SORT_MAX)) {
-      throw badRequest(CLICK_SORT_MSG, { sort: CLICK_SORT_MSG });
-    }
-
+    const total = async () =>
+      !count
+        ? { total: 0, capped: false }
+        : narrowed
+        ? await countNarrowed()
+        : {
+            total: Number((await db.reads.get<{ n: number }>("SELECT links AS n FROM link_totals WHERE user_id = ? AND tracker = ?", userId, tracker))?.n ?? 0),
+            capped: false,
+          };
     const sort = SORTS[query.sort];
     // In the search index's own order (SQLite), ordering by its rowid lets it stream the matches.
     const keys = searching && !pg && (query.sort === "newest" || query.sort === "oldest") ? ["short_links_search.rowid"] : sort.keys(pg);
     const keyset = query.after ? [`(${keys.join(", ")}) ${sort.desc ? "<" : ">"} (${keys.map(() => "?").join(", ")})`] : [];
     const order = keys.map((k) => `${k} ${sort.desc ? "DESC" : "ASC"}`).join(", ");
-    const rows = await db.reads.all<LinkRow>(
-      `SELECT ${QCOLS} FROM ${from} WHERE ${[...where, ...keyset].join(" AND ")} ORDER BY ${order} LIMIT ?`,
-      ...params, ...(query.after ?? []), query.limit + 1,
-    );
-    const more = rows.length > query.limit;
-    if (more) rows.pop();
-    return { rows, more, ...counted };
+    const pageRows = () =>
+      db.reads.all<LinkRow>(`SELECT ${QCOLS} FROM ${from} WHERE ${[...where, ...keyset].join(" AND ")} ORDER BY ${order} LIMIT ?`, ...params, ...(query.after ?? []), query.limit + 1);
+    // Click order sorts the whole list each page: refused before it would hold the thread, so the
+    // total comes first. Any other order sends both reads at once: on PostgreSQL they run side by
+    // side on two connections (a searched page's count and rows each read the same ~1,000 matches:
+    // 20 ms in series, H-pgview); SQLite's reader thread takes them one after the other as before.
+    const clickSort = query.sort === "most" || query.sort === "least";
+    const [counted, rows] = clickSort ? [await total(), null] : await Promise.all([total(), pageRows()]);
+    if (clickSort && (counted.capped || counted.total > CLICK_SORT_MAX)) {
+      throw badRequest(CLICK_SORT_MSG, { sort: CLICK_SORT_MSG });
+    }
+    const got = rows ?? (await pageRows());
+    const more = got.length > query.limit;
+    if (more) got.pop();
+    return { rows: got, more, ...counted };
   }
 
   /**
