@@ -17,7 +17,7 @@
 // Messages are handled in order, so a flush is answered only after every batch posted before it.
 import { statSync } from "node:fs";
 import type { Db } from "../db/open";
-import { openDbFile } from "../db/open";
+import { openDbFile, walCheckpointAt } from "../db/open";
 import { decodeClicks, type FromWorker, type ToWorker } from "./clickMessages";
 import { ClickWriter, writerConnection } from "./writer";
 import { PgClickWriter } from "./pgWriter";
@@ -50,7 +50,7 @@ let extraCounts = new Map<number, number>();
 let retry: ReturnType<typeof setTimeout> | null = null;
 let checkpoints: ReturnType<typeof setInterval> | null = null;
 let walWatch: ReturnType<typeof setInterval> | null = null;
-const WAL_WATCH_MS = 100;
+const WAL_WATCH_MS = 25;
 let scheduled: ReturnType<typeof setTimeout> | null = null;
 let idleFold: ReturnType<typeof setTimeout> | null = null;
 let coalesceMs = 0;
@@ -208,15 +208,15 @@ function checkpoint() {
 /**
  * A PASSIVE checkpoint never rewinds the WAL while others keep writing and reading: it grew to
  * 11 GB under a 1M-link bulk (issue 21). So the WAL's size is looked at every WAL_WATCH_MS (a
- * stat, a few µs) and past half of WAL_LIMIT_MB (what a bulk load writes between two looks
- * must fit in the other half: ~2 MB at the ~20 MB/s measured) it is reset and cut to nothing.
+ * stat, a few µs) and past a quarter of WAL_LIMIT_MB (walCheckpointAt: what a bulk load writes
+ * between two looks, and its transaction, must fit in the rest) it is reset and cut to nothing.
  * A PASSIVE pass first copies nearly every frame without blocking anyone, so the writer lock
  * TRUNCATE holds (other writers wait, through their busy_timeout) covers only the frames
  * written since. Its busy handler waits out the current writer; bulk create and import leave a
  * gap between their transactions for it.
  */
 function watchWal() {
-  if (!db || walSize() <= walLimitBytes / 2) return;
+  if (!db || walSize() <= walCheckpointAt(walLimitBytes)) return;
   try {
     db.query("PRAGMA wal_checkpoint(PASSIVE)").get();
     db.query("PRAGMA wal_checkpoint(TRUNCATE)").get();

@@ -10,6 +10,13 @@ export function dbPath(dataDir: string) {
 
 /** WAL_LIMIT_MB's default, in bytes: where a connection opened without the setting cuts the WAL. */
 export const DEFAULT_WAL_LIMIT_BYTES = 64 * 1024 * 1024;
+/**
+ * Past this much of WAL_LIMIT_MB the WAL is checkpointed and truncated (clickWorker.ts watchWal)
+ * and bulk writes wait for it (service.ts writeGap). A quarter: what one transaction writes must
+ * fit in the rest, and a bulk batch of 100 links wrote ~5 MB at 16 KB pages once the search
+ * index kept prefixes (at half, an 8 MB limit was passed at 9.0–9.5 MB).
+ */
+export const walCheckpointAt = (limitBytes: number) => limitBytes / 4;
 
 /** Opens (creating if needed) the database with the pragmas the whole app relies on. */
 export function openDb(dataDir: string, walLimitBytes = DEFAULT_WAL_LIMIT_BYTES): Db {
@@ -33,7 +40,7 @@ export function openDbFile(path: string, walLimitBytes = DEFAULT_WAL_LIMIT_BYTES
   db.exec("PRAGMA busy_timeout = 5000");
   // Each time the WAL is rewound (after a complete checkpoint), the file is cut back to this
   // size instead of keeping its high-water mark on disk (issue 21: 11 GB after a bulk load,
-  // still 11 GB after a restart). The click worker's checkpoints truncate it when it passes half.
+  // still 11 GB after a restart). The click worker's checkpoints truncate it when it passes a quarter (walCheckpointAt).
   db.exec(`PRAGMA journal_size_limit = ${Math.floor(walLimitBytes)}`);
   return db;
 }

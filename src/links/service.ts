@@ -12,7 +12,7 @@ import { BULK_MSG, MSG, type ItemError, type LinkView, type Tracker } from "./sc
 import { hostWarning } from "./hostWarning";
 import { followLinks } from "./follow";
 import { missLookup } from "./missLookup";
-import { walBytes } from "../db/open";
+import { walBytes, walCheckpointAt } from "../db/open";
 import { eventsStore } from "../events/store";
 import { compileJson, type CompiledSmart } from "../smart/decide";
 import type { SmartImportParsed, SmartInputParsed, SmartStored } from "../smart/schema";
@@ -221,7 +221,7 @@ export async function createLinks(ctx: AppContext, opts: { maxClickBacklog?: num
 
   const ownHosts = [...new Set([ctx.config.appHost, ctx.config.shortDomain, ctx.config.brandDomain])];
   const dbFile = ctx.db.sqlite?.filename ?? null;
-  const walOver = () => dbFile !== null && walBytes(dbFile) > ctx.config.walLimitBytes / 2;
+  const walOver = () => dbFile !== null && walBytes(dbFile) > walCheckpointAt(ctx.config.walLimitBytes);
 
   const published = () => follower?.barrier() ?? Promise.resolve();
   const remember = (row: RedirectRow, previousCode?: string) => {
@@ -271,7 +271,7 @@ export async function createLinks(ctx: AppContext, opts: { maxClickBacklog?: num
     forget: (code: string, tracker: Tracker) => byCode.delete(keyOf(tracker, code)),
     /**
      * Between two transactions of a bulk create or an import: a turn of the event loop for
-     * redirects and other requests, and (SQLite) while the WAL is past half of WAL_LIMIT_MB, up
+     * redirects and other requests, and (SQLite) while the WAL is past a quarter of WAL_LIMIT_MB, up
      * to WAL_GAP_MS with no transaction open, so the click worker's TRUNCATE checkpoint (whose
      * busy handler polls for the write lock) wins the lock instead of meeting the next batch
      * (clickWorker.ts watchWal). The worker is started if no click has started it yet.
