@@ -5,7 +5,7 @@
 // thread keeps its priority. Elsewhere that call renices the whole process: there the thread
 // keeps the process's priority. The click writer keeps the process's priority: its write window
 // (a click on disk within WRITE_WITHIN_MS) and the WAL bound it checkpoints to are promises a
-// starved writer broke on a busy machine (docs/decisions.md, "Lead, session 7").
+// starved writer could break on a busy machine (docs/decisions.md, "Lead, session 7").
 import { setPriority } from "node:os";
 import { log } from "../http/log";
 
