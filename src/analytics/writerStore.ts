@@ -85,11 +85,10 @@ export function clickWriterStore(db: Db) {
     // A click's visitor tally ('visitor' for people, 'botvisitor' for bots) before its batch:
     // plus the batch's own clicks, the visit number, and for a person a new unique visitor when
     // it is 1. Kept with every click (throttled ones too), so visit numbers stay exact whatever
-    // retention or the throttle left of the rows, and cost one index probe however many visits
-    // came before:
-    // a probe per visitor per batch; the batch's tallies add them. An upsert with RETURNING cost
-    // 5-7 µs a click more than this read (SQLite runs a RETURNING statement to its end first,
-    // through a statement journal; docs/performance.md).
+    // retention or the throttle left of the rows, at one index probe per visitor per batch
+    // however many visits came before; the batch's tallies add the new counts. An upsert with
+    // RETURNING cost 5-7 µs a click more than this read (SQLite runs a RETURNING statement to
+    // its end first, through a statement journal; docs/performance.md).
     visitor: db.prepare("SELECT count FROM link_rollups WHERE link_id = ?1 AND dim = ?2 AND value = ?3"),
     // A batch's tallies (tallies.ts), a row each, in link order; 'last_ms' keeps the larger
     // value. One statement over json_each(batch) cost more: each row's four fields were
