@@ -173,6 +173,18 @@ playwright_counts .tmp/e2e-pg-results.json $e2e
 if [ "$p" -eq 0 ] && [ "$f" -eq 0 ]; then f=1; status=1; fi
 passed=$((passed + p)); failed=$((failed + f))
 
+# CI shows only the run's tail: name every failure again here, just above the closing line.
+if [ "$failed" -ne 0 ]; then
+  echo "== Failures"
+  grep -h -E '^\(fail\)' .tmp/unit.log .tmp/pg.log .tmp/unit-pg.log 2>/dev/null | sed 's/^/  /' | cut -c1-300
+  grep -h -E '^ *✗ ' .tmp/smoke.log .tmp/smoke-pg.log .tmp/hostile.log .tmp/hostile-pg.log .tmp/api-client.log .tmp/api-client-pg.log 2>/dev/null | cut -c1-300
+  for r in .tmp/e2e-results.json .tmp/e2e-pg-results.json; do
+    [ -f "$r" ] && node -e '
+      const walk = (s, t) => { for (const x of s.suites ?? []) walk(x, t); for (const sp of s.specs ?? []) for (const ts of sp.tests) if (ts.status === "unexpected") t.push(`  ${sp.file}:${sp.line} ${sp.title}`); return t; };
+      const r = require(require("node:path").resolve(process.argv[1]));
+      for (const l of (r.suites ?? []).reduce((t, s) => walk(s, t), [])) console.log(l);' "$r"
+  done
+fi
 [ "$failed" -eq 0 ] || status=1
 echo "$passed passed, $failed failed"
 exit $status
