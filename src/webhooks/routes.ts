@@ -10,8 +10,8 @@ import { rowId } from "../db/ids";
 import { Ok, defineOperations } from "../shared/apiOperations";
 import { EVENT_TYPES } from "../events/schema";
 import { urlProblem } from "./send";
-import { type DeliveryRow, type WebhookRow, webhooksStore } from "./store";
-import { CreateWebhookBody, DELIVERY_LOG, DeliveryView, MAX_WEBHOOKS, UpdateWebhookBody, WEBHOOK_MSG, WebhookView, WebhookWithSecret } from "./schema";
+import { type DeliveryRow, type SummaryRow, type WebhookRow, webhooksStore } from "./store";
+import { CreateWebhookBody, DELIVERY_LOG, DeliverySummary, DeliveryView, MAX_WEBHOOKS, UpdateWebhookBody, WEBHOOK_MSG, WebhookView, WebhookWithSecret } from "./schema";
 
 /** 'whsec_' and 32 random bytes (base64url). */
 export const newSecret = () => `whsec_${Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64url")}`;
@@ -31,7 +31,7 @@ export const webhookView = (r: WebhookRow): WebhookView => ({
   updatedAt: r.updated_at,
 });
 
-const deliveryView = (d: DeliveryRow): DeliveryView => ({
+const deliverySummary = (d: SummaryRow | DeliveryRow, bodyBytes: number): DeliverySummary => ({
   id: d.id,
   eventId: `evt_${d.event_id}`,
   eventType: d.event_type,
@@ -44,8 +44,9 @@ const deliveryView = (d: DeliveryRow): DeliveryView => ({
   lastError: d.last_error,
   lastAttemptAt: d.last_at,
   createdAt: d.created_at,
-  body: d.body,
+  bodyBytes,
 });
+const deliveryView = (d: DeliveryRow): DeliveryView => ({ ...deliverySummary(d, Buffer.byteLength(d.body)), body: d.body });
 
 /** `worker`: woken when a route makes deliveries due (Redeliver, an endpoint turned on again). */
 export function webhookRoutes(ctx: AppContext, auth: AuthPlugin, worker: { poke(): Promise<void> }) {
@@ -107,7 +108,18 @@ export function webhookRoutes(ctx: AppContext, auth: AuthPlugin, worker: { poke(
       async ({ user, params, set }) => {
         const w = await own(params.id, user.id);
         set.headers["cache-control"] = "no-store";
-        return (await store.deliveries(w.id, user.id, DELIVERY_LOG)).map(deliveryView);
+        return (await store.deliveries(w.id, user.id, DELIVERY_LOG)).map((d) => deliverySummary(d, Number(d.body_bytes)));
+      },
+      { auth: true },
+    )
+    .get(
+      "/:id/deliveries/:deliveryId",
+      async ({ user, params, set }) => {
+        const w = await own(params.id, user.id);
+        const d = await store.delivery(idOf(params.deliveryId), w.id, user.id);
+        if (!d) throw notFound("Delivery not found");
+        set.headers["cache-control"] = "no-store";
+        return deliveryView(d);
       },
       { auth: true },
     )
@@ -155,9 +167,17 @@ export const webhookOperations = defineOperations({ tag: "Webhooks", auth: "sess
     method: "GET",
     path: "/api/webhooks/:id/deliveries",
     summary: "A webhook's delivery log",
-    description: `The newest ${DELIVERY_LOG} deliveries: state, attempts, the last attempt's status, latency and the start of the answer.`,
+    description: `The newest ${DELIVERY_LOG} deliveries: state, attempts, the last attempt's status, latency and the start of the answer, and the body's size (the body itself: one delivery's own address).`,
     params: ID,
-    responses: { 200: v.array(DeliveryView) },
+    responses: { 200: v.array(DeliverySummary) },
+  },
+  {
+    method: "GET",
+    path: "/api/webhooks/:id/deliveries/:deliveryId",
+    summary: "One delivery, with its body",
+    description: "The delivery as in the log, with the exact JSON body it sends (every attempt and a Redeliver send the same bytes).",
+    params: { ...ID, deliveryId: "The delivery's id" },
+    responses: { 200: DeliveryView },
   },
   {
     method: "POST",

@@ -57,7 +57,12 @@ export type WebhookView = v.InferOutput<typeof WebhookView>;
 /** Create and rotate: the view with the whole secret, which is shown this once. */
 export const WebhookWithSecret = v.object({ ...WebhookView.entries, secret: v.string() });
 
-export const DeliveryView = v.object({
+/**
+ * A delivery in the log: everything but its body, whose size it gives. A clicks.recorded body
+ * summarises a whole batch (up to ~100 KB), and the log lists 50 of them: the body is read one
+ * delivery at a time (DeliveryView).
+ */
+export const DeliverySummary = v.object({
   id: v.number(),
   eventId: v.string(),
   eventType: v.string(),
@@ -71,6 +76,11 @@ export const DeliveryView = v.object({
   lastError: v.nullable(v.string()),
   lastAttemptAt: v.nullable(v.string()),
   createdAt: v.string(),
-  body: v.string(),
+  /** The body's size in bytes (UTF-8), as sent. */
+  bodyBytes: v.number(),
 });
+export type DeliverySummary = v.InferOutput<typeof DeliverySummary>;
+
+/** One delivery with the exact body it sends (every attempt and a Redeliver send these bytes). */
+export const DeliveryView = v.object({ ...DeliverySummary.entries, body: v.string() });
 export type DeliveryView = v.InferOutput<typeof DeliveryView>;

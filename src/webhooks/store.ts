@@ -108,6 +108,8 @@ export type DeliveryRow = {
 };
 
 /** A claimed delivery with what sending it needs but its body (webhooksStore.bodyOf reads it when its turn comes). */
+export type SummaryRow = Omit<DeliveryRow, "body"> & { body_bytes: number };
+
 export type Claimed = Omit<DeliveryRow, "body"> & { url: string; secret: string; user_id: number };
 
 /** One attempt's outcome, as the delivery log shows it. */
@@ -136,6 +138,8 @@ const DSEL = DCOLS.split(", ")
   .map((c) => (c === "body" ? "COALESCE(b.body, d.body) AS body" : `d.${c}`))
   .join(", ");
 const BODY_JOIN = "LEFT JOIN webhook_bodies b ON b.id = d.body_id";
+/** DSEL with the body's size in bytes (octet_length: the same on both backends) in place of the body. */
+const SUMMARY_SEL = DSEL.replace("COALESCE(b.body, d.body) AS body", "octet_length(COALESCE(b.body, d.body)) AS body_bytes");
 
 /** The store's answer when SQLite's write lock is held by another connection right now. */
 export const BUSY = Symbol("busy");
@@ -201,10 +205,17 @@ export function webhooksStore(db: Database) {
       ))!.n,
     remove: async (id: number, userId: number) => (await db.run("DELETE FROM webhooks WHERE id = ? AND user_id = ?", id, userId)) > 0,
     /** The endpoint's delivery log, newest first (authorised through the endpoint's owner). */
+    /** The log, newest first: each delivery's size instead of its body (DeliverySummary). */
     deliveries: (webhookId: number, userId: number, limit: number) =>
-      db.all<DeliveryRow>(
-        `SELECT ${DSEL} FROM webhook_deliveries d ${BODY_JOIN} WHERE d.webhook_id = ? AND d.webhook_id IN (SELECT id FROM webhooks WHERE user_id = ?) ORDER BY d.id DESC LIMIT ?`,
+      db.all<SummaryRow>(
+        `SELECT ${SUMMARY_SEL} FROM webhook_deliveries d ${BODY_JOIN} WHERE d.webhook_id = ? AND d.webhook_id IN (SELECT id FROM webhooks WHERE user_id = ?) ORDER BY d.id DESC LIMIT ?`,
         webhookId, userId, limit,
+      ),
+    /** One delivery with its body, when the endpoint is the user's. */
+    delivery: (deliveryId: number, webhookId: number, userId: number) =>
+      db.get<DeliveryRow>(
+        `SELECT ${DSEL} FROM webhook_deliveries d ${BODY_JOIN} WHERE d.id = ? AND d.webhook_id = ? AND d.webhook_id IN (SELECT id FROM webhooks WHERE user_id = ?)`,
+        deliveryId, webhookId, userId,
       ),
     /**
      * Queues the delivery's body again as a new delivery, at the end of the endpoint's queue

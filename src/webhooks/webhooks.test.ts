@@ -202,9 +202,13 @@ describe("delivery", () => {
     expect(twins.map((r) => r.body)).toEqual(got.map((r) => r.body));
     // Two endpoints, three chunks: three bodies stored, not six.
     expect((await t.count("webhook_bodies")) - bodiesBefore).toBe(3);
-    // Redeliver sends the same bytes; the log shows the body.
+    // Redeliver sends the same bytes. The log gives each body's size; a delivery's own address, its body.
     const log = await until(() => deliveries(w.id), (l) => l.length === 3 && l.every((d: { state: string }) => d.state === "delivered"));
-    expect(log.map((d: { body: string }) => d.body)).toEqual(got.map((r) => r.body).toReversed());
+    expect(log.every((d: { body?: string }) => d.body === undefined)).toBe(true);
+    expect(log.map((d: { bodyBytes: number }) => d.bodyBytes)).toEqual(got.map((r) => Buffer.byteLength(r.body)).toReversed());
+    const one = await Promise.all(log.map((d: { id: number }) => t.call("GET", `/api/webhooks/${w.id}/deliveries/${d.id}`, { cookie: alice.cookie })));
+    expect(one.map((r) => r.json.body)).toEqual(got.map((r) => r.body).toReversed());
+    expect(one.map((r) => ({ ...r.json, body: undefined }))).toEqual(log.map((d: object) => ({ ...d, body: undefined })));
     const again = await t.call("POST", `/api/webhooks/${w.id}/deliveries/${log[2].id}/redeliver`, { cookie: alice.cookie });
     expect(again.status, again.text).toBe(201);
     expect(again.json.body).toBe(got[0]!.body);
@@ -225,6 +229,19 @@ describe("delivery", () => {
     await until(async () => rx.received.filter((r) => r.path === "/again"), (r) => r.length === 1);
     const [d] = await until(() => deliveries(w.id), (l) => l[0]?.state === "delivered");
     expect((await t.call("POST", `/api/webhooks/${w.id}/deliveries/${d.id}/redeliver`, { cookie: bob.cookie })).status).toBe(404);
+    // Reading one: bob, an id of another endpoint, an unknown or malformed id are all 404.
+    const other = (await hook(alice.cookie, { url: rx.url("/other"), events: ["link.deleted"] })).json;
+    for (const [path, cookie] of [
+      [`/api/webhooks/${w.id}/deliveries/${d.id}`, bob.cookie],
+      [`/api/webhooks/${other.id}/deliveries/${d.id}`, alice.cookie],
+      [`/api/webhooks/${w.id}/deliveries/99999999`, alice.cookie],
+      [`/api/webhooks/${w.id}/deliveries/1%27%20OR%201=1`, alice.cookie],
+    ] as const) {
+      const r = await t.call("GET", path, { cookie });
+      expect([r.status, r.json.error.message]).toEqual([404, expect.stringMatching(/not found$/)]);
+    }
+    expect((await t.call("GET", `/api/webhooks/${w.id}/deliveries/${d.id}`, { cookie: alice.cookie })).json.body).toContain('"link.created"');
+    await t.call("DELETE", `/api/webhooks/${other.id}`, { cookie: alice.cookie });
     const again = await t.call("POST", `/api/webhooks/${w.id}/deliveries/${d.id}/redeliver`, { cookie: alice.cookie });
     expect(again.status).toBe(201);
     const got = await until(async () => rx.received.filter((r) => r.path === "/again"), (r) => r.length === 2);

@@ -9,7 +9,7 @@ import { api, ApiError } from "../lib/api";
 import { validateForm } from "../lib/forms";
 import { copyLink, formatDate } from "../links/format";
 import { EVENT_TYPES, type EventType } from "../../src/events/schema";
-import { CreateWebhookBody, type DeliveryView, type WebhookView } from "../../src/webhooks/schema";
+import { CreateWebhookBody, type DeliverySummary, type WebhookView } from "../../src/webhooks/schema";
 
 const HOOKS = "/api/webhooks";
 
@@ -28,9 +28,9 @@ type Errors = Partial<Record<"url" | "events", string>>;
 /** One endpoint's delivery log, newest first, with Redeliver (issue 26). */
 function Deliveries({ hook }: { hook: WebhookView }) {
   const key = `${HOOKS}/${hook.id}/deliveries`;
-  const { data, error, isLoading, mutate } = useSWR<DeliveryView[]>(key);
+  const { data, error, isLoading, mutate } = useSWR<DeliverySummary[]>(key);
   const [busy, setBusy] = useState<number | null>(null);
-  async function redeliver(d: DeliveryView) {
+  async function redeliver(d: DeliverySummary) {
     setBusy(d.id);
     try {
       await api(`${key}/${d.id}/redeliver`, { method: "POST" });
