@@ -25,6 +25,14 @@ const downloads = new Map<number, ReadableStreamDefaultReader<Uint8Array>>();
  */
 const GC_BYTES = 4 * 1024 * 1024;
 let sinceGc = 0;
+/**
+ * Buffers the request thread gave back once their chunk was written (src/db/reader.ts), filled
+ * again with later chunks: a download's bytes cross in a few buffers that go back and forth, so
+ * the request thread's heap never holds spent ones. A chunk larger than one goes as it is.
+ */
+const POOL_BYTES = 256 * 1024;
+const POOL_MAX = 16;
+const pool: ArrayBuffer[] = [];
 
 /** The download's bytes as formatted, counted towards the next collection. */
 function counted(source: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
@@ -71,6 +79,10 @@ self.onmessage = async (e: MessageEvent<ToReader>) => {
     }
     return;
   }
+  if (m.type === "back") {
+    if (pool.length < POOL_MAX && m.buffer.byteLength === POOL_BYTES) pool.push(m.buffer);
+    return;
+  }
   if (m.type === "download") {
     // Gzipped here when the client takes it: the request thread then frees a sixth of the bytes.
     const body = counted(runDownload(db!, m.job as DownloadJob));
@@ -88,15 +100,18 @@ self.onmessage = async (e: MessageEvent<ToReader>) => {
     await reader.cancel().catch(() => {});
     return;
   }
-  // "more": the next chunk, handed over (transferred, not copied) when it owns its whole buffer.
+  // "more": the next chunk, copied into a pooled buffer and handed over (transferred).
   try {
     const { done, value } = await reader.read();
     if (done) {
       downloads.delete(m.id);
       post({ id: m.id, end: true });
     } else {
-      const own = value.byteOffset === 0 && value.byteLength === value.buffer.byteLength;
-      const chunk = own ? value : value.slice();
+      let chunk: Uint8Array;
+      if (value.byteLength <= POOL_BYTES) {
+        chunk = new Uint8Array(pool.pop() ?? new ArrayBuffer(POOL_BYTES), 0, value.byteLength);
+        chunk.set(value);
+      } else chunk = value.byteOffset === 0 && value.byteLength === value.buffer.byteLength ? value : value.slice();
       post({ id: m.id, chunk }, [chunk.buffer]);
       if (sinceGc >= GC_BYTES) {
         sinceGc = 0;
