@@ -11,7 +11,8 @@
 //          BENCH_PORT (47700), BENCH_SEED_CACHE (a folder: SQLite's seeded file is kept there and
 //          copied in by later runs of the same size, then migrated; BENCH_SEED_ONLY=1 seeds it
 //          and stops — seeding 10M clicks takes minutes, and need not happen on a quiet machine),
-//          BENCH_LOAD (views,deep,exports,lists: the load clients' kinds)
+//          BENCH_LOAD (views,deep,exports,lists: the load clients' kinds), BENCH_CLIENT_NICE (19:
+//          the load clients' nice value; they stand for remote users)
 //
 // Per backend, the data is seeded once (scripts/lib/seedScale.ts: straight into the server's
 // schema, as the click writer and the API would leave it; seeding 10M clicks takes minutes) and
@@ -113,6 +114,12 @@ const serveCmd = BINARY === "source" ? [process.execPath, ...(process.env.BENCH_
 const BASE = `http://${HOST}:${PORT}`;
 const SEED_CACHE = process.env.BENCH_SEED_CACHE ?? "";
 const SEED_ONLY = process.env.BENCH_SEED_ONLY === "1";
+/**
+ * The load clients' nice value. They stand for users on other machines: on these two cores their
+ * own work (a fetch loop, gunzipping exports) would otherwise take CPU from the server as no
+ * remote client does. BENCH_CLIENT_NICE=0 runs them as the probe runs.
+ */
+const CLIENT_NICE = Number(process.env.BENCH_CLIENT_NICE ?? 19);
 /** The load clients' kinds (BENCH_LOAD picks some, to see which one a figure comes from). */
 const LOAD = (process.env.BENCH_LOAD ?? "views,deep,exports,lists").split(",");
 const MB = 1024 * 1024;
@@ -296,12 +303,12 @@ async function underLoad(s: Seeded) {
   const idle = await probe(BASE, s.codes, SECONDS);
   console.log(`  ${line("redirects of other links, idle", idle.lat)}`);
   const loaders = LOAD.map((k) =>
-    $`${process.execPath} ${import.meta.path} load ${BASE} ${SECONDS + 1} ${s.cookie} ${s.bigId} ${s.maxClickId} ${k}`.quiet().text(),
+    $`nice -n ${CLIENT_NICE} ${process.execPath} ${import.meta.path} load ${BASE} ${SECONDS + 1} ${s.cookie} ${s.bigId} ${s.maxClickId} ${k}`.quiet().text(),
   );
   await Bun.sleep(500);
   const busy = await probe(BASE, s.codes, SECONDS);
   const loads = (await Promise.all(loaders)).map((o) => JSON.parse(o) as { kind: string; times: number[]; errors: number; busy: number; bytes: number });
-  console.log(`  ${line(`redirects of other links, ${LOAD.length} clients loading`, busy.lat)}  errors ${idle.errors + busy.errors}`);
+  console.log(`  ${line(`redirects of other links, ${LOAD.length} clients loading (at nice ${CLIENT_NICE})`, busy.lat)}  errors ${idle.errors + busy.errors}`);
   for (const l of loads) {
     console.log(`      client ${l.kind.padEnd(8)} ${l.times.length} requests, p50 ${fmt(pct(l.times, 50))} ms, p99 ${fmt(pct(l.times, 99))} ms, ${fmt(l.bytes / 1e6)} MB, ${l.errors} errors, ${l.busy} × 429`);
   }
