@@ -28,6 +28,9 @@ const WORKER_URL = import.meta.url.includes("$bunfs")
   ? new URL("./downloads/worker.ts", import.meta.url)
   : new URL("../downloads/worker.ts", import.meta.url);
 
+/** Bun's ReadableStream constructor for a direct source (the DOM library's overloads hide it). */
+const DirectStream = ReadableStream as unknown as new (source: Bun.DirectUnderlyingSource<Uint8Array>) => ReadableStream<Uint8Array>;
+
 /** Bun.serve's response sinks (HTTP and HTTPS), as a direct stream's controller names itself. */
 const SOCKET_SINK = /^\[object ReadableHTTPS?ResponseSinkController\]$/;
 
@@ -112,7 +115,7 @@ export function readerThread(target: ({ file: string } | { url: string }) & { ni
         const id = nextId++;
         let started = false;
         let cancelled = false;
-        return new ReadableStream<Uint8Array>({
+        const source: Bun.DirectUnderlyingSource<Uint8Array> = {
           type: "direct",
           async pull(controller) {
             if (started) return;
@@ -143,7 +146,8 @@ export function readerThread(target: ({ file: string } | { url: string }) & { ni
             end();
             if (started) worker?.postMessage({ type: "cancel", id } satisfies ToReader);
           },
-        } as DirectUnderlyingSource<Uint8Array>) as ReadableStream<Uint8Array>;
+        };
+        return new DirectStream(source);
       };
       return gzippedAtSource(stream(false), () => stream(true));
     },
