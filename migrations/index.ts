@@ -26,6 +26,7 @@ import m0023 from "./0023_clicks_reset.sql" with { type: "text" };
 import m0024 from "./0024_search_prefix.sql" with { type: "text" };
 import m0025 from "./0025_webhook_bodies.sql" with { type: "text" };
 import m0026 from "./0026_codes_per_tracker.sql" with { type: "text" };
+import m0027 from "./0027_links_owner_by_id.sql" with { type: "text" };
 
 export const migrations: { version: number; name: string; sql: string }[] = [
   { version: 1, name: "0001_init", sql: m0001 },
@@ -54,6 +55,7 @@ export const migrations: { version: number; name: string; sql: string }[] = [
   { version: 24, name: "0024_search_prefix", sql: m0024 },
   { version: 25, name: "0025_webhook_bodies", sql: m0025 },
   { version: 26, name: "0026_codes_per_tracker", sql: m0026 },
+  { version: 27, name: "0027_links_owner_by_id", sql: m0027 },
 ];
 
 /**
@@ -90,4 +92,5 @@ export const frozenChecksums: Record<string, string> = {
   "0024_search_prefix": "34dbb525febb6e0078bd353b2b8f2bc650c5efbb4e51c0bb6e65879e6e92d91c",
   "0025_webhook_bodies": "39249fcf0d5384e9c03ac9c2bb18e5ecccb45bc46da5820f952494ad8b767cf9",
   "0026_codes_per_tracker": "14f1f49e2685465decf4cec186e5cdb1b78ef929a7d485f846317ae1cda7d13f",
+  "0027_links_owner_by_id": "4cd136154e8612bb51852caf3c3c6891deb93a0010181746126eb386c6699e3d",
 };

@@ -23,6 +23,7 @@ import p0023 from "./0023_clicks_reset.sql" with { type: "text" };
 import p0024 from "./0024_search_prefix.sql" with { type: "text" };
 import p0025 from "./0025_webhook_bodies.sql" with { type: "text" };
 import p0026 from "./0026_codes_per_tracker.sql" with { type: "text" };
+import p0027 from "./0027_links_owner_by_id.sql" with { type: "text" };
 
 export const pgMigrations: { version: number; name: string; sql: string }[] = [
   { version: 7, name: "0007_baseline", sql: p0007 },
@@ -45,6 +46,7 @@ export const pgMigrations: { version: number; name: string; sql: string }[] = [
   { version: 24, name: "0024_search_prefix", sql: p0024 },
   { version: 25, name: "0025_webhook_bodies", sql: p0025 },
   { version: 26, name: "0026_codes_per_tracker", sql: p0026 },
+  { version: 27, name: "0027_links_owner_by_id", sql: p0027 },
 ];
 
 /** sha256 (hex) of each landed file, as migrations/index.ts keeps for SQLite (same rules). */
@@ -69,4 +71,5 @@ export const pgFrozenChecksums: Record<string, string> = {
   "0024_search_prefix": "992a197ab38aeb8804cdd7b93511616f07dc0acc59a9e021e1417ad755e893a1",
   "0025_webhook_bodies": "a4c77fbfcf96b7ce556ddc1c87ab386647aa2f3cd449631594b96f7d97b52e88",
   "0026_codes_per_tracker": "59c99b384db553a0a034e0068bfaca23d6dbf59ffd4089c632eea87ba4b1ec55",
+  "0027_links_owner_by_id": "512abace63a2b14f6bf0cddf945bf360b8573bdda2ed1865b582d52ebdbcecd6",
 };
