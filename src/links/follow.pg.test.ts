@@ -8,7 +8,7 @@ import { SQL } from "bun";
 import { startCluster, type PgCluster } from "../../scripts/lib/pgcluster";
 import { type Database, pgDatabase } from "../db/database";
 import { migratePg, openPg } from "../db/pg";
-import { type Follower, followLinks } from "./follow";
+import { type Follower, SILENT_MS, followLinks } from "./follow";
 import { linksStore, type RedirectRow } from "./store";
 
 let cluster: PgCluster;
@@ -18,10 +18,11 @@ let follower: Follower;
 const map = new Map<string, RedirectRow>();
 let reloads = 0;
 let userId = 0;
+let url = "";
 
 beforeAll(async () => {
   cluster = await startCluster();
-  const url = await cluster.createDatabase("follow");
+  url = await cluster.createDatabase("follow");
   const pool = openPg(url);
   await migratePg(pool);
   db = pgDatabase(pool);
@@ -165,6 +166,35 @@ test("a silent listening connection (its backend paused): stale within a few sec
     await admin.close();
   }
 }, 20_000);
+
+test("heartbeats that commit seconds late (every pooled connection busy on reports) do not call the map stale", async () => {
+  const store = linksStore(db);
+  let delay = 0;
+  const slow = { ...store, pulse: async (channel: string, payload: string) => (delay && (await Bun.sleep(delay)), store.pulse(channel, payload)) };
+  const seen = new Map<string, RedirectRow>();
+  const late = await followLinks(url, slow, { put: (r) => seen.set(r.short_code, r), drop: () => {}, reloadAll: async () => {} });
+  try {
+    delay = SILENT_MS + 1_500;
+    let everStale = false;
+    const t0 = performance.now();
+    while (performance.now() - t0 < 2 * SILENT_MS + 1_500) {
+      everStale ||= late.stale;
+      await Bun.sleep(20);
+    }
+    expect(everStale).toBe(false);
+    // Still following: a change reaches it.
+    delay = 0;
+    await writer`UPDATE short_links SET original_url = 'https://example.com/late' WHERE short_code = 'after'`;
+    const t1 = performance.now();
+    while (seen.get("after")?.original_url !== "https://example.com/late") {
+      if (performance.now() - t1 > 2_000) throw new Error("the late follower did not follow");
+      await Bun.sleep(5);
+    }
+  } finally {
+    delay = 0;
+    await late.stop();
+  }
+}, 30_000);
 
 test("a barrier with no other instance resolves once this follower has seen its own sync", async () => {
   const t0 = performance.now();
