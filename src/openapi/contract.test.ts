@@ -284,6 +284,7 @@ const CALLS: Record<string, Call> = {
     status: 200,
   },
   "GET /api/webhooks/{id}/deliveries": { method: "GET", path: `/api/webhooks/${hook.id}/deliveries`, opts: asOwner, status: 200 },
+  "GET /api/webhooks/{id}/deliveries/{deliveryId}": { method: "GET", path: `/api/webhooks/${hook.id}/deliveries/${delivery.id}`, opts: asOwner, status: 200 },
   "POST /api/webhooks/{id}/deliveries/{deliveryId}/redeliver": { method: "POST", path: `/api/webhooks/${hook.id}/deliveries/${delivery.id}/redeliver`, opts: asOwner, status: 201 },
   "GET /api/openapi.json": { method: "GET", path: "/api/openapi.json", status: 200 },
   "GET /api/docs": { method: "GET", path: "/api/docs", status: 200 },

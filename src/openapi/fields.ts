@@ -215,6 +215,7 @@ export const FIELD_DOCS: Record<string, string> = {
   lastResponse: "The start of the receiver's last answer, or null.",
   lastError: "Why the last attempt failed, or null.",
   body: "The JSON sent to the receiver.",
+  bodyBytes: "The size of the JSON sent to the receiver, in bytes (its text is one delivery's own address).",
   // The document itself.
   openapi: "The OpenAPI version.",
   info: "Title and version of the API.",
