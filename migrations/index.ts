@@ -92,5 +92,5 @@ export const frozenChecksums: Record<string, string> = {
   "0024_search_prefix": "34dbb525febb6e0078bd353b2b8f2bc650c5efbb4e51c0bb6e65879e6e92d91c",
   "0025_webhook_bodies": "39249fcf0d5384e9c03ac9c2bb18e5ecccb45bc46da5820f952494ad8b767cf9",
   "0026_codes_per_tracker": "14f1f49e2685465decf4cec186e5cdb1b78ef929a7d485f846317ae1cda7d13f",
-  "0027_links_owner_by_id": "4cd136154e8612bb51852caf3c3c6891deb93a0010181746126eb386c6699e3d",
+  "0027_links_owner_by_id": "b98756aede029c381e0b8d6f702ac31a9d9647412180fbda1547160fb974529c",
 };
