@@ -79,7 +79,9 @@ export async function setup(env: Record<string, string> = {}) {
       headers["content-type"] ??= "application/json";
     }
     const res = await app.handle(new Request(`${ORIGIN}${path}`, { method, headers, body }));
-    const text = await res.text();
+    // Decoded as an HTTP client's fetch().text() does (a BOM dropped): Bun's Response.text() of a
+    // direct stream (downloads, src/db/reader.ts) keeps it.
+    const text = new TextDecoder().decode(await res.arrayBuffer());
     let json: any = null;
     try {
       json = JSON.parse(text);
