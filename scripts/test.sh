@@ -176,7 +176,8 @@ passed=$((passed + p)); failed=$((failed + f))
 # CI shows only the run's tail: name every failure again here, just above the closing line.
 if [ "$failed" -ne 0 ]; then
   echo "== Failures"
-  grep -h -E '^\(fail\)' .tmp/unit.log .tmp/pg.log .tmp/unit-pg.log 2>/dev/null | sed 's/^/  /' | cut -c1-300
+  # bun test prints each failure twice (where it ran, and in its summary): once here.
+  grep -h -E '^\(fail\)' .tmp/unit.log .tmp/pg.log .tmp/unit-pg.log 2>/dev/null | awk '!seen[$0]++' | sed 's/^/  /' | cut -c1-300
   grep -h -E '^ *✗ ' .tmp/smoke.log .tmp/smoke-pg.log .tmp/hostile.log .tmp/hostile-pg.log .tmp/api-client.log .tmp/api-client-pg.log 2>/dev/null | cut -c1-300
   for r in .tmp/e2e-results.json .tmp/e2e-pg-results.json; do
     [ -f "$r" ] && node -e '
