@@ -8,8 +8,8 @@
 //   knobs: BENCH_LINKS (1,000,000), BENCH_CLICKS (10,000,000), BENCH_BACKENDS (sqlite,postgres),
 //          BENCH_RUNS (2: measured runs per backend on one seeded database), BENCH_SECONDS (10,
 //          each redirect probe), BENCH_BULK_LINKS (100,000 made through the API for the WAL),
-//          BENCH_PORT (47700), BENCH_SEED_CACHE (a folder: SQLite's seeded file is kept there and
-//          copied in by later runs of the same size, then migrated; BENCH_SEED_ONLY=1 seeds it
+//          BENCH_PORT (47700), BENCH_SEED_CACHE (a folder: SQLite's seeded file and PostgreSQL's
+//          seeded cluster are kept there and copied in by later runs of the same size, then migrated; BENCH_SEED_ONLY=1 seeds it
 //          and stops — seeding 10M clicks takes minutes, and need not happen on a quiet machine),
 //          BENCH_LOAD (views,deep,exports,lists: the load clients' kinds), BENCH_CLIENT_NICE (19:
 //          the load clients' nice value; they stand for remote users)
@@ -410,19 +410,41 @@ async function seededSqlite(file: string, env: Record<string, string>): Promise<
   return s;
 }
 
+/** Where BENCH_SEED_CACHE keeps a seeded PostgreSQL cluster of this size (its data folder, passwords, and what was seeded). */
+const pgSeedCache = () => join(SEED_CACHE, `postgres-${LINKS}-${CLICKS}`);
+/** Whether this run's cluster was started from pgSeedCache. */
+let pgFromCache = false;
+
+/** PostgreSQL's seeded database: from the cluster started from the cache, else seeded here (and the cluster saved there). */
+async function seededPostgres(cluster: PgCluster, url: string, cached: boolean): Promise<Seeded> {
+  if (cached) {
+    console.log(`  seeded cluster copied from ${pgSeedCache()}`);
+    return JSON.parse(readFileSync(join(pgSeedCache(), "seeded.json"), "utf8")) as Seeded;
+  }
+  const s = await seedPostgres(url, cluster.adminUrl("tenant"), LINKS, CLICKS);
+  if (SEED_CACHE) {
+    await cluster.saveTo(pgSeedCache());
+    writeFileSync(join(pgSeedCache(), "seeded.json"), JSON.stringify(s));
+  }
+  return s;
+}
+
 async function backend(name: string, cluster: PgCluster | null, dir: string) {
   console.log(`\n== ${name}: ${LINKS.toLocaleString("en-US")} links, one with ${CLICKS.toLocaleString("en-US")} clicks (load ${loadavg()})`);
   // RSS of a server with no links at all: the base of the bytes-per-link figure.
-  const emptyEnv: Record<string, string> = cluster ? { DATABASE_URL: await cluster.createDatabase("empty"), DATA_DIR: join(dir, "empty") } : { DATA_DIR: join(dir, "empty") };
+  // A cluster started from the seed cache has both databases already (pgSeedCache).
+  const cachedPg = cluster !== null && pgFromCache;
+  const dbUrl = async (c: PgCluster, name: string) => (cachedPg ? c.databaseUrl(name) : await c.createDatabase(name));
+  const emptyEnv: Record<string, string> = cluster ? { DATABASE_URL: await dbUrl(cluster, "empty"), DATA_DIR: join(dir, "empty") } : { DATA_DIR: join(dir, "empty") };
   let server = spawnServe(emptyEnv);
   await healthy();
   const emptyRss = await restingRss(server.pid);
   await stop(server);
 
-  const env: Record<string, string> = cluster ? { DATABASE_URL: await cluster.createDatabase("tenant"), DATA_DIR: join(dir, "pgdata") } : { DATA_DIR: join(dir, "data") };
+  const env: Record<string, string> = cluster ? { DATABASE_URL: await dbUrl(cluster, "tenant"), DATA_DIR: join(dir, "pgdata") } : { DATA_DIR: join(dir, "data") };
   await $`${serveCmd} migrate`.env({ ...process.env, ...env }).quiet();
   const target = cluster ? { url: env.DATABASE_URL! } : { file: join(env.DATA_DIR!, "threadlink.db") };
-  const s = cluster ? await seedPostgres(env.DATABASE_URL!, cluster.adminUrl("tenant"), LINKS, CLICKS) : await seededSqlite(target.file!, env);
+  const s = cluster ? await seededPostgres(cluster, env.DATABASE_URL!, cachedPg) : await seededSqlite(target.file!, env);
   if (SEED_ONLY) return [];
   console.log(`  seeded: links in ${fmt(s.linksSeconds, 0)} s, clicks in ${fmt(s.clicksSeconds, 0)} s; disk per stored click ${fmt(s.bytesPerClick, 0)} bytes (rows, indexes, fold; roll-ups amortised)`);
 
@@ -486,7 +508,8 @@ async function main() {
     try {
       if (name === "postgres") {
         await $`bash scripts/ensure-postgres.sh`.quiet();
-        cluster = await startCluster({ durable: true });
+        pgFromCache = SEED_CACHE !== "" && existsSync(join(pgSeedCache(), "seeded.json"));
+        cluster = await startCluster({ durable: true, ...(pgFromCache ? { from: pgSeedCache() } : {}) });
       }
       verdicts.push(...(await backend(name === "postgres" ? "PostgreSQL" : "SQLite", cluster, dir)));
     } finally {

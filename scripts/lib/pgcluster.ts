@@ -3,7 +3,7 @@
 // and everything stopped and removed afterwards (also when the process exits early).
 // Nothing stands in for PostgreSQL: `bash scripts/ensure-postgres.sh` installs it.
 import { SQL } from "bun";
-import { appendFileSync, chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -22,6 +22,14 @@ export type PgCluster = {
   createDatabase(name?: string, opts?: { template?: string }): Promise<string>;
   /** A superuser connection URL to a database (for checks a test makes behind the app's back). */
   adminUrl(database?: string): string;
+  /** The app role's URL of a database that exists already (one in a cluster started `from` a saved one). */
+  databaseUrl(name: string): string;
+  /**
+   * Stops the server, copies its data folder (and the passwords it needs) to `folder`, and
+   * starts it again: `startCluster({ from: folder })` later starts a copy of it (the benchmarks
+   * keep a seeded cluster so a later run need not seed for minutes).
+   */
+  saveTo(folder: string): Promise<void>;
   /** Stops the server and removes its folder. Safe to call more than once. */
   stop(): Promise<void>;
   /**
@@ -89,7 +97,7 @@ function watch(dir: string, stopCommand: string[]) {
  * Starts a cluster. `durable: false` (the default, for tests) turns off fsync and full-page
  * writes: a cluster that is removed afterwards has nothing to protect from a power cut.
  */
-export async function startCluster(opts: { port?: number; durable?: boolean } = {}): Promise<PgCluster> {
+export async function startCluster(opts: { port?: number; durable?: boolean; from?: string } = {}): Promise<PgCluster> {
   const bin = binDir();
   const asRoot = process.getuid?.() === 0;
   if (asRoot && Bun.spawnSync(["id", "-u", RUN_AS], { stdout: "ignore", stderr: "ignore" }).exitCode !== 0) {
@@ -100,8 +108,10 @@ export async function startCluster(opts: { port?: number; durable?: boolean } = 
   const dir = mkdtempSync(join(tmpdir(), "threadlink-pg-"));
   const data = join(dir, "data");
   const logFile = join(dir, "server.log");
-  const password = crypto.randomUUID().replaceAll("-", "");
-  const appPassword = crypto.randomUUID().replaceAll("-", "");
+  // A saved cluster (saveTo) comes with the passwords its roles were made with.
+  const saved = opts.from ? (JSON.parse(readFileSync(join(opts.from, "cluster.json"), "utf8")) as { password: string; appPassword: string }) : null;
+  const password = saved?.password ?? crypto.randomUUID().replaceAll("-", "");
+  const appPassword = saved?.appPassword ?? crypto.randomUUID().replaceAll("-", "");
   let stopped = false;
   let port = 0;
 
@@ -126,12 +136,17 @@ export async function startCluster(opts: { port?: number; durable?: boolean } = 
       const gid = Number(run(["id", "-g", RUN_AS], "id").trim());
       chownSync(dir, uid, gid);
     }
-    const pwfile = join(dir, "pw");
-    writeFileSync(pwfile, `${password}\n`, { mode: 0o600 });
-    if (asRoot) chownSync(pwfile, Number(run(["id", "-u", RUN_AS], "id").trim()), -1);
-    // Locale C and UTF-8: text sorts by bytes, as SQLite's BINARY collation does.
-    run(as([join(bin, "initdb"), "-D", data, "-U", "postgres", "--auth=scram-sha-256", `--pwfile=${pwfile}`, "--encoding=UTF8", "--locale=C", "--no-sync"]), "initdb");
-    rmSync(pwfile);
+    if (opts.from) {
+      // cp -a keeps the files' owner and modes, which the server checks.
+      run(["cp", "-a", join(opts.from, "data"), data], "copying the saved cluster");
+    } else {
+      const pwfile = join(dir, "pw");
+      writeFileSync(pwfile, `${password}\n`, { mode: 0o600 });
+      if (asRoot) chownSync(pwfile, Number(run(["id", "-u", RUN_AS], "id").trim()), -1);
+      // Locale C and UTF-8: text sorts by bytes, as SQLite's BINARY collation does.
+      run(as([join(bin, "initdb"), "-D", data, "-U", "postgres", "--auth=scram-sha-256", `--pwfile=${pwfile}`, "--encoding=UTF8", "--locale=C", "--no-sync"]), "initdb");
+      rmSync(pwfile);
+    }
 
     for (let attempt = 1; ; attempt++) {
       port = opts.port ?? freePort();
@@ -157,16 +172,32 @@ export async function startCluster(opts: { port?: number; durable?: boolean } = 
       if ((await p.exited) !== 0) throw new Error(`pg_ctl ${args[0]} failed: ${await new Response(p.stderr).text()}`);
     };
     const adminUrl = (database = "postgres") => `postgres://postgres:${password}@127.0.0.1:${port}/${database}`;
-    const admin = new SQL({ url: adminUrl(), max: 1 });
-    try {
-      await admin.unsafe(`CREATE ROLE ${APP_ROLE} LOGIN PASSWORD '${appPassword}'`);
-    } finally {
-      await admin.close();
+    if (!saved) {
+      const admin = new SQL({ url: adminUrl(), max: 1 });
+      try {
+        await admin.unsafe(`CREATE ROLE ${APP_ROLE} LOGIN PASSWORD '${appPassword}'`);
+      } finally {
+        await admin.close();
+      }
     }
+    const databaseUrl = (name: string) => `postgres://${APP_ROLE}:${appPassword}@127.0.0.1:${port}/${name}`;
     let made = 0;
     return {
       port,
       adminUrl,
+      databaseUrl,
+      async saveTo(folder: string) {
+        await ctl(["stop", "-D", data, "-m", "fast", "-w", "-t", "60"]);
+        try {
+          rmSync(folder, { recursive: true, force: true });
+          mkdirSync(folder, { recursive: true });
+          run(["cp", "-a", data, join(folder, "data")], "saving the cluster");
+          rmSync(join(folder, "data", "postmaster.pid"), { force: true });
+          writeFileSync(join(folder, "cluster.json"), JSON.stringify({ password, appPassword }), { mode: 0o600 });
+        } finally {
+          await ctl(["start", "-D", data, "-l", logFile, "-w", "-t", "60"]);
+        }
+      },
       async createDatabase(name = `t${++made}_${Math.random().toString(36).slice(2, 8)}`, { template }: { template?: string } = {}) {
         for (const n of [name, template ?? name]) if (!/^[a-z_][a-z0-9_]*$/.test(n)) throw new Error(`Not a plain database name: ${n}`);
         const sql = new SQL({ url: adminUrl(), max: 1 });
@@ -175,7 +206,7 @@ export async function startCluster(opts: { port?: number; durable?: boolean } = 
         } finally {
           await sql.close();
         }
-        return `postgres://${APP_ROLE}:${appPassword}@127.0.0.1:${port}/${name}`;
+        return databaseUrl(name);
       },
       async stop() {
         stopNow("fast");

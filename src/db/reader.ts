@@ -7,19 +7,23 @@
 // the writers and see every transaction committed before the read was sent.
 import type { SQLQueryBindings } from "bun:sqlite";
 import { gzippedAtSource } from "../shared/gzipStream";
+import type { Encoding } from "../shared/encoding";
+import { AppError, type ErrorCode } from "../shared/errors";
 
 export type ToReader =
   | { type: "open"; file: string; nice?: number }
   | { type: "open"; url: string; nice?: number }
   | { type: "read"; id: number; one: boolean; text: string; params: SQLQueryBindings[] }
   | { type: "download"; id: number; job: unknown; gzip: boolean }
+  | { type: "answer"; id: number; job: unknown; acceptEncoding: string | null }
   | { type: "more" | "cancel"; id: number }
   | { type: "back"; buffer: ArrayBuffer };
 export type FromReader =
   | { id: number; rows: unknown }
   | { id: number; chunk: Uint8Array }
   | { id: number; end: true }
-  | { id: number; error: string; code: string | undefined };
+  | { id: number; body: Uint8Array<ArrayBuffer>; encoding: Encoding | null }
+  | { id: number; error: string; code: string | undefined; refusal?: { code: ErrorCode; fields: Record<string, string> | undefined } };
 
 // A separate entrypoint, so the compiled binary carries it (scripts/build.ts): there this module
 // is bundled into main.js at the root of the binary's file system while the worker keeps its
@@ -38,6 +42,8 @@ export type ReaderThread = {
   read(one: boolean, text: string, params: SQLQueryBindings[]): Promise<unknown>;
   /** Starts the thread now (the server, at start): the first report need not wait for it. */
   warm(): void;
+  /** An answer job (src/downloads/answers.ts) built on the thread: its JSON bytes, compressed there when the client takes it. */
+  answer(job: unknown, acceptEncoding: string | null): Promise<{ body: Uint8Array<ArrayBuffer>; encoding: Encoding | null }>;
   /** A download job (src/downloads/jobs.ts) streamed from the thread, a chunk per pull. */
   download(job: unknown, done?: () => void): ReadableStream<Uint8Array>;
   close(): void;
@@ -83,7 +89,8 @@ export function readerThread(target: ({ file: string } | { url: string }) & { ni
       pending.set(m.id, { resolve, reject });
       w.postMessage(m);
     }).then((answer) => {
-      if ("error" in answer) throw Object.assign(new Error(answer.error), { code: answer.code });
+      // A request the job refused (a 400, say) is the same refusal here.
+      if ("error" in answer) throw answer.refusal ? new AppError(answer.refusal.code, answer.error, answer.refusal.fields) : Object.assign(new Error(answer.error), { code: answer.code });
       return answer;
     });
   };
@@ -93,6 +100,9 @@ export function readerThread(target: ({ file: string } | { url: string }) & { ni
     },
     async read(one, text, params) {
       return ((await ask({ type: "read", id: nextId++, one, text, params })) as { rows: unknown }).rows;
+    },
+    async answer(job, acceptEncoding) {
+      return (await ask({ type: "answer", id: nextId++, job, acceptEncoding })) as { body: Uint8Array<ArrayBuffer>; encoding: Encoding | null };
     },
     download(job, done) {
       let ended = false;

@@ -9,6 +9,10 @@ import { PG_SESSION } from "../db/connect";
 import { openPg } from "../db/pg";
 import type { FromReader, ToReader } from "../db/reader";
 import { runDownload, type DownloadJob } from "./jobs";
+import { runAnswer, type AnswerJob } from "./answers";
+import { encodedJson } from "../shared/encoding";
+import { AppError } from "../shared/errors";
+import { loadTimeZones } from "../shared/time";
 import { lowerThisThread } from "../shared/priority";
 import { gzipStream } from "../shared/gzipStream";
 
@@ -56,18 +60,22 @@ function counted(source: ReadableStream<Uint8Array>): ReadableStream<Uint8Array>
 }
 
 const post = (m: FromReader, transfer: Transferable[] = []) => self.postMessage(m, transfer);
-const failure = (id: number, err: unknown) => {
+const failure = (id: number, err: unknown): FromReader => {
+  if (err instanceof AppError) return { id, error: err.message, code: err.code, refusal: { code: err.code, fields: err.fields } };
   const e = err as { message?: string; code?: string };
-  return { id, error: String(e?.message ?? err), code: e?.code } satisfies FromReader;
+  return { id, error: String(e?.message ?? err), code: e?.code };
 };
 
 self.onmessage = async (e: MessageEvent<ToReader>) => {
   const m = e.data;
   if (m.type === "open") {
     lowerThisThread(m.nice ?? 0);
+    // ICU's zone data, loaded before the first report that needs it (src/shared/time.ts).
+    loadTimeZones();
     if ("url" in m) {
-      // PostgreSQL: a pool of its own, small (a download reads one batch at a time).
-      db = pgDatabase(openPg(m.url, { max: 2, bigint: true, connection: PG_SESSION }));
+      // PostgreSQL: a pool of its own, small (a download reads one batch at a time; a report's
+      // four reads go at once).
+      db = pgDatabase(openPg(m.url, { max: 4, bigint: true, connection: PG_SESSION }));
       return;
     }
     // strict: the same binding rules as the request thread's connection (src/db/open.ts).
@@ -82,6 +90,17 @@ self.onmessage = async (e: MessageEvent<ToReader>) => {
     try {
       const statement = handle!.query(m.text);
       post({ id: m.id, rows: m.one ? (statement.get(...m.params) ?? null) : statement.all(...m.params) });
+    } catch (err) {
+      post(failure(m.id, err));
+    }
+    return;
+  }
+  if (m.type === "answer") {
+    try {
+      const { body, encoding } = encodedJson(await runAnswer(db!, m.job as AnswerJob), m.acceptEncoding);
+      // Transferred whole: a view into a larger (pooled) buffer goes as a copy of its own.
+      const own = body.byteOffset === 0 && body.byteLength === body.buffer.byteLength ? body : body.slice();
+      post({ id: m.id, body: own, encoding }, [own.buffer]);
     } catch (err) {
       post(failure(m.id, err));
     }

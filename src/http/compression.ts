@@ -2,43 +2,12 @@
 // wire even to a client that asked for gzip). A list page of 100 links is ~40 KB of JSON and
 // about a tenth of it compressed.
 import { Elysia } from "elysia";
-import { brotliCompressSync, constants } from "node:zlib";
 import { gzipped } from "../shared/gzipStream";
+import { COMPRESS_MIN_BYTES, encodedJson, pickEncoding } from "../shared/encoding";
 import type { AppContext } from "../context";
-
-/** Bodies under this many bytes go as they are: compressing them saves less than it costs. */
-export const COMPRESS_MIN_BYTES = 1024;
 
 /** Types worth compressing when a route answers with a Response of its own (CSV and JSON downloads). */
 const COMPRESSIBLE = /^(application\/json|text\/csv)\b/i;
-
-type Encoding = "br" | "gzip";
-
-/**
- * The encoding to use: br, else gzip, when the client lists it with a quality above zero
- * (`gzip;q=0` refuses it). Anything else (identity, deflate, a malformed header) gets none.
- */
-export function pickEncoding(header: string | null, streamed = false): Encoding | null {
-  if (!header) return null;
-  const accepted = new Set<string>();
-  for (const part of header.slice(0, 500).split(",")) {
-    const [name, ...params] = part.trim().toLowerCase().split(";");
-    const q = params.map((p) => p.trim()).find((p) => p.startsWith("q="));
-    if (q && !(Number(q.slice(2)) > 0)) continue;
-    if (name) accepted.add(name);
-  }
-  // A stream is compressed as it goes (gzipStream below), in gzip only.
-  if (!streamed && (accepted.has("br") || accepted.has("*"))) return "br";
-  if (accepted.has("gzip") || accepted.has("*")) return "gzip";
-  return null;
-}
-
-// Quality 4 compresses a list page within a millisecond; the highest takes tens of them.
-const BROTLI = { params: { [constants.BROTLI_PARAM_QUALITY]: 4 } };
-
-function compress(bytes: Uint8Array, encoding: Encoding): Uint8Array<ArrayBuffer> {
-  return (encoding === "br" ? brotliCompressSync(bytes, BROTLI) : Bun.gzipSync(bytes as Uint8Array<ArrayBuffer>, { level: 6 })) as Uint8Array<ArrayBuffer>;
-}
 
 /**
  * After every handler: a JSON value (what most routes return) of more than COMPRESS_MIN_BYTES,
@@ -52,20 +21,18 @@ export function compression(ctx: AppContext) {
     if (status < 200 || status >= 300 || status === 204) return;
     if (responseValue instanceof Response) return compressResponse(responseValue, request);
     if (responseValue === null || typeof responseValue !== "object" || (responseValue.constructor !== Object && responseValue.constructor !== Array)) return;
-    const text = JSON.stringify(responseValue);
     set.headers.vary = "accept-encoding";
     set.headers["content-type"] = "application/json";
-    const bytes = new TextEncoder().encode(text);
-    const encoding = bytes.byteLength > COMPRESS_MIN_BYTES ? pickEncoding(request.headers.get("accept-encoding")) : null;
-    if (!encoding) return new Response(bytes, { status });
-    set.headers["content-encoding"] = encoding;
-    return new Response(compress(bytes, encoding), { status });
+    const { body, encoding } = encodedJson(responseValue, request.headers.get("accept-encoding"));
+    if (encoding) set.headers["content-encoding"] = encoding;
+    return new Response(body, { status });
   });
 }
 
 function compressResponse(res: Response, request: Request): Response | undefined {
   const type = res.headers.get("content-type") ?? "";
-  if (!res.body || res.status < 200 || res.status >= 300 || res.headers.has("content-encoding") || !COMPRESSIBLE.test(type)) return;
+  // An answer made elsewhere that chose its encoding already (src/downloads/answers.ts) says so by its vary.
+  if (!res.body || res.status < 200 || res.status >= 300 || res.headers.has("content-encoding") || res.headers.get("vary") === "accept-encoding" || !COMPRESSIBLE.test(type)) return;
   const length = Number(res.headers.get("content-length") ?? Number.NaN);
   if (length <= COMPRESS_MIN_BYTES) return;
   const encoding = pickEncoding(request.headers.get("accept-encoding"), true);

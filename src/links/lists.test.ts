@@ -338,6 +338,35 @@ describe("compressed answers", () => {
     expect(small.headers.get("content-encoding")).toBeNull();
   });
 
+  test("an analytics report is built, serialized and compressed on the reader thread: one JSON in every encoding, its refusals unchanged", async () => {
+    // A database file: the reports go to its reader thread (src/downloads/answers.ts).
+    expect(t.database.reader).not.toBeNull();
+    const id = ((await (await get("/api/links?limit=1")).json()) as L[])[0]!.id;
+    const path = `/api/links/${id}/analytics?days=90&pageSize=100`;
+    const plain = await get(path);
+    expect(plain.status).toBe(200);
+    expect(plain.headers.get("content-encoding")).toBeNull();
+    expect(plain.headers.get("content-type")).toBe("application/json");
+    expect(plain.headers.get("vary")).toBe("accept-encoding");
+    const json = JSON.parse(await plain.text());
+    expect(json.link.id).toBe(id);
+    expect(json.timeline.series).toHaveLength(90);
+    const br = await get(path, "gzip, br");
+    expect(br.headers.get("content-encoding")).toBe("br");
+    expect(br.headers.get("vary")).toBe("accept-encoding");
+    expect(JSON.parse(brotliDecompressSync(new Uint8Array(await br.arrayBuffer())).toString())).toEqual(json);
+    const gz = await get(path, "gzip");
+    expect(gz.headers.get("content-encoding")).toBe("gzip");
+    expect(JSON.parse(gunzipSync(new Uint8Array(await gz.arrayBuffer())).toString())).toEqual(json);
+    // Refused on that thread, answered here as ever: the one error shape, its fields kept.
+    const deep = await get(`/api/links/${id}/analytics?page=11&pageSize=100`, "gzip");
+    expect(deep.status).toBe(400);
+    expect(deep.headers.get("content-encoding")).toBeNull();
+    expect(await deep.json()).toEqual({
+      error: { code: "VALIDATION", message: "Pages deeper than 1000 clicks are read with before (the previous page's nextBefore)", fields: { page: "too deep without before" } },
+    });
+  });
+
   test("errors and redirects are never compressed", async () => {
     const err = await get("/api/links?limit=0", "gzip");
     expect(err.status).toBe(400);

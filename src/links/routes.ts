@@ -1,12 +1,12 @@
 // /api/links (the Link Tracker) and /api/pic-drift-links (the brand tracker): one factory,
 // parameterised by tracker; the brand tracker adds edit, reset and the root link.
 import { download } from "../downloads/jobs";
+import { answer } from "../downloads/answers";
 import { Elysia } from "elysia";
 import { rowId } from "../db/ids";
 import type { AppContext } from "../context";
 import { ownerId, type AuthPlugin } from "../http/auth";
 import { notFound } from "../shared/errors";
-import { analyticsReports } from "../analytics/report";
 import { analyticsStore } from "../analytics/store";
 import { CreateLinkBody, EditLinkBody, EditMainLinkBody, LINK_PAGE_DEFAULT, LINK_PAGE_MAX, LinkListItem, LinkView, ListQuery, SPARK_DAYS, LookupQuery, listTags, PatchLinkBody, PatchMainLinkBody, ResetQuery, type Tracker } from "./schema";
 import { AnalyticsQuery, AnalyticsReport } from "../analytics/schema";
@@ -23,7 +23,6 @@ const parseId = (raw: string) => rowId(raw) ?? 0;
 
 export function linkRoutes(ctx: AppContext, auth: AuthPlugin, links: Links, tracker: Tracker) {
   const prefix = tracker === "main" ? "/api/links" : "/api/pic-drift-links";
-  const reports = analyticsReports(ctx.db, { retentionDays: ctx.config.clickRetentionDays, detailPerMinute: ctx.config.clickDetailPerMinute });
   const isOwner = async (userId: number) => tracker === "brand" && (await ownerId(ctx)) === userId;
   const analytics = analyticsStore(ctx.db);
 
@@ -152,10 +151,11 @@ export function linkRoutes(ctx: AppContext, auth: AuthPlugin, links: Links, trac
     )
     .get(
       "/:id/analytics",
-      async ({ params, user, query }) => {
+      async ({ params, user, query, request }) => {
         await links.recorder.flush();
         const row = await find(params.id, user.id);
-        return await reports.report(row, links.shortUrl(row), query);
+        const { clickRetentionDays: retentionDays, clickDetailPerMinute: detailPerMinute } = ctx.config;
+        return await answer(ctx.db, { kind: "report", link: row, shortUrl: links.shortUrl(row), query, retentionDays, detailPerMinute }, request.headers.get("accept-encoding"));
       },
       { auth: true, query: AnalyticsQuery },
     )

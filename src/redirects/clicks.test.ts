@@ -78,6 +78,22 @@ describe("a stalled report", () => {
       }
       return real.get(sql, ...(params as never[]));
     }) as typeof reads.get;
+    // Reports are built and downloads streamed on the reader thread (src/downloads/answers.ts,
+    // jobs.ts): they wait there too.
+    const reader = d.db.reader!;
+    const realAnswer = reader.answer.bind(reader);
+    const realDownload = reader.download.bind(reader);
+    reader.answer = async (job, acceptEncoding) => {
+      stalled++;
+      await gate;
+      return realAnswer(job, acceptEncoding);
+    };
+    reader.download = (job, done) => {
+      stalled++;
+      const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
+      void gate.then(() => realDownload(job, done).pipeTo(writable)).catch(() => {});
+      return readable;
+    };
     try {
       const reg = await fetch(`${base}/api/register`, { method: "POST", headers: { "content-type": "application/json", origin: base }, body: JSON.stringify({ username: "alice", password: PASSWORD, email: "a@example.test" }) });
       const cookie = (reg.headers.get("set-cookie") ?? "").split(";")[0]!;
@@ -108,6 +124,8 @@ describe("a stalled report", () => {
     } finally {
       release();
       Object.assign(reads, real);
+      reader.answer = realAnswer;
+      reader.download = realDownload;
       await app.stop();
       await d.db.close();
       d.remove();
