@@ -8,6 +8,7 @@
 import type { SQLQueryBindings } from "bun:sqlite";
 import { gzippedAtSource } from "../shared/gzipStream";
 import type { Encoding } from "../shared/encoding";
+import type { LinkPack } from "../links/mapPack";
 import { AppError, type ErrorCode } from "../shared/errors";
 
 export type ToReader =
@@ -16,6 +17,7 @@ export type ToReader =
   | { type: "read"; id: number; one: boolean; text: string; params: SQLQueryBindings[] }
   | { type: "download"; id: number; job: unknown; gzip: boolean }
   | { type: "answer"; id: number; job: unknown; acceptEncoding: string | null }
+  | { type: "pack"; id: number; after: number; upTo: number }
   | { type: "more" | "cancel"; id: number }
   | { type: "back"; buffer: ArrayBuffer };
 export type FromReader =
@@ -23,6 +25,7 @@ export type FromReader =
   | { id: number; chunk: Uint8Array }
   | { id: number; end: true }
   | { id: number; body: Uint8Array<ArrayBuffer>; encoding: Encoding | null }
+  | { id: number; packs: LinkPack[] }
   | { id: number; error: string; code: string | undefined; refusal?: { code: ErrorCode; fields: Record<string, string> | undefined } };
 
 // A separate entrypoint, so the compiled binary carries it (scripts/build.ts): there this module
@@ -44,6 +47,8 @@ export type ReaderThread = {
   warm(): void;
   /** An answer job (src/downloads/answers.ts) built on the thread: its JSON bytes, compressed there when the client takes it. */
   answer(job: unknown, acceptEncoding: string | null): Promise<{ body: Uint8Array<ArrayBuffer>; encoding: Encoding | null }>;
+  /** The links with ids in (after, upTo], packed for the redirect map (src/links/mapPack.ts). */
+  packLinks(after: number, upTo: number): Promise<LinkPack[]>;
   /** A download job (src/downloads/jobs.ts) streamed from the thread, a chunk per pull. */
   download(job: unknown, done?: () => void): ReadableStream<Uint8Array>;
   close(): void;
@@ -55,23 +60,27 @@ export type ReaderThread = {
  * not). Its thread starts with the first use and again after a crash.
  */
 export function readerThread(target: ({ file: string } | { url: string }) & { nice?: number }): ReaderThread {
-  let worker: Worker | null = null;
+  let worker: (Worker & { ref(): void; unref(): void }) | null = null;
   let nextId = 1;
   const pending = new Map<number, { resolve: (m: FromReader) => void; reject: (e: Error) => void }>();
   const failAll = (why: string) => {
     for (const p of pending.values()) p.reject(new Error(why));
     pending.clear();
+    worker?.unref();
   };
   const start = () => {
     // smol: JavaScriptCore's small heap, collected often: the rows' garbage stays small. Named,
     // so its OS thread reads "reader" (the benchmarks tell it from the click writer's "Worker").
-    const w = new Worker(WORKER_URL, { smol: true, name: "reader" });
-    // Never keeps the process alive by itself (tests open many apps in one process).
-    (w as unknown as { unref(): void }).unref();
+    const w = new Worker(WORKER_URL, { smol: true, name: "reader" }) as Worker & { ref(): void; unref(): void };
+    // Never keeps the process alive by itself (tests open many apps in one process), except
+    // while a request to it is pending: Bun left an unreferenced worker's long job (the map's
+    // half, a thousand statements in one message) stopped mid-way, its thread idle, for good.
+    w.unref();
     w.onmessage = (e: MessageEvent<FromReader>) => {
       const p = pending.get(e.data.id);
       if (!p) return;
       pending.delete(e.data.id);
+      if (pending.size === 0) w.unref();
       p.resolve(e.data);
     };
     w.onerror = (e) => {
@@ -86,6 +95,7 @@ export function readerThread(target: ({ file: string } | { url: string }) & { ni
     worker ??= start();
     const w = worker;
     return new Promise<FromReader>((resolve, reject) => {
+      if (pending.size === 0) w.ref();
       pending.set(m.id, { resolve, reject });
       w.postMessage(m);
     }).then((answer) => {
@@ -103,6 +113,9 @@ export function readerThread(target: ({ file: string } | { url: string }) & { ni
     },
     async answer(job, acceptEncoding) {
       return (await ask({ type: "answer", id: nextId++, job, acceptEncoding })) as { body: Uint8Array<ArrayBuffer>; encoding: Encoding | null };
+    },
+    async packLinks(after, upTo) {
+      return ((await ask({ type: "pack", id: nextId++, after, upTo })) as { packs: LinkPack[] }).packs;
     },
     download(job, done) {
       let ended = false;

@@ -10,6 +10,8 @@ import { openPg } from "../db/pg";
 import type { FromReader, ToReader } from "../db/reader";
 import { runDownload, type DownloadJob } from "./jobs";
 import { runAnswer, type AnswerJob } from "./answers";
+import { linksStore } from "../links/store";
+import { packBuffers, packRows, type LinkPack } from "../links/mapPack";
 import { encodedJson } from "../shared/encoding";
 import { AppError } from "../shared/errors";
 import { loadTimeZones } from "../shared/time";
@@ -101,6 +103,16 @@ self.onmessage = async (e: MessageEvent<ToReader>) => {
       // Transferred whole: a view into a larger (pooled) buffer goes as a copy of its own.
       const own = body.byteOffset === 0 && body.byteLength === body.buffer.byteLength ? body : body.slice();
       post({ id: m.id, body: own, encoding }, [own.buffer]);
+    } catch (err) {
+      post(failure(m.id, err));
+    }
+    return;
+  }
+  if (m.type === "pack") {
+    try {
+      const packs: LinkPack[] = [];
+      for await (const page of linksStore(db!).allForRedirect({ after: m.after, upTo: m.upTo })) packs.push(packRows(page));
+      post({ id: m.id, packs }, packs.flatMap(packBuffers));
     } catch (err) {
       post(failure(m.id, err));
     }

@@ -12,6 +12,7 @@
 //
 // Synchronous throughout: the redirect never awaits (issue 12).
 import type { CompiledSmart } from "../smart/decide";
+import type { LinkPack } from "./mapPack";
 
 /**
  * A destination that is already in the form the URL parser writes (lower-case http(s) scheme
@@ -45,8 +46,8 @@ export type CachedLink = {
  * Node's (and Bun's) Buffer methods without the encoding switch of toString/write, 4× faster on
  * a 65-byte destination here; present since Node's first releases, absent from the type files.
  */
-type Arena = Buffer & { latin1Slice(start: number, end: number): string; utf8Write(s: string, offset: number): number };
-const arena = (n: number) => Buffer.allocUnsafe(n) as Arena;
+export type Arena = Buffer & { latin1Slice(start: number, end: number): string; utf8Write(s: string, offset: number): number };
+export const arena = (n: number) => Buffer.allocUnsafe(n) as Arena;
 
 const EMPTY = -1;
 const GONE = -2;
@@ -148,6 +149,37 @@ export class RedirectMap {
     if (this.table[i] === GONE) this.gone--;
     this.table[i] = slot;
     this.live++;
+  }
+
+  /**
+   * Adds a pack's links (src/links/mapPack.ts: a whole load's other half, keys known not to be in
+   * the map): its bytes copied once, a slot and a table entry per link, no string made.
+   */
+  addPacked(p: LinkPack) {
+    this.reserveFor(p.count, p.bytes.byteLength);
+    const base = this.arenaUsed;
+    this.arena.set(p.bytes, base);
+    this.arenaUsed += p.bytes.byteLength;
+    const mask = this.table.length - 1;
+    for (let i = 0, at = base; i < p.count; i++) {
+      const slot = this.free.pop() ?? this.newSlot();
+      const keyLen = p.keyLens[i]!;
+      this.offsets[slot] = at;
+      this.codeLens[slot] = keyLen;
+      this.hrefLens[slot] = p.hrefLens[i]!;
+      this.ids[slot] = p.ids[i]!;
+      this.active[slot] = p.active[i]!;
+      this.expires[slot] = p.expires[i]!;
+      if (slot < this.smart.length) this.smart[slot] = undefined;
+      let h = 0x811c9dc5;
+      for (let k = 0; k < keyLen; k++) h = Math.imul(h ^ this.arena[at + k]!, 0x01000193);
+      let e = (h >>> 1) & mask;
+      while (this.table[e]! >= 0) e = (e + 1) & mask;
+      if (this.table[e] === GONE) this.gone--;
+      this.table[e] = slot;
+      this.live++;
+      at += keyLen + p.hrefLens[i]!;
+    }
   }
 
   delete(code: string): boolean {

@@ -6,6 +6,7 @@
 import type { AppContext } from "../context";
 import { shortUrlOf } from "./export";
 import { RedirectMap, hrefOf, type CachedLink } from "./redirectMap";
+import { OWN_SHARE, keyOf } from "./mapPack";
 import { ClickRecorder } from "../analytics/recorder";
 import { OVER_QUOTA, codeConflict, linksStore, tagNames, type Existing, type LinkRow, type NewLink, type RedirectRow } from "./store";
 import { BULK_MSG, MSG, type ItemError, type LinkView, type Tracker } from "./schema";
@@ -96,8 +97,9 @@ async function smartJson(smart: SmartInputParsed | SmartImportParsed | null | un
 
 export type { CachedLink };
 
-/** Before a brand link's code in the redirect map's key: a space, which no code contains. */
-const BRAND_KEY = " ";
+
+/** Fewer links than this load on the request thread alone: the reader thread's start would cost more than it saves. */
+export const REDIRECT_SPLIT_MIN = 20_000;
 
 /** The longest pause between two bulk transactions while the WAL waits to be truncated. */
 const WAL_GAP_MS = 200;
@@ -168,7 +170,6 @@ export async function createLinks(ctx: AppContext, opts: { maxClickBacklog?: num
   // One map for both trackers (its bytes per link unchanged): a brand link's key is its code
   // behind a character no code has, so `promo` can be in each tracker.
   let byCode = new RedirectMap();
-  const keyOf = (tracker: Tracker, code: string) => (tracker === "brand" ? `${BRAND_KEY}${code}` : code);
   /** The link under `code` in the host's tracker, else in the other (so no printed link changes). */
   const find = (code: string, host?: string | null) => {
     const first = trackerAt(host);
@@ -187,21 +188,37 @@ export async function createLinks(ctx: AppContext, opts: { maxClickBacklog?: num
     if (c) byCode.set(keyOf(row.tracker, row.short_code), c);
     else byCode.delete(keyOf(row.tracker, row.short_code));
   };
-  /** Reads every link into a new map, then serves from it: redirects use the old one meanwhile. */
+  const addRow = (map: RedirectMap, r: RedirectRow) => {
+    const c = toCached(r);
+    seed(r, c);
+    if (c) map.add(keyOf(r.tracker, r.short_code), c);
+  };
+  /**
+   * Reads every link into a new map, then serves from it: redirects use the old one meanwhile.
+   * The reader thread reads and packs the upper ids at the same time (src/links/mapPack.ts).
+   */
   const loadAll = async () => {
+    const started = performance.now();
     const next = new RedirectMap();
+    const { count, maxId } = await store.redirectSpan();
     // Room for them all at once; 64 bytes of code and destination each to start (the arena grows past it).
-    const links = await store.redirectCount();
-    next.reserveFor(links, links * 64);
-    for await (const page of store.allForRedirect()) {
-      for (const r of page) {
-        const c = toCached(r);
-        seed(r, c);
-        if (c) next.add(keyOf(r.tracker, r.short_code), c);
+    next.reserveFor(count, count * 64);
+    const reader = ctx.db.reader;
+    const split = reader && count > REDIRECT_SPLIT_MIN ? Math.floor(maxId * OWN_SHARE) : maxId;
+    // A thread that fails leaves its part to this one.
+    const theirs = split < maxId ? reader!.packLinks(split, maxId).catch(() => null) : Promise.resolve([]);
+    for await (const page of store.allForRedirect({ upTo: split })) for (const r of page) addRow(next, r);
+    const packs = await theirs;
+    if (packs) {
+      for (const p of packs) {
+        next.addPacked(p);
+        for (const r of p.rows) addRow(next, r);
       }
-    }
+    } else for await (const page of store.allForRedirect({ after: split })) for (const r of page) addRow(next, r);
     next.trim();
     byCode = next;
+    // Start-up's largest part (issue 21: ≤ 2 s at a million links), for the operator to see.
+    log.info("redirect map loaded", { links: next.size, ms: Math.round(performance.now() - started), split: split < maxId, atMs: Math.round(performance.now()) });
   };
   // N instances on one PostgreSQL: every other instance's link writes reach this map through
   // LISTEN/NOTIFY (follow.ts), listened for before the map loads so none falls between the two.

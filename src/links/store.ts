@@ -595,13 +595,17 @@ export function linksStore(db: Database, { maxPerUser = 0, sharedCodes = true }:
      */
     /** How many links, and their codes' and destinations' bytes: the redirect map's room, made at once. */
     /** How many links: the redirect map's room is made at once (an index count; summing their lengths read every row). */
-    redirectCount: async () => Number((await db.get<{ n: number }>("SELECT COUNT(*) AS n FROM short_links"))?.n ?? 0),
-    // Pages, not rows: an async generator's yield per row cost ~0.5 s of a million links' load.
-    async *allForRedirect(): AsyncGenerator<RedirectRow[]> {
-      for (let after = 0; ; ) {
+    /** How many links there are, and the highest id (the map's load splits the ids at a point of it). */
+    redirectSpan: async () => {
+      const r = await db.get<{ n: number; top: number | null }>("SELECT COUNT(*) AS n, MAX(id) AS top FROM short_links");
+      return { count: Number(r?.n ?? 0), maxId: Number(r?.top ?? 0) };
+    },
+    /** The links with ids above `after` and up to `upTo`, a page at a time. Pages, not rows: an async generator's yield per row cost ~0.5 s of a million links' load. */
+    async *allForRedirect({ after: from = 0, upTo = Number.MAX_SAFE_INTEGER }: { after?: number; upTo?: number } = {}): AsyncGenerator<RedirectRow[]> {
+      for (let after = from; ; ) {
         const page = await db.all<RedirectRow>(
-          `SELECT ${redirectCols("")} FROM short_links WHERE id > ? ORDER BY id LIMIT ?`,
-          after, REDIRECT_PAGE,
+          `SELECT ${redirectCols("")} FROM short_links WHERE id > ? AND id <= ? ORDER BY id LIMIT ?`,
+          after, upTo, REDIRECT_PAGE,
         );
         yield page;
         if (page.length < REDIRECT_PAGE) return;
