@@ -233,9 +233,19 @@ export function pgDatabase(pool: SQL, { readerUrl, nice }: { readerUrl?: string;
   const queries = pgQueries(pool);
   // The reader thread opens its own pool, when first used (src/db/reader.ts).
   const reader = readerUrl ? readerThread({ url: readerUrl, nice }) : null;
+  // Reports, click pages and list pages read there too: their rows are parsed (and collected)
+  // on that thread, never on the one that answers redirects (issue 21).
+  const reads: Queries = reader
+    ? {
+        dialect: "postgres",
+        all: async <T>(text: string, ...params: Params) => (await reader.read(false, text, params)) as T[],
+        get: async <T>(text: string, ...params: Params) => ((await reader.read(true, text, params)) as T | null) ?? null,
+        run: () => Promise.reject(new Error("db.reads is for reads only")),
+      }
+    : queries;
   return {
     ...queries,
-    reads: queries,
+    reads,
     reader,
     sqlite: null,
     pg: pool,

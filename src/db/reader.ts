@@ -6,6 +6,7 @@
 // a 100,000-link export held redirects up to 642 ms at a time. WAL lets the reader run beside
 // the writers and see every transaction committed before the read was sent.
 import type { SQLQueryBindings } from "bun:sqlite";
+import type { Params } from "./database";
 import { gzippedAtSource } from "../shared/gzipStream";
 import type { Encoding } from "../shared/encoding";
 import type { LinkPack } from "../links/mapPack";
@@ -14,7 +15,7 @@ import { AppError, type ErrorCode } from "../shared/errors";
 export type ToReader =
   | { type: "open"; file: string; nice?: number }
   | { type: "open"; url: string; nice?: number }
-  | { type: "read"; id: number; one: boolean; text: string; params: SQLQueryBindings[] }
+  | { type: "read"; id: number; one: boolean; text: string; params: SQLQueryBindings[] | Params }
   | { type: "download"; id: number; job: unknown; gzip: boolean }
   | { type: "answer"; id: number; job: unknown; acceptEncoding: string | null }
   | { type: "pack"; id: number; after: number; upTo: number }
@@ -26,7 +27,7 @@ export type FromReader =
   | { id: number; end: true }
   | { id: number; body: Uint8Array<ArrayBuffer>; encoding: Encoding | null }
   | { id: number; packs: LinkPack[] }
-  | { id: number; error: string; code: string | undefined; refusal?: { code: ErrorCode; fields: Record<string, string> | undefined } };
+  | { id: number; error: string; code: string | undefined; name?: string; errno?: unknown; refusal?: { code: ErrorCode; fields: Record<string, string> | undefined } };
 
 // A separate entrypoint, so the compiled binary carries it (scripts/build.ts): there this module
 // is bundled into main.js at the root of the binary's file system while the worker keeps its
@@ -42,7 +43,8 @@ const DirectStream = ReadableStream as unknown as new (source: Bun.DirectUnderly
 const SOCKET_SINK = /^\[object ReadableHTTPS?ResponseSinkController\]$/;
 
 export type ReaderThread = {
-  read(one: boolean, text: string, params: SQLQueryBindings[]): Promise<unknown>;
+  /** SQLite's bindings as bun:sqlite takes them, or (PostgreSQL) the store's parameters as given. */
+  read(one: boolean, text: string, params: SQLQueryBindings[] | Params): Promise<unknown>;
   /** Starts the thread now (the server, at start): the first report need not wait for it. */
   warm(): void;
   /** An answer job (src/downloads/answers.ts) built on the thread: its JSON bytes, compressed there when the client takes it. */
@@ -100,7 +102,7 @@ export function readerThread(target: ({ file: string } | { url: string }) & { ni
       w.postMessage(m);
     }).then((answer) => {
       // A request the job refused (a 400, say) is the same refusal here.
-      if ("error" in answer) throw answer.refusal ? new AppError(answer.refusal.code, answer.error, answer.refusal.fields) : Object.assign(new Error(answer.error), { code: answer.code });
+      if ("error" in answer) throw answer.refusal ? new AppError(answer.refusal.code, answer.error, answer.refusal.fields) : Object.assign(new Error(answer.error), { code: answer.code, ...(answer.name ? { name: answer.name, errno: answer.errno } : {}) });
       return answer;
     });
   };

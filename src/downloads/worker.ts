@@ -3,8 +3,8 @@
 // downloads (jobs.ts) a chunk per request, so a million rows are read, formatted and collected
 // here, never on the thread that answers redirects. The connection is query_only: a store that
 // sent a write here would fail loudly.
-import { Database as SqliteHandle } from "bun:sqlite";
-import { pgDatabase, sqliteDatabase, type Database } from "../db/database";
+import { Database as SqliteHandle, type SQLQueryBindings } from "bun:sqlite";
+import { pgDatabase, sqliteDatabase, type Database, type Params } from "../db/database";
 import { PG_SESSION } from "../db/connect";
 import { openPg } from "../db/pg";
 import type { FromReader, ToReader } from "../db/reader";
@@ -64,8 +64,9 @@ function counted(source: ReadableStream<Uint8Array>): ReadableStream<Uint8Array>
 const post = (m: FromReader, transfer: Transferable[] = []) => self.postMessage(m, transfer);
 const failure = (id: number, err: unknown): FromReader => {
   if (err instanceof AppError) return { id, error: err.message, code: err.code, refusal: { code: err.code, fields: err.fields } };
-  const e = err as { message?: string; code?: string };
-  return { id, error: String(e?.message ?? err), code: e?.code };
+  // A PostgreSQL error keeps what the request thread's answers go by (src/db/faults.ts, http/errors.ts).
+  const e = err as { message?: string; code?: string; name?: string; errno?: unknown };
+  return { id, error: String(e?.message ?? err), code: e?.code, ...(e?.name === "PostgresError" ? { name: e.name, errno: e.errno } : {}) };
 };
 
 self.onmessage = async (e: MessageEvent<ToReader>) => {
@@ -90,8 +91,15 @@ self.onmessage = async (e: MessageEvent<ToReader>) => {
   }
   if (m.type === "read") {
     try {
-      const statement = handle!.query(m.text);
-      post({ id: m.id, rows: m.one ? (statement.get(...m.params) ?? null) : statement.all(...m.params) });
+      if (handle) {
+        const statement = handle.query(m.text);
+        const params = m.params as SQLQueryBindings[];
+        post({ id: m.id, rows: m.one ? (statement.get(...params) ?? null) : statement.all(...params) });
+      } else {
+        // PostgreSQL: the rows are parsed here, not on the thread that answers redirects.
+        const params = m.params as Params;
+        post({ id: m.id, rows: m.one ? await db!.get(m.text, ...params) : await db!.all(m.text, ...params) });
+      }
     } catch (err) {
       post(failure(m.id, err));
     }
