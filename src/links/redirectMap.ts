@@ -156,30 +156,42 @@ export class RedirectMap {
    * the map): its bytes copied once, a slot and a table entry per link, no string made.
    */
   addPacked(p: LinkPack) {
-    this.reserveFor(p.count, p.bytes.byteLength);
+    const n = p.count;
+    this.reserveFor(n, p.bytes.byteLength);
     const base = this.arenaUsed;
     this.arena.set(p.bytes, base);
     this.arenaUsed += p.bytes.byteLength;
-    const mask = this.table.length - 1;
-    for (let i = 0, at = base; i < p.count; i++) {
-      const slot = this.free.pop() ?? this.newSlot();
-      const keyLen = p.keyLens[i]!;
-      this.offsets[slot] = at;
-      this.codeLens[slot] = keyLen;
-      this.hrefLens[slot] = p.hrefLens[i]!;
-      this.ids[slot] = p.ids[i]!;
-      this.active[slot] = p.active[i]!;
-      this.expires[slot] = p.expires[i]!;
-      if (slot < this.smart.length) this.smart[slot] = undefined;
+    // New slots in a row (a load has freed none): each field copied whole. Locals, not fields,
+    // in the loop: it runs a million times at start-up (~0.45 s when written per link with
+    // fields read through `this`, ~0.1 s so).
+    const first = this.slots;
+    if (this.free.length > 0 || first + n > this.ids.length) throw new Error("addPacked: a whole load's map only");
+    this.slots += n;
+    this.codeLens.set(p.keyLens.subarray(0, n), first);
+    this.hrefLens.set(p.hrefLens.subarray(0, n), first);
+    this.ids.set(p.ids.subarray(0, n), first);
+    this.active.set(p.active.subarray(0, n), first);
+    this.expires.set(p.expires.subarray(0, n), first);
+    for (let i = 0; i < n && first + i < this.smart.length; i++) this.smart[first + i] = undefined;
+    const { table, offsets } = this;
+    const bytes = p.bytes;
+    const keyLens = p.keyLens;
+    const hrefLens = p.hrefLens;
+    const mask = table.length - 1;
+    let gone = 0;
+    for (let i = 0, at = 0; i < n; i++) {
+      const keyLen = keyLens[i]!;
+      offsets[first + i] = base + at;
       let h = 0x811c9dc5;
-      for (let k = 0; k < keyLen; k++) h = Math.imul(h ^ this.arena[at + k]!, 0x01000193);
+      for (let k = at; k < at + keyLen; k++) h = Math.imul(h ^ bytes[k]!, 0x01000193);
       let e = (h >>> 1) & mask;
-      while (this.table[e]! >= 0) e = (e + 1) & mask;
-      if (this.table[e] === GONE) this.gone--;
-      this.table[e] = slot;
-      this.live++;
-      at += keyLen + p.hrefLens[i]!;
+      while (table[e]! >= 0) e = (e + 1) & mask;
+      if (table[e] === GONE) gone++;
+      table[e] = first + i;
+      at += keyLen + hrefLens[i]!;
     }
+    this.gone -= gone;
+    this.live += n;
   }
 
   delete(code: string): boolean {
@@ -209,16 +221,14 @@ export class RedirectMap {
     this.reserve(bytes);
   }
 
-  /** Gives back what growing by doubling over-allocated (after a whole load). */
+  /**
+   * Gives back what growing over-allocated (after a whole load). The arena's unused tail is kept:
+   * never written, its pages were never resident, so it costs address space, not memory, and
+   * copying the used part to a buffer of its size wrote 85 MB again at a million links.
+   */
   trim() {
     if (this.slots < this.ids.length) this.resizeSlots(this.slots);
     if (this.arenaDead > 0) this.compact();
-    // Nothing freed yet (a whole load): the used bytes in one copy, not one per link (0.48 s at a million).
-    else if (this.arenaUsed < this.arena.length) {
-      const next = arena(Math.max(1, this.arenaUsed));
-      this.arena.copy(next, 0, 0, this.arenaUsed);
-      this.arena = next;
-    }
   }
 
   private find(code: string) {
