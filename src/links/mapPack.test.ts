@@ -138,5 +138,17 @@ describe("a restart with more links than REDIRECT_SPLIT_MIN", () => {
       reader.packLinks = real;
       for (const hook of ctx.shutdownHooks) await hook();
     }
+    // A reader thread that fails leaves its half to the request thread: still every link.
+    reader.packLinks = () => Promise.reject(new Error("the reader thread failed"));
+    const again = await createApp({ db: t.database, config: t.config });
+    try {
+      const get = (path: string) => again.app.handle(new Request(`${ORIGIN}${path}`, { headers: { host: "localhost:3000" } }));
+      expect((await get(`/bulk${n}`)).headers.get("location")).toBe(`https://example.com/bulk/${n}`);
+      expect((await get("/brandy")).headers.get("location")).toBe("https://example.com/brandy");
+      expect((await get("/limited")).status).toBe(410);
+    } finally {
+      reader.packLinks = real;
+      for (const hook of again.ctx.shutdownHooks) await hook();
+    }
   });
 });
