@@ -170,7 +170,18 @@ test("a silent listening connection (its backend paused): stale within a few sec
 test("heartbeats that commit seconds late (every pooled connection busy on reports) do not call the map stale", async () => {
   const store = linksStore(db);
   let delay = 0;
-  const slow = { ...store, pulse: async (channel: string, payload: string) => (delay && (await Bun.sleep(delay)), store.pulse(channel, payload)) };
+  let stopping = false;
+  // A heartbeat still sleeping when the follower stops is never sent: sent after its goodbye, it
+  // made the next test's follower count this stopped instance as a peer to wait for (a barrier
+  // of 1 s, not 0). The goodbye itself goes.
+  const slow = {
+    ...store,
+    pulse: async (channel: string, payload: string) => {
+      if (delay) await Bun.sleep(delay);
+      if (stopping && !payload.includes('"bye"')) throw new Error("this follower has stopped");
+      return store.pulse(channel, payload);
+    },
+  };
   const seen = new Map<string, RedirectRow>();
   const late = await followLinks(url, slow, { put: (r) => seen.set(r.short_code, r), drop: () => {}, reloadAll: async () => {} });
   try {
@@ -192,6 +203,7 @@ test("heartbeats that commit seconds late (every pooled connection busy on repor
     }
   } finally {
     delay = 0;
+    stopping = true;
     await late.stop();
   }
 }, 30_000);

@@ -46,6 +46,8 @@ const RELISTEN_MS = 500;
  * an instance left out by mistake would not be waited for.
  */
 const LIVE_MS = 5_000;
+/** The longest the goodbye waits for heartbeats in flight (stop): within the 3 s shutdown. */
+const BYE_WAIT_MS = 500;
 /** The longest a write waits for the other instances' confirmation (README). */
 export const ACK_WAIT_MS = 1_000;
 /**
@@ -325,11 +327,16 @@ export async function followLinks(url: string, store: FollowStore, map: Followed
     if (pending.size === 1) void enqueue(flush);
   };
 
+  /** Heartbeats sent and not answered yet: the goodbye waits for them (stop). */
+  const beating = new Set<Promise<unknown>>();
   const heartbeat = async () => {
     const n = ++beat;
     const atLoss = losses;
     try {
-      const mark = await send({ t: "hb", i: me, n });
+      const sent = send({ t: "hb", i: me, n });
+      beating.add(sent);
+      void sent.catch(() => {}).finally(() => beating.delete(sent));
+      const mark = await sent;
       // The pool answers: a listener that is down may listen again now rather than later.
       wake?.();
       if (client && atLoss === losses) {
@@ -419,7 +426,10 @@ export async function followLinks(url: string, store: FollowStore, map: Followed
       stopping = true;
       clearInterval(timer);
       wake?.();
-      // The others stop waiting for this instance's confirmations at once.
+      // The others stop waiting for this instance's confirmations at once. After the heartbeats
+      // in flight (for up to BYE_WAIT_MS): one committed after the goodbye made the others count
+      // this instance again, and a write then waited ACK_WAIT_MS for it.
+      if (beating.size > 0) await Promise.race([Promise.allSettled([...beating]), Bun.sleep(BYE_WAIT_MS)]);
       await send({ t: "hb", i: me, n: ++beat, bye: 1 }).catch(() => {});
       const c = client;
       client = null;
