@@ -121,6 +121,7 @@ self.onmessage = async (e: MessageEvent<ToReader>) => {
     // does not stay in the reports' page cache (32 MB) as resident memory.
     const once = handle ? new SqliteHandle(handle.filename, { readonly: true, strict: true }) : null;
     try {
+      once?.exec("PRAGMA busy_timeout = 5000");
       const packs: LinkPack[] = [];
       const from = once ? sqliteDatabase(once, { reader: false }) : db!;
       for await (const page of linksStore(from).allForRedirect({ after: m.after, upTo: m.upTo })) packs.push(packRows(page));

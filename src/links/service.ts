@@ -97,7 +97,6 @@ async function smartJson(smart: SmartInputParsed | SmartImportParsed | null | un
 
 export type { CachedLink };
 
-
 /** Fewer links than this load on the request thread alone: the reader thread's start would cost more than it saves. */
 export const REDIRECT_SPLIT_MIN = 20_000;
 
