@@ -275,8 +275,12 @@ export async function followLinks(url: string, store: FollowStore, map: Followed
       if (m.i !== me) {
         // A peer catching up is still waited for: its confirmation comes only after its
         // catch-up (read before any notification on its new connection).
-        if (m.bye) peers.delete(m.i);
-        else peers.set(m.i, performance.now());
+        if (m.bye) {
+          // Gone: no longer waited for, by the next barrier nor by one waiting now (a write
+          // answered just as another instance stopped waited the whole ACK_WAIT_MS for it).
+          peers.delete(m.i);
+          for (const n of [...waits.keys()]) confirm(m.i, n);
+        } else peers.set(m.i, performance.now());
         return;
       }
       // Our own heartbeat, back: the connection delivers (heard), and in the chain, so every
