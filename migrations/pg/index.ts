@@ -24,6 +24,7 @@ import p0024 from "./0024_search_prefix.sql" with { type: "text" };
 import p0025 from "./0025_webhook_bodies.sql" with { type: "text" };
 import p0026 from "./0026_codes_per_tracker.sql" with { type: "text" };
 import p0027 from "./0027_links_owner_by_id.sql" with { type: "text" };
+import p0028 from "./0028_link_notify_columns.sql" with { type: "text" };
 
 export const pgMigrations: { version: number; name: string; sql: string }[] = [
   { version: 7, name: "0007_baseline", sql: p0007 },
@@ -47,6 +48,7 @@ export const pgMigrations: { version: number; name: string; sql: string }[] = [
   { version: 25, name: "0025_webhook_bodies", sql: p0025 },
   { version: 26, name: "0026_codes_per_tracker", sql: p0026 },
   { version: 27, name: "0027_links_owner_by_id", sql: p0027 },
+  { version: 28, name: "0028_link_notify_columns", sql: p0028 },
 ];
 
 /** sha256 (hex) of each landed file, as migrations/index.ts keeps for SQLite (same rules). */
@@ -72,4 +74,5 @@ export const pgFrozenChecksums: Record<string, string> = {
   "0025_webhook_bodies": "a4c77fbfcf96b7ce556ddc1c87ab386647aa2f3cd449631594b96f7d97b52e88",
   "0026_codes_per_tracker": "59c99b384db553a0a034e0068bfaca23d6dbf59ffd4089c632eea87ba4b1ec55",
   "0027_links_owner_by_id": "512abace63a2b14f6bf0cddf945bf360b8573bdda2ed1865b582d52ebdbcecd6",
+  "0028_link_notify_columns": "9d93de5b3ce09aeedc46e9adeab2c41a61071cc9d0b4a2caa61621b49a3b065b",
 };

@@ -104,11 +104,13 @@ describe("a fresh database", () => {
     expect(indexes.map((r) => r.name)).toContain("link_analytics_link_id");
     // short_links_notify (migrations/pg/0009) is PostgreSQL's alone: it tells the other
     // instances of a link write, and SQLite serves one instance (its twin makes nothing);
-    // events_notify (migrations/pg/0015) announces new events to the other instances likewise.
-    const pgOnly = ["short_links_notify", "events_notify"];
+    // events_notify (migrations/pg/0015) announces new events to the other instances likewise;
+    // short_links_notify_update is its update half, for the columns a redirect reads (0028).
+    const pgOnly = ["short_links_notify", "short_links_notify_update", "events_notify"];
     // short_links_search_* keep SQLite's FTS5 table in step; PostgreSQL's GIN index needs none.
     expect(sorted(triggers.map((r) => r.name).filter((n) => !pgOnly.includes(n)))).toEqual(sorted(want.triggers.filter((n) => !n.startsWith("short_links_search_"))));
     expect(triggers.map((r) => r.name)).toContain("short_links_notify");
+    expect(triggers.map((r) => r.name)).toContain("short_links_notify_update");
   });
 
   test("keeps SQLite's rules: a link's count row from birth, ISO timestamps only, e-mail unique ignoring case, flags 0 or 1", async () => {

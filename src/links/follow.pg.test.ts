@@ -41,7 +41,6 @@ beforeAll(async () => {
     },
     reloadAll,
   });
-  await reloadAll();
 }, 60_000);
 
 afterAll(async () => {
@@ -213,3 +212,55 @@ test("a barrier with no other instance resolves once this follower has seen its 
   await follower.barrier();
   expect(performance.now() - t0).toBeLessThan(500);
 });
+
+test("a change committed while the first map loads is in the map the follower resolves with", async () => {
+  const [{ id }] = await writer`INSERT INTO short_links (user_id, short_code, original_url, title, created_at, updated_at) VALUES (${userId}, 'during', 'https://example.com/before', 't', ${now()}, ${now()}) RETURNING id`;
+  // Like service.ts: a new map is read and then replaces the one in use, which the follower's
+  // puts write into. The edit commits after its row was read, and is notified before the swap.
+  let current = new Map<string, RedirectRow>();
+  const second = await followLinks(url, linksStore(db), {
+    put: (r) => current.set(r.short_code, r),
+    drop: (code, linkId) => {
+      if (current.get(code)?.id === linkId) current.delete(code);
+    },
+    reloadAll: async () => {
+      const next = new Map<string, RedirectRow>();
+      for (const r of await db.all<RedirectRow>("SELECT id, short_code, original_url, active, expires_at FROM short_links")) next.set(r.short_code, r);
+      await writer`UPDATE short_links SET original_url = 'https://example.com/after' WHERE id = ${id}`;
+      await Bun.sleep(300);
+      current = next;
+    },
+  });
+  try {
+    expect(current.get("during")?.original_url).toBe("https://example.com/after");
+    expect(second.stale).toBe(false);
+  } finally {
+    await second.stop();
+  }
+}, 30_000);
+
+test("an update of columns no redirect reads (title, description, owner) announces nothing; one of the destination does", async () => {
+  const [{ id }] = await writer`INSERT INTO short_links (user_id, short_code, original_url, title, created_at, updated_at) VALUES (${userId}, 'quiet', 'https://example.com/q', 't', ${now()}, ${now()}) RETURNING id`;
+  await until(() => map.has("quiet"));
+  const changes = async () => Number((await writer`SELECT COUNT(*)::int AS n FROM link_changes WHERE link_id = ${id}`)[0].n);
+  const before = await changes();
+  let puts = 0;
+  const counted = await followLinks(url, linksStore(db), { put: (r) => void (r.id === id && puts++), drop: () => {}, reloadAll: async () => {} });
+  try {
+    const [{ id: other }] = await writer`INSERT INTO users (username, password_hash, email, created_at, updated_at) VALUES ('f2', 'x', 'f2@example.test', ${now()}, ${now()}) RETURNING id`;
+    await writer`UPDATE short_links SET title = 'new title', description = 'd', updated_at = ${now()} WHERE id = ${id}`;
+    await writer`UPDATE short_links SET user_id = ${other} WHERE id = ${id}`;
+    await writer`UPDATE short_links SET user_id = ${userId} WHERE id = ${id}`;
+    await Bun.sleep(200);
+    await counted.settled();
+    expect(await changes()).toBe(before);
+    expect(puts).toBe(0);
+    await writer`UPDATE short_links SET original_url = 'https://example.com/q2' WHERE id = ${id}`;
+    await until(() => map.get("quiet")?.original_url === "https://example.com/q2");
+    await counted.settled();
+    expect(await changes()).toBe(before + 1);
+    expect(puts).toBe(1);
+  } finally {
+    await counted.stop();
+  }
+}, 30_000);

@@ -97,9 +97,9 @@ type Watermark = { xmin: string; at: number };
 type Message = { t: "hb"; i: string; n: number; bye?: 1 } | { t: "sync"; i: string; n: number } | { t: "ack"; i: string; to: string; n: number };
 
 /**
- * Listens on LINKS_CHANNEL over a connection of its own and takes the first watermark.
- * Resolves once the LISTEN is acknowledged: the caller loads the map after this, so no change
- * can fall between the two.
+ * Listens on LINKS_CHANNEL over a connection of its own, takes the first watermark and reads
+ * the whole map (map.reloadAll). Resolves once the map holds every change committed so far:
+ * listening first, so no change can fall between the two.
  */
 export async function followLinks(url: string, store: FollowStore, map: FollowedMap): Promise<Follower> {
   const me = crypto.randomUUID();
@@ -372,7 +372,7 @@ export async function followLinks(url: string, store: FollowStore, map: Followed
   };
 
   let lastPrune = 0;
-  const timer = setInterval(() => {
+  const beatEvery = () => setInterval(() => {
     void heartbeat();
     if (performance.now() - lastPrune > PRUNE_EVERY_MS) {
       lastPrune = performance.now();
@@ -381,9 +381,17 @@ export async function followLinks(url: string, store: FollowStore, map: Followed
   }, HEARTBEAT_MS);
 
   await listen();
-  // The first watermark: the caller reads the whole map after this, so every transaction below
-  // this xmin is in it, and every later one is notified.
+  // The first watermark: the whole map is read after this, so every transaction below this xmin
+  // is in it, and every later one is notified.
   watermark = await store.pulse(LINKS_CHANNEL, "");
+  // The first read of the map runs in the chain, like every later one: a change notified while
+  // it reads (seconds at a million links) is applied after it, to the map it made, rather than
+  // to the old one it replaces (and lost). The chain drained, nothing notified is left unapplied.
+  await enqueue(map.reloadAll);
+  await chain;
+  // Heartbeats only from now: until this instance serves, the others need not wait for it in
+  // their barriers (their writes are read by the load or applied just after it).
+  const timer = beatEvery();
 
   return {
     get stale() {
