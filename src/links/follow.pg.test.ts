@@ -264,3 +264,23 @@ test("an update of columns no redirect reads (title, description, owner) announc
     await counted.stop();
   }
 }, 30_000);
+
+test("a first read of the map that fails fails the follower's start, and leaves nothing listening", async () => {
+  const admin = new SQL({ url: cluster.adminUrl("follow"), max: 1 });
+  try {
+    const before = (await listenerPids(admin)).length;
+    const failing = followLinks(url, linksStore(db), {
+      put: () => {},
+      drop: () => {},
+      reloadAll: async () => {
+        throw new Error("the database went away mid-read");
+      },
+    });
+    await expect(failing).rejects.toThrow("the database went away mid-read");
+    const t0 = performance.now();
+    while ((await listenerPids(admin)).length > before && performance.now() - t0 < 2_000) await Bun.sleep(20);
+    expect((await listenerPids(admin)).length).toBe(before);
+  } finally {
+    await admin.close();
+  }
+}, 30_000);

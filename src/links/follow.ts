@@ -387,8 +387,15 @@ export async function followLinks(url: string, store: FollowStore, map: Followed
   // The first read of the map runs in the chain, like every later one: a change notified while
   // it reads (seconds at a million links) is applied after it, to the map it made, rather than
   // to the old one it replaces (and lost). The chain drained, nothing notified is left unapplied.
-  await enqueue(map.reloadAll);
-  await chain;
+  try {
+    await enqueue(map.reloadAll);
+    await chain;
+  } catch (e) {
+    // The start fails with it: nothing is left listening.
+    stopping = true;
+    await (client as SQL | null)?.close({ timeout: 0 }).catch(() => {});
+    throw e;
+  }
   // Heartbeats only from now: until this instance serves, the others need not wait for it in
   // their barriers (their writes are read by the load or applied just after it).
   const timer = beatEvery();
