@@ -270,11 +270,19 @@ describe("GET /api/links pages", () => {
   });
 
   test("quotes and backslashes inside a word reach neither query language (the store's own quoting)", async () => {
-    const store = linksStore(t.database);
-    for (const word of ['ka"ng', "ka'ng", "ka\\ng", 'x" OR "y', "x' | 'y", "\\'"]) {
-      const page = await store.page(alice.user.id, "main", { words: [word], sort: "newest", status: "all", limit: 5, after: null, tags: [] });
-      expect(page.rows).toHaveLength(0);
+    // Both languages read a quote or a backslash inside a quoted word as a space: the phrase of
+    // the words around it. Read as an operator (OR, |), the last two would find "Yonder" and
+    // "Xylophone". Links of their own, with titles chosen for it: alice's random codes made a
+    // phrase match now and then (a code starting "y" after a word starting "x").
+    const quoter = await t.signUp("quoter");
+    for (const title of ["Yonder", "Xylophone", "Ka ngapi", "Kangaroo"]) {
+      expect((await t.call("POST", "/api/links", { body: { originalUrl: "https://quote.example/", title }, cookie: quoter.cookie })).status).toBe(201);
     }
+    const store = linksStore(t.database);
+    const titles = async (word: string) =>
+      (await store.page(quoter.user.id, "main", { words: [word], sort: "newest", status: "all", limit: 10, after: null, tags: [] })).rows.map((r) => r.title);
+    for (const word of ['ka"ng', "ka'ng", "ka\\ng"]) expect(await titles(word)).toEqual(["Ka ngapi"]);
+    for (const word of ['x" OR "y', "x' | 'y", "\\'"]) expect(await titles(word)).toEqual([]);
   });
 
   test("repeated parameters are refused, not guessed", async () => {
