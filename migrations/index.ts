@@ -28,6 +28,7 @@ import m0025 from "./0025_webhook_bodies.sql" with { type: "text" };
 import m0026 from "./0026_codes_per_tracker.sql" with { type: "text" };
 import m0027 from "./0027_links_owner_by_id.sql" with { type: "text" };
 import m0028 from "./0028_link_notify_columns.sql" with { type: "text" };
+import m0029 from "./0029_smart_links_index.sql" with { type: "text" };
 
 export const migrations: { version: number; name: string; sql: string }[] = [
   { version: 1, name: "0001_init", sql: m0001 },
@@ -58,6 +59,7 @@ export const migrations: { version: number; name: string; sql: string }[] = [
   { version: 26, name: "0026_codes_per_tracker", sql: m0026 },
   { version: 27, name: "0027_links_owner_by_id", sql: m0027 },
   { version: 28, name: "0028_link_notify_columns", sql: m0028 },
+  { version: 29, name: "0029_smart_links_index", sql: m0029 },
 ];
 
 /**
@@ -96,4 +98,5 @@ export const frozenChecksums: Record<string, string> = {
   "0026_codes_per_tracker": "14f1f49e2685465decf4cec186e5cdb1b78ef929a7d485f846317ae1cda7d13f",
   "0027_links_owner_by_id": "b98756aede029c381e0b8d6f702ac31a9d9647412180fbda1547160fb974529c",
   "0028_link_notify_columns": "5483cfeefa077840ec2a3b4788c1570b9e58d114d0979543b7da60e295a5ccb8",
+  "0029_smart_links_index": "e7739b3a55734558e2f36d2a1909927e0c514781ec1ffe6947e8a2be762fd153",
 };

@@ -25,6 +25,7 @@ import p0025 from "./0025_webhook_bodies.sql" with { type: "text" };
 import p0026 from "./0026_codes_per_tracker.sql" with { type: "text" };
 import p0027 from "./0027_links_owner_by_id.sql" with { type: "text" };
 import p0028 from "./0028_link_notify_columns.sql" with { type: "text" };
+import p0029 from "./0029_smart_links_index.sql" with { type: "text" };
 
 export const pgMigrations: { version: number; name: string; sql: string }[] = [
   { version: 7, name: "0007_baseline", sql: p0007 },
@@ -49,6 +50,7 @@ export const pgMigrations: { version: number; name: string; sql: string }[] = [
   { version: 26, name: "0026_codes_per_tracker", sql: p0026 },
   { version: 27, name: "0027_links_owner_by_id", sql: p0027 },
   { version: 28, name: "0028_link_notify_columns", sql: p0028 },
+  { version: 29, name: "0029_smart_links_index", sql: p0029 },
 ];
 
 /** sha256 (hex) of each landed file, as migrations/index.ts keeps for SQLite (same rules). */
@@ -75,4 +77,5 @@ export const pgFrozenChecksums: Record<string, string> = {
   "0026_codes_per_tracker": "59c99b384db553a0a034e0068bfaca23d6dbf59ffd4089c632eea87ba4b1ec55",
   "0027_links_owner_by_id": "512abace63a2b14f6bf0cddf945bf360b8573bdda2ed1865b582d52ebdbcecd6",
   "0028_link_notify_columns": "9d93de5b3ce09aeedc46e9adeab2c41a61071cc9d0b4a2caa61621b49a3b065b",
+  "0029_smart_links_index": "e7739b3a55734558e2f36d2a1909927e0c514781ec1ffe6947e8a2be762fd153",
 };

@@ -130,6 +130,13 @@ test("migration versions are consecutive and names match their numbers", () => {
   });
 });
 
+test("0029: the smart links' read at start-up (links/store.ts smartForRedirect) uses their partial index", () => {
+  const db = fresh();
+  migrate(db, migrations);
+  const plan = db.query("EXPLAIN QUERY PLAN SELECT id FROM short_links WHERE smart IS NOT NULL").all() as { detail: string }[];
+  expect(plan.map((p) => p.detail).join(" ")).toContain("short_links_smart");
+});
+
 test("0003 moves each link's click count into link_click_counts and swaps the click indexes", () => {
   const db = fresh();
   migrate(db, migrations.slice(0, 2));

@@ -6,21 +6,20 @@ import { ORIGIN, setup } from "../test/helpers";
 import { REDIRECT_SPLIT_MIN } from "./service";
 import { type CachedLink, RedirectMap, hrefOf } from "./redirectMap";
 import { keyOf, packBuffers, packRows } from "./mapPack";
-import type { RedirectRow } from "./store";
+import type { PlainRedirectRow } from "./store";
 
-const row = (id: number, extra: Partial<RedirectRow> = {}): RedirectRow => ({
+const row = (id: number, extra: Partial<PlainRedirectRow> = {}): PlainRedirectRow => ({
   id,
   tracker: "main",
   short_code: `c${id.toString(36)}`,
   original_url: `https://shop${id % 7}.example.com/p/${id}?utm_source=news`,
   active: 1,
   expires_at: null,
-  smart: null,
   ...extra,
 });
 
 /** What the service's toCached makes of a plain row (null: not served). */
-function cached(r: RedirectRow): CachedLink | null {
+function cached(r: PlainRedirectRow): CachedLink | null {
   try {
     return { id: r.id, href: hrefOf(r.original_url), active: r.active === 1, expiresMs: r.expires_at ? Date.parse(r.expires_at) : null };
   } catch {
@@ -29,7 +28,7 @@ function cached(r: RedirectRow): CachedLink | null {
 }
 
 test("a map loaded half row by row, half from packs, answers as one loaded row by row; what a pack cannot hold comes back as rows", () => {
-  const rows: RedirectRow[] = [];
+  const rows: PlainRedirectRow[] = [];
   for (let id = 1; id <= 6000; id++) {
     const k = id % 9;
     rows.push(
@@ -42,7 +41,6 @@ test("a map loaded half row by row, half from packs, answers as one loaded row b
         ...(id % 500 === 5 ? { short_code: `café${id}` } : {}),
         ...(id % 500 === 6 ? { short_code: "x".repeat(256) + id } : {}),
         ...(id % 500 === 7 ? { original_url: "not a url" } : {}),
-        ...(id % 500 === 8 ? { smart: '{"maxClicks":3}' } : {}),
       }),
     );
   }
@@ -60,7 +58,7 @@ test("a map loaded half row by row, half from packs, answers as one loaded row b
   }
   // Packed a page at a time, as the reader thread does, and moved as another thread gets them.
   const packs = [rows.slice(2400, 4400), rows.slice(4400)].map(packRows).map((p) => structuredClone(p, { transfer: packBuffers(p) }));
-  const back: RedirectRow[] = [];
+  const back: PlainRedirectRow[] = [];
   for (const p of packs) {
     halves.addPacked(p);
     for (const r of p.rows) {
@@ -69,8 +67,8 @@ test("a map loaded half row by row, half from packs, answers as one loaded row b
       if (c) halves.add(keyOf(r.tracker, r.short_code), c);
     }
   }
-  // Exactly the smart, the not-ASCII, the too long and the refused ones of that half.
-  expect(back.map((r) => r.id).sort((a, b) => a - b)).toEqual(rows.slice(2400).filter((r) => r.id % 500 >= 5 && r.id % 500 <= 8).map((r) => r.id));
+  // Exactly the not-ASCII, the too long and the refused ones of that half.
+  expect(back.map((r) => r.id).sort((a, b) => a - b)).toEqual(rows.slice(2400).filter((r) => r.id % 500 >= 5 && r.id % 500 <= 7).map((r) => r.id));
   halves.trim();
 
   expect(halves.size).toBe(whole.size);
@@ -112,6 +110,12 @@ describe("a restart with more links than REDIRECT_SPLIT_MIN", () => {
     expect((await t.call("PUT", `/api/links/${limited.json.id}/smart`, { body: { maxClicks: 1 }, cookie: alice.cookie })).status).toBe(200);
     expect((await t.call("GET", "/limited")).status).toBe(302);
     await t.settle();
+    // A password on one of the first links (the request thread's own half) and a rule on one of
+    // the packed half: read apart from the plain pages (smartForRedirect), never served as plain.
+    const ids = await t.database.all<{ id: number }>("SELECT id FROM short_links WHERE short_code IN ('bulk2', ?) ORDER BY id", `bulk${n - 2}`);
+    for (const [id, body] of [[ids[0]!.id, { password: "open sesame" }], [ids[1]!.id, { rules: [{ name: "iPhone", when: { os: ["ios"] }, url: "https://apps.example.com/ios" }] }]] as const) {
+      expect((await t.call("PUT", `/api/links/${id}/smart`, { body, cookie: alice.cookie })).status).toBe(200);
+    }
 
     const reader = t.database.reader!;
     const real = reader.packLinks.bind(reader);
@@ -124,11 +128,18 @@ describe("a restart with more links than REDIRECT_SPLIT_MIN", () => {
     try {
       expect(asked).toHaveLength(1);
       const get = (path: string) => app.handle(new Request(`${ORIGIN}${path}`, { headers: { host: "localhost:3000" } }));
-      for (const i of [1, 2, Math.floor(n / 2), Math.floor(n / 2) + 1, n - 2, n]) {
+      for (const i of [1, 3, Math.floor(n / 2), Math.floor(n / 2) + 1, n - 2, n]) {
         const r = await get(`/bulk${i}`);
         expect(r.status).toBe(302);
         expect(r.headers.get("location")).toBe(`https://example.com/bulk/${i}`);
       }
+      // The protected link asks for its password; the ruled one sends an iPhone to its app.
+      const page = await get("/bulk2");
+      expect(page.status).toBe(200);
+      expect(page.headers.get("location")).toBeNull();
+      expect(await page.text()).toContain("password");
+      const iphone = await app.handle(new Request(`${ORIGIN}/bulk${n - 2}`, { headers: { host: "localhost:3000", "user-agent": "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1" } }));
+      expect(iphone.headers.get("location")).toBe("https://apps.example.com/ios");
       expect((await get(`/bulk${n - 1}`)).status).toBe(410);
       expect((await get("/bulk0")).status).toBe(404);
       expect((await get("/brandy")).headers.get("location")).toBe("https://example.com/brandy");

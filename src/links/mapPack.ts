@@ -4,11 +4,12 @@
 // map keeps them — each key's and destination's ASCII bytes, one after the other, and the
 // fields by position — so its half crosses as a few transferred buffers (no row objects to
 // copy), and the map takes a pack with one copy of its bytes and a hash per link
-// (RedirectMap.addPacked). What a pack cannot hold (a smart link, a key or destination that is
-// not ASCII, a destination the URL parser refuses) goes as its row, for the request thread to
-// read as it reads its own half.
+// (RedirectMap.addPacked). What a pack cannot hold (a key or destination that is not ASCII, a
+// destination the URL parser refuses) goes as its row, for the request thread to read as it
+// reads its own half. Smart links are not in these pages: the request thread reads them last
+// (store.ts smartForRedirect).
 import { arena, hrefOf } from "./redirectMap";
-import type { RedirectRow } from "./store";
+import type { PlainRedirectRow } from "./store";
 import type { Tracker } from "./schema";
 
 /** Before a brand link's code in the redirect map's key: a space, which no code contains. */
@@ -34,30 +35,26 @@ export type LinkPack = {
   active: Uint8Array<ArrayBuffer>;
   /** NaN: never expires. */
   expires: Float64Array<ArrayBuffer>;
-  /** Links read as rows (toCached on the request thread): smart, not ASCII, or refused. */
-  rows: RedirectRow[];
+  /** Links read as rows (toCached on the request thread): not ASCII, or refused. */
+  rows: PlainRedirectRow[];
 };
 
 /** The buffers a pack moves with (transferred: the sender's copies are gone). */
 export const packBuffers = (p: LinkPack) => [p.bytes.buffer, p.keyLens.buffer, p.hrefLens.buffer, p.ids.buffer, p.active.buffer, p.expires.buffer];
 
 /** One page of rows as a pack. */
-export function packRows(rows: RedirectRow[]): LinkPack {
+export function packRows(rows: PlainRedirectRow[]): LinkPack {
   const n = rows.length;
   const keyLens = new Uint8Array(n);
   const hrefLens = new Uint32Array(n);
   const ids = new Float64Array(n);
   const active = new Uint8Array(n);
   const expires = new Float64Array(n);
-  const others: RedirectRow[] = [];
+  const others: PlainRedirectRow[] = [];
   let bytes = arena(n * 96);
   let used = 0;
   let count = 0;
   for (const r of rows) {
-    if (r.smart) {
-      others.push(r);
-      continue;
-    }
     let href: string;
     try {
       href = hrefOf(r.original_url);

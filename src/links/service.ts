@@ -8,7 +8,7 @@ import { shortUrlOf } from "./export";
 import { RedirectMap, hrefOf, type CachedLink } from "./redirectMap";
 import { type LinkPack, OWN_SHARE, keyOf, packRows } from "./mapPack";
 import { ClickRecorder } from "../analytics/recorder";
-import { OVER_QUOTA, codeConflict, linksStore, tagNames, type Existing, type LinkRow, type NewLink, type RedirectRow } from "./store";
+import { OVER_QUOTA, codeConflict, linksStore, tagNames, type Existing, type LinkRow, type NewLink, type PlainRedirectRow, type RedirectRow } from "./store";
 import { BULK_MSG, MSG, type ItemError, type LinkView, type Tracker } from "./schema";
 import { hostWarning } from "./hostWarning";
 import { followLinks } from "./follow";
@@ -103,7 +103,7 @@ export const REDIRECT_SPLIT_MIN = 20_000;
 /** The longest pause between two bulk transactions while the WAL waits to be truncated. */
 const WAL_GAP_MS = 200;
 
-function toCached(r: RedirectRow): CachedLink | null {
+function toCached(r: PlainRedirectRow & { smart?: string | null }): CachedLink | null {
   let href: string;
   try {
     href = hrefOf(r.original_url);
@@ -187,9 +187,10 @@ export async function createLinks(ctx: AppContext, opts: { maxClickBacklog?: num
     if (c) byCode.set(keyOf(row.tracker, row.short_code), c);
     else byCode.delete(keyOf(row.tracker, row.short_code));
   };
-  const addRow = (map: RedirectMap, r: RedirectRow) => {
+  /** A plain link of a whole load that no pack could hold (mapPack.ts). */
+  const addRow = (map: RedirectMap, r: PlainRedirectRow) => {
     const c = toCached(r);
-    seed(r, c);
+    smart.forget(r.id);
     if (c) map.add(keyOf(r.tracker, r.short_code), c);
   };
   /**
@@ -218,6 +219,14 @@ export async function createLinks(ctx: AppContext, opts: { maxClickBacklog?: num
     const packs = await theirs;
     if (packs) for (const p of packs) addPack(p);
     else for await (const page of store.allForRedirect({ after: split })) addPack(packRows(page));
+    // Smart links last, each with its settings. Set, not added: on PostgreSQL a link that became
+    // smart after its page was read is in the map already (the follower replays the change too).
+    for (const r of await store.smartForRedirect()) {
+      const c = toCached(r);
+      seed(r, c);
+      if (c) next.set(keyOf(r.tracker, r.short_code), c);
+      else next.delete(keyOf(r.tracker, r.short_code));
+    }
     next.trim();
     byCode = next;
     // The rows' and the packs' garbage (~100 MB at a million links) is collected now: this

@@ -81,6 +81,10 @@ const redirectCols = (t: string) =>
   `${t}id, ${t}tracker, ${t}short_code, ${t}original_url, ${t}active, ${t}expires_at, ${t}smart, ${t}clicks_reset, ` +
   `CASE WHEN ${t}smart IS NOT NULL THEN COALESCE((SELECT clicks FROM link_click_counts WHERE link_id = ${t}id), 0) END AS click_count`;
 
+/** What the redirect map keeps of a plain link (allForRedirect). */
+const PLAIN_REDIRECT_COLS = "id, tracker, short_code, original_url, active, expires_at";
+export type PlainRedirectRow = Pick<RedirectRow, "id" | "tracker" | "short_code" | "original_url" | "active" | "expires_at">;
+
 /** Links read per statement while the redirect map loads (keyset pages, see allForRedirect). */
 const REDIRECT_PAGE = 20_000;
 
@@ -611,12 +615,13 @@ export function linksStore(db: Database, { maxPerUser = 0, sharedCodes = true }:
      * page an index range, never an OFFSET): no 100,000-row array is held at once while the
      * redirect map loads, and the same statement serves both backends (on PostgreSQL no cursor,
      * which would need a transaction open for the whole load). Pages, not rows: an async
-     * generator's yield per row cost ~0.5 s of a million links' load.
+     * generator's yield per row cost ~0.5 s of a million links' load. Plain links only, and only
+     * the columns they need (smartForRedirect reads the others).
      */
-    async *allForRedirect({ after: from = 0, upTo = Number.MAX_SAFE_INTEGER }: { after?: number; upTo?: number } = {}): AsyncGenerator<RedirectRow[]> {
+    async *allForRedirect({ after: from = 0, upTo = Number.MAX_SAFE_INTEGER }: { after?: number; upTo?: number } = {}): AsyncGenerator<PlainRedirectRow[]> {
       for (let after = from; ; ) {
-        const page = await db.all<RedirectRow>(
-          `SELECT ${redirectCols("")} FROM short_links WHERE id > ? AND id <= ? ORDER BY id LIMIT ?`,
+        const page = await db.all<PlainRedirectRow>(
+          `SELECT ${PLAIN_REDIRECT_COLS} FROM short_links WHERE id > ? AND id <= ? AND smart IS NULL ORDER BY id LIMIT ?`,
           after, upTo, REDIRECT_PAGE,
         );
         yield page;
@@ -624,6 +629,13 @@ export function linksStore(db: Database, { maxPerUser = 0, sharedCodes = true }:
         after = page[page.length - 1]!.id;
       }
     },
+    /**
+     * Every smart link, with its settings and its limit's counts, after the plain ones: the
+     * partial index of migration 0029 finds these few rows. Kept out of allForRedirect's pages,
+     * whose three extra columns (the click count a subquery) cost PostgreSQL ~0.5 s more of a
+     * million links' read than the plain columns do (docs/performance.md, lead session 11).
+     */
+    smartForRedirect: () => db.all<RedirectRow>(`SELECT ${redirectCols("")} FROM short_links WHERE smart IS NOT NULL`),
     syncRootUrl: async (url: string) =>
       (await db.run("UPDATE short_links SET original_url = ?1 WHERE short_code = 'root' AND is_system = 1 AND original_url != ?1", url)) > 0,
     root: () => db.get<LinkRow>(`SELECT ${COLS} FROM short_links WHERE short_code = 'root' AND is_system = 1`),
