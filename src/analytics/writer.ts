@@ -191,9 +191,12 @@ export class ClickWriter extends ClickEnricher {
     const records = batch.map((c) => this.enrich(c));
     this.db
       .transaction(() => {
-        this.store.writeBatch(records, countedOnly);
+        const moved = this.store.writeBatch(records, countedOnly);
         // The event log's clicks.recorded, one per link of the batch; milestone notices are its consumers'.
-        this.events.record(clicksPerLink(records, countedOnly));
+        this.events.record(
+          clicksPerLink(records, countedOnly),
+          moved.map((m) => m.linkId),
+        );
         // In the same transaction: the fold mark and the rows it covers never disagree.
         this.store.fold(this.opts.foldEvery);
       })

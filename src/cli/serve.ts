@@ -35,16 +35,16 @@ export async function stopServing(server: { stop(closeActive?: boolean): Promise
 export async function serve(config: Config) {
   const { db, applied } = await openDatabase(config, { waitMs: config.databaseStartWaitMs });
   if (applied.length) log.info("migrations applied", { applied });
+  // The reader thread reads half of the redirect map (src/links/mapPack.ts): started now, its
+  // own start-up (a thread, the bundle, a connection) runs beside the app's instead of after it.
+  // The map's load collects its garbage itself before serving (src/links/service.ts).
+  db.reader?.warm();
   const { app, ctx, clicks, events } = await createApp({ db, config });
-  // Building the redirect map leaves its rows and parsed URLs behind: collected before serving.
-  Bun.gc(true);
   app.listen({ port: config.port, hostname: config.host });
   // The click writer starts now, not with the first click: started by a click, it spent its
   // first ~0.5 s opening the database and the location data, and a kill -9 then lost more than
   // the documented window. After listening, so its start-up runs beside the first requests'.
   clicks.start();
-  // So is the reader thread (SQLite): started by the first report, that report waited for it.
-  db.reader?.warm();
   // The backend actually used: DATA_DIR means nothing on PostgreSQL (the password never logged).
   const backend = config.databaseUrl ? { database: "postgres", at: where(config.databaseUrl) } : { database: "sqlite", dataDir: config.dataDir };
   log.info("listening", { version: VERSION, url: `http://${config.host}:${config.port}`, publicUrl: config.publicUrl, ...backend });

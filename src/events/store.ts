@@ -111,9 +111,11 @@ export function sqliteClickEvents(handle: SqliteHandle) {
      FROM json_each(?) j JOIN short_links l ON l.id = CAST(j.key AS INTEGER) JOIN link_click_counts c ON c.link_id = l.id
      ORDER BY l.id`,
   );
-  // The rule of milestoneNotices (src/analytics/writer.ts), as a filter: before < m <= after.
+  // The rule of milestoneNotices (src/analytics/writer.ts), as a filter: before < m <= after,
+  // over the events of the links the writer saw cross one (their JSON read only for those).
   const crossed = handle.prepare(
-    `SELECT ${COLS} FROM (SELECT ${COLS}, data ->> '$.total' AS after, data ->> '$.total' - (data ->> '$.clicks') AS before FROM events WHERE id BETWEEN ? AND ?)
+    `SELECT ${COLS} FROM (SELECT ${COLS}, data ->> '$.total' AS after, data ->> '$.total' - (data ->> '$.clicks') AS before FROM events
+       WHERE id BETWEEN ? AND ? AND link_id IN (SELECT value FROM json_each(?)))
      WHERE ${MILESTONES.map((m) => `(before < ${m} AND after >= ${m})`).join(" OR ")}`,
   );
   const clickFanOut = clickFanOutSql("sqlite");
@@ -121,7 +123,12 @@ export function sqliteClickEvents(handle: SqliteHandle) {
   const deliveries = handle.prepare(clickFanOut.deliveries);
   const notifications = sqliteNotifications(handle);
   return {
-    record(counts: ReadonlyMap<number, number>) {
+    /**
+     * `crossedIds`: the links whose count crossed a milestone in this batch (writerStore's count
+     * moves). Most batches have none, and then no event is read back: reading every event of a
+     * batch to find them cost ~2.5 µs a click (docs/performance.md, session 12).
+     */
+    record(counts: ReadonlyMap<number, number>, crossedIds: readonly number[]) {
       if (counts.size === 0) return;
       let json = "{";
       for (const [linkId, n] of counts) json += `${json.length > 1 ? "," : ""}"${linkId}":${n}`;
@@ -130,8 +137,10 @@ export function sqliteClickEvents(handle: SqliteHandle) {
       const last = Number(lastInsertRowid);
       const first = last - changes + 1;
       // Click events raise milestone notices only, never collapsing ones.
-      for (const row of crossed.all(first, last) as EventRow[])
-        for (const notice of noticesFor(toEvent(row))) if (typeof notice.message === "string") notifications.add(notice as NewNotification);
+      if (crossedIds.length > 0) {
+        for (const row of crossed.all(first, last, JSON.stringify(crossedIds)) as EventRow[])
+          for (const notice of noticesFor(toEvent(row))) if (typeof notice.message === "string") notifications.add(notice as NewNotification);
+      }
       bodies.run(first, last);
       deliveries.run(first, last);
     },
