@@ -94,10 +94,16 @@ describe("redirect statuses", () => {
     const link = await makeLink("switchedoff");
     await t.database.run("UPDATE short_links SET active = 0 WHERE id = ?", link.id);
     // A fresh app over the same database reads the flag at start.
-    const { app } = await createApp({ db: t.database, config: t.config });
-    const r = await app.handle(new Request(`${ORIGIN}/switchedoff`, { headers: { host: "localhost:3000" } }));
-    expect(r.status).toBe(410);
-    expect(await r.text()).toContain("This link is no longer active");
+    const { app, ctx } = await createApp({ db: t.database, config: t.config });
+    try {
+      const r = await app.handle(new Request(`${ORIGIN}/switchedoff`, { headers: { host: "localhost:3000" } }));
+      expect(r.status).toBe(410);
+      expect(await r.text()).toContain("This link is no longer active");
+    } finally {
+      // Its event feed and webhook loop are process-wide listeners: stopped with the app, not left
+      // to wake over a closed database when later tests write events.
+      for (const hook of ctx.shutdownHooks) await hook();
+    }
   });
 });
 

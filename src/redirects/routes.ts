@@ -28,7 +28,20 @@ type WebPage = (request: Request) => Response | Promise<Response>;
 const MAX_HEADER = 1024;
 const cap = (s: string | null, n = MAX_HEADER) => (s ? s.slice(0, n) : null);
 
-const hostOf = (request: Request) => (request.headers.get("host") ?? "").toLowerCase();
+/**
+ * The request's Host, lower-cased, read once per request: the lookup and the cookie's check both
+ * ask (a header read and a copy each, ~5 % of the request thread under load in session 11's
+ * profile). One entry: nothing awaits between the two.
+ */
+let hostFor: Request | null = null;
+let host = "";
+const hostOf = (request: Request) => {
+  if (hostFor !== request) {
+    host = (request.headers.get("host") ?? "").toLowerCase();
+    hostFor = request;
+  }
+  return host;
+};
 
 const home = () => new Response(null, { status: 302, headers: { ...BASE_SECURITY_HEADERS, location: "/", "cache-control": "no-store" } });
 
@@ -125,8 +138,7 @@ function redirector(ctx: AppContext, links: Links) {
     // HEAD (link unfurlers, uptime checks) follows the redirect but is not a click.
     if (request.method === "GET") {
       const h = request.headers;
-      const host = (h.get("host") ?? "").toLowerCase();
-      const knownHost = known.has(host);
+      const knownHost = known.has(hostOf(request));
       let visitorId = readCookie(request, VISITOR_COOKIE) ?? null;
       if (visitorId !== null && !VISITOR_ID.test(visitorId)) visitorId = null;
       let newVisitor = false;
@@ -194,8 +206,7 @@ function redirector(ctx: AppContext, links: Links) {
   };
 
   const brandRoot = (request: Request, server: Server) => {
-    const host = (request.headers.get("host") ?? "").toLowerCase();
-    if (!brandRootActive || host !== ctx.config.brandDomain) return null;
+    if (!brandRootActive || hostOf(request) !== ctx.config.brandDomain) return null;
     return redirect(ROOT_CODE, request, server, "path");
   };
 

@@ -106,6 +106,8 @@ export function startWebhookWorker(ctx: AppContext, feed: EventFeed) {
   /** Claims and sends until nothing is due; then sets the timer for the next due time, if any. */
   async function rounds() {
     for (;;) {
+      // Stopped meanwhile (a wake, or the gap between rounds): the database may be closing.
+      if (stopped) return;
       again = false;
       let claimed: Claimed[] = [];
       try {
@@ -179,8 +181,10 @@ export function startWebhookWorker(ctx: AppContext, feed: EventFeed) {
     stopped = true;
     unsubscribe();
     if (timer) clearTimeout(timer);
-    // Attempts under way are recorded before the database closes (otherwise their lease runs out and they are sent again).
+    // Attempts under way are recorded before the database closes (otherwise their lease runs out
+    // and they are sent again), and a claim under way ends before it: the round is awaited.
     await Promise.all(inFlight);
+    await running;
   });
   /** Runs a round now: a route queued deliveries (Redeliver) or unblocked some (enabled again), and tests. */
   return { poke: wake };
