@@ -105,6 +105,8 @@ export type ToWorker =
       detailPerMinute?: number | undefined;
       /** WAL_LIMIT_MB in bytes: the WAL is truncated past half of it (watchWal). */
       walLimitBytes?: number | undefined;
+      /** SQLite: the request thread's waiting writes (src/db/writeTurn.ts), shared memory. */
+      writeTurn?: SharedArrayBuffer | null;
     }
   | { type: "batch"; data: string; n: number }
   | { type: "counts"; counts: [number, number][] }

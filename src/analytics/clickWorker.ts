@@ -242,7 +242,13 @@ self.onmessage = (e: MessageEvent<ToWorker>) => {
       walPath = `${m.path}-wal`;
       walLimitBytes = m.walLimitBytes ?? 0;
       writerConnection(db);
-      writer = new ClickWriter(db, { ipStorage: m.ipStorage, geoipDb: m.geoipDb, foldEvery: m.foldEvery, detailPerMinute: m.detailPerMinute });
+      writer = new ClickWriter(db, {
+        ipStorage: m.ipStorage,
+        geoipDb: m.geoipDb,
+        foldEvery: m.foldEvery,
+        detailPerMinute: m.detailPerMinute,
+        writeTurn: m.writeTurn ? new Int32Array(m.writeTurn) : null,
+      });
       scheduleJobs(JOBS_FIRST_MS);
       // The location databases open with the first click that needs a lookup (geo.ts).
       checkpoints = setInterval(checkpoint, m.checkpointMs);

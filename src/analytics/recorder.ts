@@ -267,6 +267,7 @@ export class ClickRecorder {
       retentionDays: this.opts.retentionDays ?? null,
       detailPerMinute: this.opts.detailPerMinute,
       walLimitBytes: this.opts.walLimitBytes,
+      writeTurn: this.db.writeTurn?.buffer ?? null,
     } satisfies ToWorker);
     this.worker = w;
     return w;

@@ -10,6 +10,7 @@ import { clickWriterStore, MILESTONES, type ClickRecord, type CountMove, type Li
 import { Geo } from "./geo";
 import type { IpStorage, RawClick } from "./clickMessages";
 import { clip, DetailThrottle } from "./tallies";
+import { letAppWritesFirst, type WriteTurn } from "../db/writeTurn";
 
 const UA_CACHE_MAX = 2_000;
 /**
@@ -175,7 +176,14 @@ export class ClickWriter extends ClickEnricher {
 
   constructor(
     private db: Db,
-    private opts: { ipStorage: IpStorage; geoipDb: string | null; foldEvery?: number | undefined; detailPerMinute?: number | undefined },
+    private opts: {
+      ipStorage: IpStorage;
+      geoipDb: string | null;
+      foldEvery?: number | undefined;
+      detailPerMinute?: number | undefined;
+      /** The request thread's waiting writes: each transaction here lets them go first (src/db/writeTurn.ts). */
+      writeTurn?: WriteTurn | null | undefined;
+    },
   ) {
     super(opts);
     this.store = clickWriterStore(db);
@@ -189,6 +197,7 @@ export class ClickWriter extends ClickEnricher {
    */
   write(batch: RawClick[], countedOnly?: ReadonlyMap<number, number>) {
     const records = batch.map((c) => this.enrich(c));
+    letAppWritesFirst(this.opts.writeTurn ?? null);
     this.db
       .transaction(() => {
         const moved = this.store.writeBatch(records, countedOnly);
@@ -207,17 +216,20 @@ export class ClickWriter extends ClickEnricher {
 
   /** One transaction of the one-time roll-up backfill (writerStore.ts); true while more is left. */
   backfillStep() {
+    letAppWritesFirst(this.opts.writeTurn ?? null);
     return this.db.transaction(() => this.store.backfillChunk()).immediate();
   }
 
   /** One transaction of retention (writerStore.ts): the rows deleted. Never before the backfill is done. */
   retentionStep(cutoff: string) {
     if (this.store.backfillPending()) return 0;
+    letAppWritesFirst(this.opts.writeTurn ?? null);
     return this.db.transaction(() => this.store.retentionChunk(cutoff)).immediate();
   }
 
   /** Folds whatever tail is left (a graceful stop, an idle writer): readers then scan none. */
   foldAll() {
+    letAppWritesFirst(this.opts.writeTurn ?? null);
     return this.db.transaction(() => this.store.fold(1)).immediate();
   }
 }

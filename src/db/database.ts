@@ -6,6 +6,7 @@ import { Database as SqliteHandle, type SQLQueryBindings } from "bun:sqlite";
 import type { SQL } from "bun";
 import { AsyncLocalStorage } from "node:async_hooks";
 import { readerThread, type ReaderThread } from "./reader";
+import { lockTaker, newWriteTurn, type WriteTurn } from "./writeTurn";
 
 export type Dialect = "sqlite" | "postgres";
 export type Param = string | number | bigint | boolean | null | undefined | Uint8Array;
@@ -45,6 +46,11 @@ export interface Database extends Queries {
   readonly sqlite: SqliteHandle | null;
   /** Bun's PostgreSQL pool (PostgreSQL only): LISTEN, COPY, advisory locks. */
   readonly pg: SQL | null;
+  /**
+   * SQLite only: the counter of this connection's writes waiting for the file's write lock,
+   * which the click worker looks at before each transaction (src/db/writeTurn.ts).
+   */
+  readonly writeTurn: WriteTurn | null;
 }
 
 const bindable = (v: Param) => (v === undefined ? null : typeof v === "boolean" ? (v ? 1 : 0) : v);
@@ -75,6 +81,17 @@ const insideTx = process.env.NODE_ENV === "test" ? new AsyncLocalStorage<object>
 export function sqliteDatabase(handle: SqliteHandle, { reader: withReader = true, nice }: { reader?: boolean; nice?: number } = {}): Database {
   let open: Promise<void> | null = null;
   const self = {};
+  // The write lock is waited for asynchronously, never inside SQLite (src/db/writeTurn.ts).
+  const writeTurn = newWriteTurn();
+  const locks = lockTaker(handle, writeTurn);
+  /**
+   * A statement outside a transaction: at once when the write lock is free (or not needed: a
+   * read), else as a transaction of its own once the lock is taken, so the wait is a sleep.
+   */
+  const single = async <T>(run: () => T): Promise<T> => {
+    const now = locks.tryNow(run);
+    return "value" in now ? now.value : database.tx(async () => run());
+  };
   const notInside = () => {
     if (insideTx?.getStore() === self) throw new Error("A statement was sent to the database inside its own transaction: use the transaction's handle (q)");
   };
@@ -118,24 +135,27 @@ export function sqliteDatabase(handle: SqliteHandle, { reader: withReader = true
     async all<T>(text: string, ...params: Params) {
       if (open) notInside();
       while (open) await open;
-      return exec.all(text, params) as T[];
+      return (await single(() => exec.all(text, params))) as T[];
     },
     async get<T>(text: string, ...params: Params) {
       if (open) notInside();
       while (open) await open;
-      return (exec.get(text, params) as T | null) ?? null;
+      return ((await single(() => exec.get(text, params))) as T | null) ?? null;
     },
     async run(text: string, ...params: Params) {
       if (open) notInside();
       while (open) await open;
-      return exec.run(text, params);
+      return single(() => exec.run(text, params));
     },
+    writeTurn,
     async tx<T>(fn: (q: Queries) => Promise<T>) {
       while (open) await open;
       let done!: () => void;
       open = new Promise((resolve) => (done = resolve));
+      let waited = false;
       try {
-        handle.exec("BEGIN IMMEDIATE");
+        // Taken without SQLite's blocking wait: redirects are answered while this waits.
+        ({ waited } = await locks.take(() => handle.exec("BEGIN IMMEDIATE")));
         try {
           const result = await (insideTx ? insideTx.run(self, () => fn(inTx)) : fn(inTx));
           handle.exec("COMMIT");
@@ -145,6 +165,7 @@ export function sqliteDatabase(handle: SqliteHandle, { reader: withReader = true
           throw e;
         }
       } finally {
+        if (waited) locks.done();
         open = null;
         done();
       }
@@ -249,6 +270,7 @@ export function pgDatabase(pool: SQL, { readerUrl, nice }: { readerUrl?: string;
     reader,
     sqlite: null,
     pg: pool,
+    writeTurn: null,
     tx: <T>(fn: (q: Queries) => Promise<T>) => pool.begin((tx) => fn(pgQueries(tx as unknown as SQL))) as Promise<T>,
     close: () => {
       reader?.close();

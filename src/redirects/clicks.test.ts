@@ -3,6 +3,7 @@
 // (issue 15) record the same link and visitor at once and stay exact. On either backend
 // (TEST_BACKEND). (SIGTERM under load and kill -9: server.test.ts.)
 import { describe, expect, test } from "bun:test";
+import { Database as SqliteHandle } from "bun:sqlite";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -49,6 +50,43 @@ async function signUpAndLink(base: string, code: string) {
 }
 
 const n = async (db: Database, sql: string, ...params: number[]) => (await db.get<{ n: number }>(sql, ...params))!.n;
+
+describe.skipIf(onPostgres)("an app write waiting for SQLite's write lock", () => {
+  test("redirects answer at once while it waits behind another connection's transaction; it then commits", async () => {
+    const d = await freshDatabase();
+    const app = await instance(d.db, d.config);
+    const base = app.base;
+    // Another connection holds the write lock, as the click worker does for a transaction.
+    const other = new SqliteHandle(join(d.config.dataDir, "threadlink.db"));
+    try {
+      const reg = await fetch(`${base}/api/register`, { method: "POST", headers: { "content-type": "application/json", origin: base }, body: JSON.stringify({ username: "alice", password: PASSWORD, email: "a@example.test" }) });
+      const cookie = (reg.headers.get("set-cookie") ?? "").split(";")[0]!;
+      const made = await fetch(`${base}/api/links`, { method: "POST", headers: { "content-type": "application/json", origin: base, cookie }, body: JSON.stringify({ originalUrl: "https://example.com/here", title: "here", shortCode: "here" }) });
+      expect(made.status).toBe(201);
+      other.exec("BEGIN IMMEDIATE");
+      const pending = fetch(`${base}/api/links`, { method: "POST", headers: { "content-type": "application/json", origin: base, cookie }, body: JSON.stringify({ originalUrl: "https://example.com/later", title: "later", shortCode: "later" }) });
+      // SQLite's own wait (busy_timeout, 5 s) would hold the request thread, and every redirect, until the lock is free.
+      await Bun.sleep(50);
+      let slowest = 0;
+      for (let i = 0; i < 30; i++) {
+        const started = performance.now();
+        const r = await fetch(`${base}/here`, { redirect: "manual" });
+        slowest = Math.max(slowest, performance.now() - started);
+        expect(r.status).toBe(302);
+      }
+      expect(slowest).toBeLessThan(250);
+      other.exec("COMMIT");
+      expect((await pending).status).toBe(201);
+      expect((await fetch(`${base}/later`, { redirect: "manual" })).status).toBe(302);
+    } finally {
+      if (other.inTransaction) other.exec("ROLLBACK");
+      other.close();
+      await app.stop();
+      await d.db.close();
+      d.remove();
+    }
+  }, 30_000);
+});
 
 describe("a stalled report", () => {
   test("redirects answer at once while analytics reads, click pages and the CSV wait (the stall injected into the database reads)", async () => {

@@ -1,5 +1,6 @@
 // The only SQL for webhooks (issue 26): endpoints, the outbox of deliveries, and claiming.
 import type { Database, Dialect, Queries } from "../db/database";
+import { busyTimeoutOf } from "../db/writeTurn";
 import { nowIso } from "../shared/time";
 import { addNotices } from "../notifications/store";
 import { webhookDisabledNotice } from "../notifications/events";
@@ -159,7 +160,7 @@ async function withoutWaiting<T>(db: Database, run: () => Promise<T>): Promise<T
   if (!h) return run();
   // A transaction of the app is open on this connection: its turn first.
   if (h.inTransaction) return BUSY;
-  const { timeout } = h.query("PRAGMA busy_timeout").get() as { timeout: number };
+  const timeout = busyTimeoutOf(h);
   h.exec("PRAGMA busy_timeout = 0");
   let started: Promise<T>;
   try {
