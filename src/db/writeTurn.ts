@@ -3,8 +3,8 @@
 // has one writer at a time, and a connection that finds the lock taken waits for it inside
 // sqlite3_step, synchronously, for up to busy_timeout. On the request thread that wait stopped
 // every redirect: one client creating a link every 20 ms during a click flood held the
-// redirects' p99 at 235 ms and their maximum at 845 ms, against 5 and 26 without it
-// (docs/performance.md, lead session 12). So the request thread never lets SQLite wait:
+// redirects' p99 at 191–235 ms and their maximum at 435–845 ms, against 5–6 and 25–26 ms
+// without it (docs/performance.md, lead session 12). So the request thread never lets SQLite wait:
 //
 // - it tries the lock with busy_timeout 0 and, when the click writer has it, sleeps a few ms
 //   (asynchronously: redirects are answered meanwhile) and tries again, for as long as
