@@ -166,16 +166,19 @@ describe("a killed process (SIGKILL)", () => {
         ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
       },
       stdout: "ignore",
-      stderr: "ignore",
+      // Only errors are logged (LOG_LEVEL): a child that cannot start says why in the test's output.
+      stderr: "inherit",
     });
-    for (let i = 0; i < 100; i++) {
+    let up = false;
+    for (let i = 0; i < 100 && !up && proc.exitCode === null; i++) {
       try {
-        if ((await fetch(`${base}/api/health`)).ok) break;
+        up = (await fetch(`${base}/api/health`)).ok;
       } catch {
         /* not up yet */
       }
-      await Bun.sleep(100);
+      if (!up) await Bun.sleep(100);
     }
+    expect({ up, exitCode: proc.exitCode }).toEqual({ up: true, exitCode: null });
     const api = async (method: string, path: string, body?: unknown, cookie?: string) => {
       const res = await fetch(`${base}${path}`, {
         method,

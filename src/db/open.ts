@@ -27,6 +27,12 @@ export function openDb(dataDir: string, walLimitBytes = DEFAULT_WAL_LIMIT_BYTES)
 /** The same pragmas for any connection to the app's file (the click writer opens its own). */
 export function openDbFile(path: string, walLimitBytes = DEFAULT_WAL_LIMIT_BYTES): Db {
   const db = new Database(path, { create: true, strict: true });
+  // First: the pragmas below read the file, and another connection may hold it for a moment
+  // (the click worker opens while the request thread reads; after a crash the first reader
+  // replays the WAL). Without a timeout SQLite fails at once with "database is locked", and
+  // start-up with it (the killed-process test, one run in two after the reader was warmed
+  // beside the worker's open).
+  db.exec("PRAGMA busy_timeout = 5000");
   // 16 KB pages for a new database (an existing one keeps its size: changing it needs a VACUUM
   // outside WAL mode). The click writer appends ~290-byte rows and rewrites the count and
   // per-link index pages it touches: with 4 KB pages that was a quarter of the bytes per write
@@ -37,7 +43,6 @@ export function openDbFile(path: string, walLimitBytes = DEFAULT_WAL_LIMIT_BYTES
   db.exec("PRAGMA journal_mode = WAL");
   db.exec("PRAGMA synchronous = NORMAL");
   db.exec("PRAGMA foreign_keys = ON");
-  db.exec("PRAGMA busy_timeout = 5000");
   // Each time the WAL is rewound (after a complete checkpoint), the file is cut back to this
   // size instead of keeping its high-water mark on disk (issue 21: 11 GB after a bulk load,
   // still 11 GB after a restart). The click worker's checkpoints truncate it when it passes a quarter (walCheckpointAt).
