@@ -76,6 +76,28 @@ describe("sqliteDatabase", () => {
     expect(await db.all("SELECT * FROM t")).toEqual([]);
   });
 
+  test("work a finished transaction started (a timer) waits for a later transaction instead of failing as if inside it", async () => {
+    const db = fresh();
+    let late!: Promise<number>;
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    await db.tx(async (q) => {
+      await q.run("INSERT INTO t (id, v) VALUES (1, 'first')");
+      // Started inside the first transaction, run while the second is open: the context it keeps
+      // is the first's (as an event wake's timer is), which has committed.
+      late = new Promise((resolve, reject) => setTimeout(() => db.run("INSERT INTO t (id, v) VALUES (3, 'late')").then(resolve, reject), 5));
+    });
+    const second = db.tx(async (q) => {
+      await q.run("INSERT INTO t (id, v) VALUES (2, 'second')");
+      await gate;
+    });
+    await Bun.sleep(20);
+    release();
+    await second;
+    expect(await late).toBe(1);
+    expect(await db.all("SELECT id FROM t ORDER BY id")).toEqual([{ id: 1 }, { id: 2 }, { id: 3 }]);
+  });
+
   test("transactions run one after another", async () => {
     const db = fresh();
     const add = (i: number) =>

@@ -80,7 +80,9 @@ const insideTx = process.env.NODE_ENV === "test" ? new AsyncLocalStorage<object>
  */
 export function sqliteDatabase(handle: SqliteHandle, { reader: withReader = true, nice }: { reader?: boolean; nice?: number } = {}): Database {
   let open: Promise<void> | null = null;
-  const self = {};
+  // The open transaction's own mark: work it started that outlives it (a timer, a wake) keeps
+  // its context, and must not be taken for a statement inside a later transaction.
+  let openMark: object | null = null;
   // The write lock is waited for asynchronously, never inside SQLite (src/db/writeTurn.ts).
   const writeTurn = newWriteTurn();
   const locks = lockTaker(handle, writeTurn);
@@ -93,7 +95,7 @@ export function sqliteDatabase(handle: SqliteHandle, { reader: withReader = true
     return "value" in now ? now.value : database.tx(async () => run());
   };
   const notInside = () => {
-    if (insideTx?.getStore() === self) throw new Error("A statement was sent to the database inside its own transaction: use the transaction's handle (q)");
+    if (openMark !== null && insideTx?.getStore() === openMark) throw new Error("A statement was sent to the database inside its own transaction: use the transaction's handle (q)");
   };
   const exec = {
     all: (text: string, params: Params) => handle.query(text).all(...(sqliteArgs(params) as SQLQueryBindings[])),
@@ -152,12 +154,14 @@ export function sqliteDatabase(handle: SqliteHandle, { reader: withReader = true
       while (open) await open;
       let done!: () => void;
       open = new Promise((resolve) => (done = resolve));
+      const mark = {};
+      openMark = mark;
       let waited = false;
       try {
         // Taken without SQLite's blocking wait: redirects are answered while this waits.
         ({ waited } = await locks.take(() => handle.exec("BEGIN IMMEDIATE")));
         try {
-          const result = await (insideTx ? insideTx.run(self, () => fn(inTx)) : fn(inTx));
+          const result = await (insideTx ? insideTx.run(mark, () => fn(inTx)) : fn(inTx));
           handle.exec("COMMIT");
           return result;
         } catch (e) {
@@ -167,6 +171,7 @@ export function sqliteDatabase(handle: SqliteHandle, { reader: withReader = true
       } finally {
         if (waited) locks.done();
         open = null;
+        openMark = null;
         done();
       }
     },
