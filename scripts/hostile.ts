@@ -50,7 +50,13 @@ const HASH_CPU_MS = await (async () => {
   return Math.ceil(runs.sort((a, b) => a - b)[2]! / 10) * 10;
 })();
 console.log(`hostile: one password hash (argon2id, m=${PASSWORD_HASH.memoryCost} KiB, t=${PASSWORD_HASH.timeCost}) costs ~${HASH_CPU_MS} ms of CPU on this machine`);
-const MAX_GROWTH_MB = 100; // the whole attack
+// The whole attack's peak over the server's RSS before it. Set at 100 MB for 1,271 requests to
+// 91 routes (peak +56); the corpus is now ~2,450 requests to 155 routes, each route sent its
+// megabyte bodies, and the peak reached +75 (SQLite) and +83 to +100 (PostgreSQL). About a third
+// of that is garbage not yet collected: a full collection after the attack took RSS from 161 to
+// 132 MB with 25 MB of live heap (docs/reliability.md, session 13). A leak of 30 KB a request
+// (~75 MB over the corpus) fails it.
+const MAX_GROWTH_MB = 150;
 const PROBE_P99_MS = 50;
 const PROBE_MAX_MS = 250;
 // The suite must end in bounded time even against a server that stalls on every request
