@@ -15,6 +15,7 @@ import type { LinkRow } from "../links/store";
 import { readStored, smartView, toStored } from "./settings";
 import { compile, explain, parseLanguages, type Facts } from "./decide";
 import { agentOf } from "./visitor";
+import { NO_PLACE, trustedPlace, visitorIdOf } from "../redirects/visitor";
 import {
   BROWSERS,
   DEVICES,
@@ -82,15 +83,19 @@ export function smartRoutes(ctx: AppContext, auth: AuthPlugin, links: Links, tra
         const c = compile(stored);
         const h = request.headers;
         const agent = body.useRequest ? agentOf(h.get("user-agent")?.slice(0, 1024) ?? null) : null;
-        let country = body.country || null;
-        let city = body.city || null;
-        if (body.useRequest && !country) {
-          // "This browser": the location the redirect would see (a trusted proxy's, else the lookup).
-          const { ip } = clientAddress(ctx, request, server);
-          const looked = links.smart.place(ip);
-          country = looked.country;
-          city ??= looked.city;
+        // "This browser": the location the redirect would see, read the redirect's way (a trusted
+        // proxy's CDN headers, the lookup for what they leave out); a given country or city wins.
+        let here: { country: string | null; city: string | null } = NO_PLACE;
+        if (body.useRequest && !(body.country && body.city)) {
+          const { ip, viaTrustedProxy } = clientAddress(ctx, request, server);
+          here = viaTrustedProxy ? trustedPlace(h) : NO_PLACE;
+          if (!here.country || !here.city) {
+            const looked = links.smart.place(ip);
+            here = { country: here.country ?? looked.country, city: here.city ?? looked.city };
+          }
         }
+        const country = body.country || here.country;
+        const city = body.city || here.city;
         const language = body.language ?? (body.useRequest ? (h.get("accept-language")?.slice(0, 256) ?? null) : null);
         const at = body.at ? Date.parse(body.at) : Date.now();
         const facts: Facts = {
@@ -101,7 +106,9 @@ export function smartRoutes(ctx: AppContext, auth: AuthPlugin, links: Links, tra
           country,
           city,
           now: at,
-          visitorId: body.visitorId ?? crypto.randomUUID(),
+          // This browser's own visitor cookie, as the redirect reads it, for a sticky split; a
+          // visitor without one gets a new id there, so a random one here.
+          visitorId: body.visitorId ?? (body.useRequest ? visitorIdOf(request) : null) ?? crypto.randomUUID(),
           clicks: body.clicks ?? clicksOf(row),
         };
         const e = explain(c, facts, row.id, new URL(row.original_url).href);
@@ -205,7 +212,7 @@ export function smartOperations(tracker: Tracker) {
       path: `${prefix}/:id/simulate`,
       summary: "Simulate a visitor",
       description:
-        "Where the link would send a visitor with these facts, and why (each rule in order). `useRequest: true` takes device, OS, browser, language and location from this request (\"this browser, now\"); given fields win. Records nothing.",
+        "Where the link would send a visitor with these facts, and why (each rule in order). `useRequest: true` takes device, OS, browser, language, location (a trusted proxy's CDN headers, else the address lookup) and the visitor cookie of a sticky split from this request, as the redirect reads them (\"this browser, now\"); given fields win. Records nothing.",
       params: LINK_ID,
       body: SimulateBody,
       example: { country: "DE", device: "mobile", os: "android", browser: "chrome", language: "de-DE,de;q=0.9,en;q=0.8", at: "" },

@@ -197,7 +197,7 @@ export function badgesOf(s: Pick<SmartStored, "passwordHash" | "maxClicks" | "ru
   return { protected: s.passwordHash !== null, limited: s.maxClicks !== null, ruled: s.rules.length > 0, split: s.split !== null };
 }
 
-/** A visitor to simulate. `useRequest`: take device, OS, browser, language (and country behind a trusted proxy) from this request. */
+/** A visitor to simulate. `useRequest`: take device, OS, browser, language, location and visitor cookie from this request, as the redirect reads them. */
 export const SimulateBody = v.strictObject({
   useRequest: v.optional(v.boolean(), false),
   device: v.optional(v.nullable(v.picklist(DEVICES, `Device must be one of ${DEVICES.join(", ")}`))),
@@ -211,7 +211,7 @@ export const SimulateBody = v.strictObject({
   at: v.optional(v.nullable(v.union([v.literal(""), When]))),
   /** Clicks so far, for a link with a limit (default: its real count). */
   clicks: v.optional(v.pipe(v.nullable(v.pipe(v.number(), v.integer(), v.minValue(0))), v.description("Clicks so far, for a link with a limit (default: its real count)."))),
-  /** A visitor id, for a sticky split (default: a random one). */
+  /** A visitor id, for a sticky split (default: this request's visitor cookie with useRequest, else a random one). */
   visitorId: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(64)))),
 }, strictMessage("The visitor"));
 export type SimulateBody = v.InferInput<typeof SimulateBody>;

@@ -310,6 +310,54 @@ describe("simulator", () => {
   });
 });
 
+describe("simulator, this browser: the answer the redirect gives the same request", () => {
+  // A real socket: only a peer (loopback, a trusted proxy by default) makes CDN headers believed.
+  test("behind a trusted proxy's CDN headers, and with the browser's visitor cookie on a sticky split", async () => {
+    const server = t.app.listen({ port: 0, hostname: "127.0.0.1" });
+    try {
+      const base = `http://127.0.0.1:${server.server!.port}`;
+      const l = await makeLink();
+      await put(l.id, {
+        rules: [
+          { name: "Munich", when: { city: ["München"] }, url: "https://example.com/muc" },
+          { name: "Germany", when: { country: ["DE"] }, url: "https://example.com/de" },
+        ],
+        split: { sticky: true, variants: [{ url: "https://example.com/a", weight: 1 }, { url: "https://example.com/b", weight: 1 }] },
+      });
+      const redirect = async (headers: Record<string, string>) => (await fetch(`${base}/${l.shortCode}`, { headers, redirect: "manual" })).headers.get("location");
+      const simulate = async (headers: Record<string, string>) => {
+        const r = await fetch(`${base}/api/links/${l.id}/simulate`, {
+          method: "POST",
+          headers: { ...headers, cookie: [alice.cookie, headers.cookie].filter(Boolean).join("; "), origin: "http://localhost:3000", "content-type": "application/json" },
+          body: JSON.stringify({ useRequest: true }),
+        });
+        expect(r.status).toBe(200);
+        return ((await r.json()) as { destination: string }).destination;
+      };
+      const visitors: Record<string, string>[] = [
+        { "cf-ipcountry": "DE" },
+        { "cf-ipcountry": "DE", "cf-ipcity": "M%C3%BCnchen" },
+        { "x-vercel-ip-country": "de" },
+        { "x-forwarded-for": "8.8.8.8", "cf-ipcity": "M%C3%BCnchen" },
+      ];
+      // Ten visitors with cookies of their own: a sticky split sends each to one destination.
+      for (let i = 0; i < 10; i++) visitors.push({ cookie: `tl_vid=${Bun.randomUUIDv7()}` });
+      const seen = new Set<string | null>();
+      for (const h of visitors) {
+        const went = await redirect(h);
+        seen.add(went);
+        expect(await simulate(h)).toBe(went!);
+      }
+      expect(seen).toContain("https://example.com/muc");
+      expect(seen).toContain("https://example.com/de");
+      expect(seen).toContain("https://example.com/a");
+      expect(seen).toContain("https://example.com/b");
+    } finally {
+      server.stop(true);
+    }
+  });
+});
+
 describe("brand tracker", () => {
   test("reset clicks opens a spent click limit again", async () => {
     const l = await makeLink(alice, "pic-drift-links");
