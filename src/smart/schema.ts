@@ -135,10 +135,23 @@ const smartEntries = {
 };
 
 /**
+ * Refuses anything but a plain object before an object schema reads it: valibot's object
+ * schemas take a list as an object of keys "0", "1"…, so `smart: []` passed as "no settings" and
+ * an edit removed every one (a limit, rules, a split) without a word.
+ */
+const objectOnly = <T>(what: string) => v.custom<T>((x) => typeof x === "object" && x !== null && !Array.isArray(x), `${what} must be an object`);
+
+const smartObject = v.strictObject(smartEntries, unknownField);
+
+/**
  * What a client sends (PUT …/:id/smart, and `smart` on create, edit, bulk). `password`: absent
  * keeps the current one, null or "" removes it, text sets it (and ends every earlier unlock).
  */
-export const SmartInput = v.pipe(v.strictObject(smartEntries, unknownField), v.check((s) => fallbackNeedsLimit(s), SMART_MSG.fallbackWithoutLimit));
+export const SmartInput = v.pipe(
+  objectOnly<v.InferInput<typeof smartObject>>("Smart settings"),
+  smartObject,
+  v.check((s) => fallbackNeedsLimit(s), SMART_MSG.fallbackWithoutLimit),
+);
 
 /**
  * A password hash as hashPassword makes it (argon2id, PHC form), the only kind an import takes:
@@ -151,14 +164,16 @@ const PASSWORD_HASH_FORM = /^\$argon2id\$v=19\$m=\d{1,7},t=\d{1,2},p=\d{1,2}\$[A
  * or, for the password, the `passwordHash` our export writes, stored as it is (an export never
  * holds a password in plain text; docs/decisions.md).
  */
+const smartImportObject = v.strictObject(
+  {
+    ...smartEntries,
+    passwordHash: v.optional(v.nullable(v.pipe(v.string(SMART_MSG.passwordHash), v.regex(PASSWORD_HASH_FORM, SMART_MSG.passwordHash)))),
+  },
+  unknownField,
+);
 export const SmartImport = v.pipe(
-  v.strictObject(
-    {
-      ...smartEntries,
-      passwordHash: v.optional(v.nullable(v.pipe(v.string(SMART_MSG.passwordHash), v.regex(PASSWORD_HASH_FORM, SMART_MSG.passwordHash)))),
-    },
-    unknownField,
-  ),
+  objectOnly<v.InferInput<typeof smartImportObject>>("Smart settings"),
+  smartImportObject,
   v.check((s) => fallbackNeedsLimit(s), SMART_MSG.fallbackWithoutLimit),
   v.check((s) => !(s.password && s.passwordHash), SMART_MSG.passwordAndHash),
 );
