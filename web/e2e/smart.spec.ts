@@ -131,6 +131,14 @@ test("UTM builder in the create dialog writes the parameters into the URL and sa
   await dialog.getByRole("button", { name: "Save template" }).click();
   await expect(page.getByText("UTM template saved")).toBeVisible();
   await expect(dialog.getByLabel("Template", { exact: true })).toBeVisible();
+  // Enter in the template's name saves the template; it does not submit the dialog (create the link).
+  await dialog.getByLabel("Title").fill("Not yet");
+  await dialog.getByLabel("Save these as a template named").fill("Mail by Enter");
+  await dialog.getByLabel("Save these as a template named").press("Enter");
+  await expect(dialog.getByLabel("Template", { exact: true }).getByRole("option", { name: "Mail by Enter" })).toBeAttached();
+  await expect(dialog).toBeVisible();
+  expect((await (await page.request.get("/api/links")).json()) as unknown[]).toEqual([]);
+  await dialog.getByLabel("Title").fill("");
   // Clearing a field removes its parameter; the template puts it back.
   await dialog.getByLabel("UTM source").fill("");
   await expect(dialog.getByLabel("URL", { exact: true })).toHaveValue("https://example.com/spring?ref=1&utm_medium=email");

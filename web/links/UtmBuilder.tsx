@@ -52,7 +52,18 @@ export function UtmBuilder({ url, onUrl }: { url: string; onUrl: (url: string) =
           ))}
         </div>
         <div className="row">
-          <Field label="Save these as a template named" value={name} onChange={(e) => setName(e.target.value)} disabled={disabled} />
+          <Field
+            label="Save these as a template named"
+            value={name}
+            onChange={(e) => setName(e.target.value)}
+            // Enter here saves the template: it would otherwise submit the dialog's own form (create the link).
+            onKeyDown={(e) => {
+              if (e.key !== "Enter") return;
+              e.preventDefault();
+              if (!disabled && name.trim() !== "") void save();
+            }}
+            disabled={disabled}
+          />
           <Button variant="secondary" onClick={() => void save()} disabled={disabled || name.trim() === ""}>Save template</Button>
         </div>
       </div>
