@@ -114,6 +114,15 @@ test("Smart settings dialog at 360 px, dark: fits, and a bad value is said", asy
   await dialog.getByRole("button", { name: "Save settings" }).click();
   await expect(dialog.getByRole("alert")).toHaveText("A fallback URL needs a click limit");
   await expectNoHorizontalOverflow(page);
+  // The checkboxes sit at their own size right beside their words (they were stretched across the row).
+  const split = dialog.getByRole("checkbox", { name: "Split visitors no rule matched between destinations" });
+  await split.check();
+  for (const name of ["Split visitors no rule matched between destinations", "Sticky: a returning visitor gets the same destination"]) {
+    const box = (await dialog.getByRole("checkbox", { name }).boundingBox())!;
+    const words = (await dialog.locator("label.check", { hasText: name.split(":")[0]! }).boundingBox())!;
+    expect(box.width).toBeLessThan(32);
+    expect(box.x - words.x).toBeLessThan(4);
+  }
   expect(await seriousAxe(page)).toEqual([]);
 });
 
