@@ -123,6 +123,26 @@ test("Smart settings dialog at 360 px, dark: fits, and a bad value is said", asy
     expect(box.width).toBeLessThan(32);
     expect(box.x - words.x).toBeLessThan(4);
   }
+  // A refused rule or split destination is named in the message: the rules' fields look alike.
+  await dialog.getByLabel("Maximum clicks (Optional)").fill("10");
+  await dialog.getByLabel("Destination A URL").fill("https://example.com/a");
+  await dialog.getByLabel("Destination B URL").fill("https://example.com/b");
+  await dialog.getByLabel("Destination B weight").fill("0");
+  await dialog.getByRole("button", { name: "Save settings" }).click();
+  await expect(dialog.getByRole("alert")).toHaveText("Destination B: Weights are whole numbers from 1 to 1,000");
+  await dialog.getByLabel("Destination B weight").fill("5");
+  await dialog.getByRole("button", { name: "Add rule" }).click();
+  await dialog.getByRole("button", { name: "Add rule" }).click();
+  await dialog.getByLabel("Rule 1 destination").fill("https://example.com/one");
+  await dialog.getByRole("group", { name: "Rule 1" }).getByLabel("Countries").fill("DE");
+  await dialog.getByLabel("Rule 2 destination").fill("https://example.com/two");
+  await dialog.getByRole("button", { name: "Save settings" }).click();
+  await expect(dialog.getByRole("alert")).toHaveText("Rule 2: A rule needs at least one condition");
+  // The server's refusal (a loop to this very host) is placed the same way, from its field's name.
+  await dialog.getByRole("group", { name: "Rule 2" }).getByLabel("Countries").fill("FR");
+  await dialog.getByLabel("Rule 2 destination").fill(`${new URL(page.url()).origin}/loop`);
+  await dialog.getByRole("button", { name: "Save settings" }).click();
+  await expect(dialog.getByRole("alert")).toHaveText("Rule 2: Links to our own short domains cannot be shortened (that would make a redirect loop)");
   expect(await seriousAxe(page)).toEqual([]);
 });
 

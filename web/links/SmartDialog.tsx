@@ -65,6 +65,19 @@ function bodyOf(f: Form) {
   };
 }
 
+/**
+ * A problem's message with the rule or split destination it belongs to ("Rule 3: Countries are
+ * two-letter codes…"): the dialog holds many rules with the same fields, and one message at the
+ * bottom did not say which. `path` is the field's path, as valibot's issue or the server's
+ * `fields` key ("rules.2.when.country.0") gives it.
+ */
+function placedMessage(message: string, path: readonly (string | number)[]) {
+  const [head, a, b] = path.map(String);
+  if (head === "rules" && a !== undefined && /^\d+$/.test(a)) return `Rule ${Number(a) + 1}: ${message}`;
+  if (head === "split" && a === "variants" && b !== undefined && /^\d+$/.test(b)) return `Destination ${String.fromCharCode(65 + Number(b))}: ${message}`;
+  return message;
+}
+
 const choices = (values: readonly string[]) => [{ value: "", label: "Any" }, ...values.map((v) => ({ value: v, label: v }))];
 
 /**
@@ -100,7 +113,8 @@ export function SmartDialog({ link, apiBase, onClose, onSaved }: { link: LinkVie
     // The schema's first problem, whether a field's or the whole settings' (a fallback without a limit).
     const checked = v.safeParse(SmartInput, body, { abortEarly: true });
     if (!checked.success) {
-      setError(checked.issues[0]?.message ?? "Please check the settings");
+      const issue = checked.issues[0];
+      setError(issue ? placedMessage(issue.message, (issue.path ?? []).map((p) => p.key as string | number)) : "Please check the settings");
       return;
     }
     setError(null);
@@ -111,7 +125,8 @@ export function SmartDialog({ link, apiBase, onClose, onSaved }: { link: LinkVie
       onSaved();
       onClose();
     } catch (err) {
-      const message = err instanceof ApiError ? err.message : "Could not save the settings";
+      const field = err instanceof ApiError && err.fields ? Object.keys(err.fields)[0] : undefined;
+      const message = err instanceof ApiError ? placedMessage(err.message, field ? field.split(".") : []) : "Could not save the settings";
       setError(message);
     } finally {
       setBusy(false);
