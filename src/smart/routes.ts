@@ -153,6 +153,15 @@ export function utmTemplateRoutes(auth: AuthPlugin, links: Links) {
       },
       { auth: true, body: jsonBody(UtmTemplateBody) },
     )
+    .put(
+      "/:id",
+      async ({ params, user, body }) => {
+        const row = await store.updateTemplate(parseId(params.id), user.id, body);
+        if (!row) throw notFound("Template not found");
+        return templateView(row);
+      },
+      { auth: true, body: jsonBody(UtmTemplateBody) },
+    )
     .delete(
       "/:id",
       async ({ params, user }) => {
@@ -232,6 +241,17 @@ export const utmTemplateOperations = defineOperations({ tag: "UTM templates", au
     example: { name: "Newsletter", source: "newsletter", medium: "email", campaign: "spring", term: "", content: "" },
     responses: { 201: UtmTemplateView },
     errors: ["CONFLICT", "QUOTA_EXCEEDED"],
+  },
+  {
+    method: "PUT",
+    path: "/api/utm-templates/:id",
+    summary: "Rename or change a UTM template",
+    description: "Replaces the template's name and values (the body of a save). Names are unique per user.",
+    params: { id: "The template's id" },
+    body: UtmTemplateBody,
+    example: { name: "Newsletter (spring)", source: "newsletter", medium: "email", campaign: "spring", term: "", content: "" },
+    responses: { 200: UtmTemplateView },
+    errors: ["CONFLICT"],
   },
   { method: "DELETE", path: "/api/utm-templates/:id", summary: "Delete a UTM template", params: { id: "The template's id" }, responses: { 200: Ok } },
 ]);

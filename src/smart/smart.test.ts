@@ -390,6 +390,21 @@ describe("UTM templates", () => {
     expect((await t.call("DELETE", `/api/utm-templates/${c.json.id}`, { cookie: alice.cookie })).status).toBe(200);
     expect((await t.call("GET", "/api/utm-templates", { cookie: alice.cookie })).json).toHaveLength(0);
   });
+  test("PUT renames a template and replaces its values; a name taken is 409, another user's 404, each leaving it as it was", async () => {
+    const a = (await t.call("POST", "/api/utm-templates", { body: { name: "Spring", source: "news" }, cookie: alice.cookie })).json;
+    await t.call("POST", "/api/utm-templates", { body: { name: "Autumn", source: "ads" }, cookie: alice.cookie });
+    const r = await t.call("PUT", `/api/utm-templates/${a.id}`, { body: { name: "Spring <b>🌸</b>", source: "news", medium: "email" }, cookie: alice.cookie });
+    expect(r.status).toBe(200);
+    expect(r.json).toEqual({ ...a, name: "Spring <b>🌸</b>", medium: "email" });
+    const taken = await t.call("PUT", `/api/utm-templates/${a.id}`, { body: { name: "Autumn", source: "x" }, cookie: alice.cookie });
+    expect(taken.status).toBe(409);
+    expect(taken.json.error).toMatchObject({ code: "CONFLICT", fields: { name: "You already have a template with that name" } });
+    expect((await t.call("PUT", `/api/utm-templates/${a.id}`, { body: { name: "Mine now", source: "x" }, cookie: bob.cookie })).status).toBe(404);
+    expect((await t.call("PUT", `/api/utm-templates/${a.id}`, { body: { name: "" }, cookie: alice.cookie })).status).toBe(400);
+    const list = (await t.call("GET", "/api/utm-templates", { cookie: alice.cookie })).json as { id: number; name: string; source: string }[];
+    expect(list.find((x) => x.id === a.id)).toMatchObject({ name: "Spring <b>🌸</b>", source: "news", medium: "email" });
+    for (const x of list) await t.call("DELETE", `/api/utm-templates/${x.id}`, { cookie: alice.cookie });
+  });
   test.each([
     [{ name: "" }, "Name is required"],
     [{ name: "x" }, "Fill in at least one parameter"],
