@@ -173,7 +173,19 @@ test("UTM builder in the create dialog writes the parameters into the URL and sa
   await expect(dialog.getByLabel("URL", { exact: true })).toHaveValue("https://example.com/spring?ref=1&utm_medium=email");
   await dialog.getByLabel("Template", { exact: true }).selectOption({ label: "Mail" });
   await expect(dialog.getByLabel("URL", { exact: true })).toHaveValue("https://example.com/spring?ref=1&utm_medium=email&utm_source=newsletter");
+  // The template applied can be renamed (Enter in its name) and deleted, here where it is used.
+  const applied = dialog.getByRole("group", { name: "Applied template: Mail" });
+  await applied.getByLabel("Template name", { exact: true }).fill("Mail (spring)");
+  await applied.getByLabel("Template name", { exact: true }).press("Enter");
+  await expect(page.getByText("UTM template renamed")).toBeVisible();
+  await expect(dialog).toBeVisible();
+  const select = dialog.getByLabel("Template", { exact: true });
+  await expect(select.getByRole("option")).toHaveText(["Choose a saved template", "Mail (spring)", "Mail by Enter"]);
   expect(await seriousAxe(page)).toEqual([]);
+  await dialog.getByRole("group", { name: "Applied template: Mail (spring)" }).getByRole("button", { name: "Delete template" }).click();
+  await expect(page.getByText('UTM template "Mail (spring)" deleted')).toBeVisible();
+  await expect(select.getByRole("option")).toHaveText(["Choose a saved template", "Mail by Enter"]);
+  expect(((await (await page.request.get("/api/utm-templates")).json()) as { name: string }[]).map((x) => x.name)).toEqual(["Mail by Enter"]);
   await dialog.getByLabel("Title").fill("Spring mail");
   await dialog.getByRole("button", { name: "Create" }).click();
   await expect(page.getByRole("heading", { name: "Spring mail" })).toBeVisible();
