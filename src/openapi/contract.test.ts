@@ -23,7 +23,7 @@ const NOT_API: { pattern: RegExp; why: string }[] = [
   { pattern: /^GET \/vendor\//, why: "the video engine's files (vendor assets)" },
   { pattern: /^GET \/(l\/|r\/)?\{code\}$/, why: "short-link redirects for visitors, not API calls" },
   { pattern: /^GET \/public\/stats\/\{token\}$/, why: "a published link's stats page for visitors (HTML), not an API call" },
-  { pattern: /^POST \/(l\/|r\/)?\{code\}$/, why: "a protected link's password form, posted by visitors' browsers" },
+  { pattern: /^POST \/(l\/|r\/|api\/links\/redirect\/)?\{code\}$/, why: "a protected link's password form, posted by visitors' browsers" },
   { pattern: /^(GET|ALL|OPTIONS) \/api\/\*$/, why: "the catch-all that answers unknown /api paths with 404 (a known path with another method: 405) in the error shape" },
 ];
 

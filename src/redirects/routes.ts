@@ -228,7 +228,9 @@ export function redirectRoutes(ctx: AppContext, links: Links, webPage: WebPage) 
     // A protected link's password page posts back to the link's own address (src/smart/page.ts).
     .post("/:code", ({ params, request, server, body }) => unlock(params.code, request, server, body))
     .post("/l/:code", ({ params, request, server, body }) => unlock(params.code, request, server, body))
-    .post("/r/:code", ({ params, request, server, body }) => unlock(params.code, request, server, body));
+    .post("/r/:code", ({ params, request, server, body }) => unlock(params.code, request, server, body))
+    // The Safari path shows the password page too, so its form posts there (src/http/bodyLimit.ts reads it).
+    .post("/api/links/redirect/:code", ({ params, request, server, body }) => unlock(params.code, request, server, body));
 }
 
 /**

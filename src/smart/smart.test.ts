@@ -189,6 +189,26 @@ describe("password", () => {
     headers: { "content-type": "application/x-www-form-urlencoded", ...extra },
   });
 
+  test("on every path a link is followed by (the Safari path under /api too), the page's form posts back and unlocks", async () => {
+    const l = await makeLink();
+    await put(l.id, { password: "open sesame" });
+    for (const path of [`/${l.shortCode}`, `/l/${l.shortCode}`, `/r/${l.shortCode}`, `/api/links/redirect/${l.shortCode}?ts=1`]) {
+      const page = await visit(path.slice(1));
+      expect(page.status).toBe(200);
+      expect(page.text).toContain(GATE_TEXT.heading);
+      // The form posts to the page's own address, as a browser sends it (Origin: this host).
+      const origin = { origin: "http://localhost:3000" };
+      const wrong = await t.call("POST", path, form("nope", origin));
+      expect([wrong.status, wrong.text.includes(GATE_TEXT.wrong)]).toEqual([403, true]);
+      const right = await t.call("POST", path, form("open sesame", origin));
+      expect(right.status).toBe(303);
+      expect(right.headers.get("location")).toBe(path);
+      const cookie = right.headers.get("set-cookie")!.split(";")[0]!;
+      const through = await t.call("GET", path, { headers: { cookie } });
+      expect([through.status, through.headers.get("location")]).toEqual([302, `https://example.com/${l.shortCode}`]);
+    }
+  });
+
   test("the page, a wrong password, the right one (cookie scoped to the link), then the redirect", async () => {
     const l = await makeLink();
     await put(l.id, { password: "open sesame" });
