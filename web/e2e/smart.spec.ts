@@ -146,6 +146,37 @@ test("Smart settings dialog at 360 px, dark: fits, and a bad value is said", asy
   expect(await seriousAxe(page)).toEqual([]);
 });
 
+test("Smart settings dialog: rules are reordered by keyboard, and the redirect follows the new order", async ({ page }) => {
+  await registerViaApi(page.request);
+  const r = await page.request.post("/api/links", { data: { originalUrl: "https://example.com/home", title: "Ordered" } });
+  const { id, shortCode } = (await r.json()) as { id: number; shortCode: string };
+  const rules = [
+    { name: "Everyone in 2000s", when: { from: "2000-01-01T00:00:00Z" }, url: "https://example.com/everyone" },
+    { name: "Linux", when: { os: ["linux"] }, url: "https://example.com/linux" },
+  ];
+  expect((await page.request.put(`/api/links/${id}/smart`, { data: { rules } })).status()).toBe(200);
+  await page.goto("/link-tracker");
+  await page.getByRole("button", { name: "More actions for Ordered" }).click();
+  await page.getByRole("menuitem", { name: "Smart settings" }).click();
+  const dialog = page.getByRole("dialog", { name: "Smart settings: Ordered" });
+  // At the ends there is nothing to move past.
+  await expect(dialog.getByRole("button", { name: "Move rule 1 up" })).toHaveCount(0);
+  await expect(dialog.getByRole("button", { name: "Move rule 2 down" })).toHaveCount(0);
+  await dialog.getByRole("button", { name: "Move rule 2 up" }).focus();
+  await page.keyboard.press("Enter");
+  await expect(dialog.getByLabel("Rule 1 name")).toHaveValue("Linux");
+  await expect(dialog.getByLabel("Rule 2 name")).toHaveValue("Everyone in 2000s");
+  // The focus went with the rule: Enter again moves it back down.
+  await expect(dialog.getByRole("button", { name: "Move rule 1 down" })).toBeFocused();
+  expect(await seriousAxe(page)).toEqual([]);
+  await dialog.getByRole("button", { name: "Save settings" }).click();
+  await expect(page.getByText("Smart settings saved")).toBeVisible();
+  const saved = (await (await page.request.get(`/api/links/${id}/smart`)).json()) as { rules: { name: string }[] };
+  expect(saved.rules.map((x) => x.name)).toEqual(["Linux", "Everyone in 2000s"]);
+  const linux = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36";
+  expect((await page.request.get(`/${shortCode}`, { maxRedirects: 0, headers: { "user-agent": linux } })).headers().location).toBe("https://example.com/linux");
+});
+
 test("UTM builder in the create dialog writes the parameters into the URL and saves a template", async ({ page }) => {
   await registerViaApi(page.request);
   await page.goto("/link-tracker");

@@ -1,4 +1,4 @@
-import { useEffect, useState, type FormEvent } from "react";
+import { useEffect, useId, useState, type FormEvent } from "react";
 import useSWR from "swr";
 import * as v from "valibot";
 import { Dialog } from "../ui/Dialog";
@@ -90,6 +90,7 @@ export function SmartDialog({ link, apiBase, onClose, onSaved }: { link: LinkVie
   const [form, setForm] = useState<Form | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  const ids = useId();
   // Filled again at every opening (the settings may be cached from the last one).
   useEffect(() => {
     if (data && link) setForm(formOf(data));
@@ -104,6 +105,17 @@ export function SmartDialog({ link, apiBase, onClose, onSaved }: { link: LinkVie
   if (!link) return null;
   const set = (patch: Partial<Form>) => setForm((f) => (f ? { ...f, ...patch } : f));
   const setRule = (i: number, patch: Partial<RuleForm>) => set({ rules: form!.rules.map((r, j) => (j === i ? { ...r, ...patch } : r)) });
+  /**
+   * First match wins, so the order is the setting: a rule moves one place at a time, and the
+   * focus goes with it (to the same button of its new place, else the other one at an end).
+   */
+  const moveRule = (i: number, by: -1 | 1) => {
+    const j = i + by;
+    const rules = [...form!.rules];
+    [rules[i], rules[j]] = [rules[j]!, rules[i]!];
+    set({ rules });
+    requestAnimationFrame(() => (document.getElementById(`${ids}-rule-${j}-${by < 0 ? "up" : "down"}`) ?? document.getElementById(`${ids}-rule-${j}-${by < 0 ? "down" : "up"}`))?.focus());
+  };
   const setVariant = (i: number, patch: Partial<VariantForm>) => set({ variants: form!.variants.map((x, j) => (j === i ? { ...x, ...patch } : x)) });
 
   async function save(e: FormEvent) {
@@ -158,7 +170,11 @@ export function SmartDialog({ link, apiBase, onClose, onSaved }: { link: LinkVie
                     <Field label="From" type="datetime-local" value={r.from} onChange={(e) => setRule(i, { from: e.target.value })} />
                     <Field label="Until" type="datetime-local" value={r.until} onChange={(e) => setRule(i, { until: e.target.value })} />
                   </div>
-                  <Button variant="secondary" size="sm" onClick={() => set({ rules: form.rules.filter((_, j) => j !== i) })}>{`Remove rule ${i + 1}`}</Button>
+                  <div className="row">
+                    {i > 0 && <Button id={`${ids}-rule-${i}-up`} variant="secondary" size="sm" onClick={() => moveRule(i, -1)}>{`Move rule ${i + 1} up`}</Button>}
+                    {i < form.rules.length - 1 && <Button id={`${ids}-rule-${i}-down`} variant="secondary" size="sm" onClick={() => moveRule(i, 1)}>{`Move rule ${i + 1} down`}</Button>}
+                    <Button variant="secondary" size="sm" onClick={() => set({ rules: form.rules.filter((_, j) => j !== i) })}>{`Remove rule ${i + 1}`}</Button>
+                  </div>
                 </div>
               ))}
               <Button variant="secondary" onClick={() => set({ rules: [...form.rules, { ...EMPTY_RULE }] })}>Add rule</Button>
