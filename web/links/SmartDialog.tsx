@@ -54,6 +54,9 @@ function bodyOf(f: Form) {
   const when = (r: RuleForm) => {
     const w: Record<string, unknown> = {};
     for (const k of ["device", "os", "browser", "language", "country", "city"] as const) if (list(r[k]).length) w[k] = list(r[k]);
+    // The closed lists' values are lower-case single words ("ios", "chromeos"): "iOS" or "Chrome OS"
+    // as people write them mean the same and were refused.
+    for (const k of ["device", "os", "browser"] as const) if (w[k]) w[k] = (w[k] as string[]).map((x) => x.toLowerCase().replace(/\s+/g, ""));
     if (r.from) w.from = toIso(r.from);
     if (r.until) w.until = toIso(r.until);
     return w;
