@@ -77,6 +77,8 @@ test("Smart settings dialog: add a rule and a limit, the badges show, the simula
   await dialog.getByLabel("Rule 1 destination").fill("https://apps.apple.com/app/id1");
   // As people write it: the closed list's value is "ios".
   await dialog.getByLabel("Operating systems").fill("iOS");
+  // A city rule says what it needs (the bundled database has countries only).
+  await expect(dialog.getByLabel("Cities")).toHaveAccessibleDescription("Needs city data: GEOIP_DB on the server, or a CDN's city header.");
   await dialog.getByLabel("Maximum clicks (Optional)").fill("100");
   expect(await seriousAxe(page)).toEqual([]);
   await dialog.getByRole("button", { name: "Save settings" }).click();

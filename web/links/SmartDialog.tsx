@@ -169,7 +169,7 @@ export function SmartDialog({ link, apiBase, onClose, onSaved }: { link: LinkVie
                     <Field label="Browsers" hint={BROWSERS.join(", ")} value={r.browser} onChange={(e) => setRule(i, { browser: e.target.value })} />
                     <Field label="Languages" hint="e.g. en, pt-BR" value={r.language} onChange={(e) => setRule(i, { language: e.target.value })} />
                     <Field label="Countries" hint="Two-letter codes, e.g. US, DE" value={r.country} onChange={(e) => setRule(i, { country: e.target.value })} />
-                    <Field label="Cities" value={r.city} onChange={(e) => setRule(i, { city: e.target.value })} />
+                    <Field label="Cities" hint="Needs city data: GEOIP_DB on the server, or a CDN's city header." value={r.city} onChange={(e) => setRule(i, { city: e.target.value })} />
                     <Field label="From" type="datetime-local" value={r.from} onChange={(e) => setRule(i, { from: e.target.value })} />
                     <Field label="Until" type="datetime-local" value={r.until} onChange={(e) => setRule(i, { until: e.target.value })} />
                   </div>
