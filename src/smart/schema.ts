@@ -223,7 +223,8 @@ export const SimulateBody = v.strictObject({
   country: v.optional(v.nullable(v.pipe(v.string(), v.trim(), v.check((s) => s === "" || /^[A-Za-z]{2}$/.test(s), SMART_MSG.country), v.toUpperCase()))),
   city: v.optional(v.nullable(v.pipe(v.string(), v.trim(), v.maxLength(100, SMART_MSG.city)))),
   /** When (default now). */
-  at: v.optional(v.nullable(v.union([v.literal(""), When]))),
+  // Not a union with "": its refusal named the union's types instead of the date's message.
+  at: v.optional(v.nullable(v.pipe(v.string(SMART_MSG.window), v.trim(), v.check((s) => s === "" || (s.length <= 40 && !Number.isNaN(Date.parse(s))), SMART_MSG.window)))),
   /** Clicks so far, for a link with a limit (default: its real count). */
   clicks: v.optional(v.pipe(v.nullable(v.pipe(v.number(), v.integer(), v.minValue(0))), v.description("Clicks so far, for a link with a limit (default: its real count)."))),
   /** A visitor id, for a sticky split (default: this request's visitor cookie with useRequest, else a random one). */

@@ -323,6 +323,16 @@ describe("simulator", () => {
     expect((await t.call("POST", `/api/links/${l.id}/simulate`, { body: { at: "2030-06-01T00:00:00Z" }, cookie: alice.cookie })).json.route).toBe("rule:1");
     expect((await t.call("POST", `/api/links/${l.id}/simulate`, { body: { clicks: 5 }, cookie: alice.cookie })).json.route).toBe("fallback");
   });
+  test("refused: a time that is no date, said as such (it read 'Expected (\"\" | string)')", async () => {
+    const l = await makeLink();
+    for (const at of ["yesterday", "2026-13-45T00:00:00Z"]) {
+      const r = await t.call("POST", `/api/links/${l.id}/simulate`, { body: { at }, cookie: alice.cookie });
+      expect(r.status).toBe(400);
+      expect(r.json.error).toEqual({ code: "VALIDATION", message: "Please enter a valid date", fields: { at: "Please enter a valid date" } });
+    }
+    // Empty is now, as before.
+    expect((await t.call("POST", `/api/links/${l.id}/simulate`, { body: { at: "" }, cookie: alice.cookie })).status).toBe(200);
+  });
   test("refused: bad device", async () => {
     const l = await makeLink();
     const r = await t.call("POST", `/api/links/${l.id}/simulate`, { body: { device: "toaster" }, cookie: alice.cookie });
