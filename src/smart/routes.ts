@@ -203,7 +203,7 @@ export function smartOperations(tracker: Tracker) {
         "`maxClicks`: after that many clicks the link answers `fallbackUrl`, or its 410 page without one. " +
         `\`rules\`: tried in order, the first whose every condition holds wins; conditions are device (${DEVICES.join(", ")}), os (${OSES.join(", ")}), browser (${BROWSERS.join(", ")}), ` +
         `language (Accept-Language tags at quality ${LANGUAGE_MIN_Q} or more, so "en" does not match a visitor who lists English only as a fallback), country (ISO codes), city (as the analytics name it) and a from/until window (until exclusive). ` +
-        "`split`: weighted destinations for visitors no rule matched; `sticky` gives one visitor (the tl_vid cookie) one destination. Each click records which rule or destination sent it (the analytics `smart.routes`). " +
+        "`split`: weighted destinations for visitors no rule matched; `sticky` gives one visitor one destination for as long as their tl_vid cookie lives (24 hours from their first visit: it is not renewed). Each click records which rule or destination sent it (the analytics `smart.routes`). " +
         "Answered once every instance serving redirects has the change.",
       params: LINK_ID,
       body: SmartInput,

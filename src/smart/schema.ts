@@ -93,7 +93,7 @@ export const Variant = v.object({
 
 export const Split = v.object({
   variants: v.pipe(v.array(Variant), v.minLength(2, SMART_MSG.variantsMin), v.maxLength(VARIANTS_MAX, SMART_MSG.variantsMax)),
-  /** The same visitor (the tl_vid cookie) always gets the same destination. */
+  /** The same visitor gets the same destination while their tl_vid cookie lives (24 hours from their first visit; not renewed). */
   sticky: v.optional(v.boolean(), false),
 });
 

@@ -120,7 +120,7 @@ test("Smart settings dialog at 360 px, dark: fits, and a bad value is said", asy
   // The checkboxes sit at their own size right beside their words (they were stretched across the row).
   const split = dialog.getByRole("checkbox", { name: "Split visitors no rule matched between destinations" });
   await split.check();
-  for (const name of ["Split visitors no rule matched between destinations", "Sticky: a returning visitor gets the same destination"]) {
+  for (const name of ["Split visitors no rule matched between destinations", "Sticky: a visitor gets the same destination for 24 hours"]) {
     const box = (await dialog.getByRole("checkbox", { name }).boundingBox())!;
     const words = (await dialog.locator("label.check", { hasText: name.split(":")[0]! }).boundingBox())!;
     expect(box.width).toBeLessThan(32);

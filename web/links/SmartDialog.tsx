@@ -190,7 +190,7 @@ export function SmartDialog({ link, apiBase, onClose, onSaved }: { link: LinkVie
               {form.splitOn && (
                 <>
                   <label className="check">
-                    <input type="checkbox" checked={form.sticky} onChange={(e) => set({ sticky: e.target.checked })} /> Sticky: a returning visitor gets the same destination
+                    <input type="checkbox" checked={form.sticky} onChange={(e) => set({ sticky: e.target.checked })} /> Sticky: a visitor gets the same destination for 24 hours
                   </label>
                   {form.variants.map((x, i) => {
                     const letter = String.fromCharCode(65 + i);
