@@ -69,6 +69,10 @@ describe("create with smart settings", () => {
     ["a list", [1, 2], "Smart settings must be an object"],
     // valibot takes a list as an object of keys "0", "1"…: an empty one passed as no settings.
     ["an empty list", [], "Smart settings must be an object"],
+    // Names show in the analytics, the simulator and exports: no escape sequences or NULs (the shared schemas' rule).
+    ["a rule's name with a NUL", { rules: [{ name: "a\u0000b", when: { os: ["ios"] }, url: "https://example.com/r" }] }, "A rule's name must not contain control characters", "smart.rules.0.name"],
+    ["a destination's name with an escape", { split: { variants: [{ name: "\u001b[31mred", url: "https://example.com/a", weight: 1 }, { url: "https://example.com/b", weight: 1 }] } }, "A destination's name must not contain control characters", "smart.split.variants.0.name"],
+    ["a city with a newline", { rules: [{ when: { city: ["Berlin\nX"] }, url: "https://example.com/r" }] }, "A city must not contain control characters"],
     ["a fallback without a limit", { fallbackUrl: "https://example.com/x" }, "A fallback URL needs a click limit"],
     ["a short password", { password: "abc" }, "Password must be at least 4 characters"],
     ["a huge password", { password: "p".repeat(100_000) }, "Password must be at most 128 characters"],

@@ -66,7 +66,7 @@ export const RuleConditions = v.pipe(
     browser: list(v.picklist(BROWSERS, `Browser must be one of ${BROWSERS.join(", ")}`)),
     language: list(v.pipe(v.string(SMART_MSG.language), v.trim(), v.regex(/^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})?$/, SMART_MSG.language), v.toLowerCase())),
     country: list(v.pipe(v.string(SMART_MSG.country), v.trim(), v.regex(/^[A-Za-z]{2}$/, SMART_MSG.country), v.toUpperCase())),
-    city: list(v.pipe(v.string(SMART_MSG.city), v.trim(), v.minLength(1, SMART_MSG.city), v.maxLength(100, SMART_MSG.city))),
+    city: list(v.pipe(v.string(SMART_MSG.city), v.trim(), v.minLength(1, SMART_MSG.city), v.maxLength(100, SMART_MSG.city), noControlChars("A city"))),
     from: v.optional(v.pipe(v.nullable(When), v.description("The start of a rule's time window (a date-time), or null for none."))),
     until: v.optional(v.nullable(When)),
   }),
@@ -80,13 +80,13 @@ export type RuleConditions = v.InferOutput<typeof RuleConditions>;
 
 export const Rule = v.object({
   /** A name for the analytics and the simulator ("iPhone users"); defaults to "Rule N". */
-  name: v.optional(v.pipe(v.string(), v.trim(), v.maxLength(60, "A rule's name must be at most 60 characters")), ""),
+  name: v.optional(v.pipe(v.string(), v.trim(), v.maxLength(60, "A rule's name must be at most 60 characters"), noControlChars("A rule's name")), ""),
   when: RuleConditions,
   url: OriginalUrl,
 });
 
 export const Variant = v.object({
-  name: v.optional(v.pipe(v.string(), v.trim(), v.maxLength(60, "A destination's name must be at most 60 characters")), ""),
+  name: v.optional(v.pipe(v.string(), v.trim(), v.maxLength(60, "A destination's name must be at most 60 characters"), noControlChars("A destination's name")), ""),
   url: OriginalUrl,
   weight: v.pipe(v.number(SMART_MSG.weight), v.integer(SMART_MSG.weight), v.minValue(1, SMART_MSG.weight), v.maxValue(1000, SMART_MSG.weight)),
 });
