@@ -73,6 +73,8 @@ test("Smart settings dialog: add a rule and a limit, the badges show, the simula
   await expect(dialog).toBeVisible();
 
   await dialog.getByRole("button", { name: "Add rule" }).click();
+  // The new rule's first field takes the focus (its fields appear above the button).
+  await expect(dialog.getByLabel("Rule 1 name")).toBeFocused();
   await dialog.getByLabel("Rule 1 name").fill("iPhone");
   await dialog.getByLabel("Rule 1 destination").fill("https://apps.apple.com/app/id1");
   // As people write it: the closed list's value is "ios".

@@ -162,7 +162,7 @@ export function SmartDialog({ link, apiBase, onClose, onSaved }: { link: LinkVie
               {form.rules.map((r, i) => (
                 <div key={i} className="smart-rule stack" role="group" aria-label={`Rule ${i + 1}`}>
                   <div className="smart-grid">
-                    <Field label={`Rule ${i + 1} name`} value={r.name} onChange={(e) => setRule(i, { name: e.target.value })} />
+                    <Field id={`${ids}-rule-${i}-name`} label={`Rule ${i + 1} name`} value={r.name} onChange={(e) => setRule(i, { name: e.target.value })} />
                     <Field label={`Rule ${i + 1} destination`} type="url" inputMode="url" value={r.url} onChange={(e) => setRule(i, { url: e.target.value })} />
                     <Field label="Devices" hint={DEVICES.join(", ")} value={r.device} onChange={(e) => setRule(i, { device: e.target.value })} />
                     <Field label="Operating systems" hint={OSES.join(", ")} value={r.os} onChange={(e) => setRule(i, { os: e.target.value })} />
@@ -180,7 +180,16 @@ export function SmartDialog({ link, apiBase, onClose, onSaved }: { link: LinkVie
                   </div>
                 </div>
               ))}
-              <Button variant="secondary" onClick={() => set({ rules: [...form.rules, { ...EMPTY_RULE }] })}>Add rule</Button>
+              <Button
+                variant="secondary"
+                onClick={() => {
+                  set({ rules: [...form.rules, { ...EMPTY_RULE }] });
+                  // The new rule's fields appear above the button: the focus goes to its first one.
+                  requestAnimationFrame(() => document.getElementById(`${ids}-rule-${form.rules.length}-name`)?.focus());
+                }}
+              >
+                Add rule
+              </Button>
             </fieldset>
             <fieldset className="stack" disabled={busy}>
               <legend>A/B split</legend>
