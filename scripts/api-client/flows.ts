@@ -445,13 +445,16 @@ export async function flows(h: Harness) {
     }
     same(routes.sort((a, b) => a.name.localeCompare(b.name)), [{ name: "Default destination", count: 1 }, { name: "Rule 1: iPhone", count: 2 }], "clicks per rule");
   });
-  await step("UTM templates: save, list, delete; another user's is 404", async () => {
+  await step("UTM templates: save, list, rename, delete; another user's is 404", async () => {
     const made = await alice.POST("/api/utm-templates", { body: { name: "Newsletter", source: "newsletter", medium: "email", campaign: "spring" } });
     refused(made, 201, "save a template");
     const template = ok(made, "template");
     same([template.source, template.medium, template.campaign, template.term], ["newsletter", "email", "spring", ""], "the template");
     same(ok(await alice.GET("/api/utm-templates"), "list").map((t) => t.name), ["Newsletter"], "alice's templates");
     same(ok(await bob.GET("/api/utm-templates"), "bob's list").length, 0, "bob's templates");
+    const renamed = ok(await alice.PUT("/api/utm-templates/{id}", { params: { path: { id: template.id } }, body: { name: "Newsletter (spring)", source: "newsletter", medium: "email", campaign: "spring" } }), "rename");
+    same([renamed.id, renamed.name, renamed.campaign], [template.id, "Newsletter (spring)", "spring"], "the renamed template");
+    refused(await bob.PUT("/api/utm-templates/{id}", { params: { path: { id: template.id } }, body: { name: "Mine", source: "x" } }), 404, "bob renames alice's template");
     refused(await bob.DELETE("/api/utm-templates/{id}", { params: { path: { id: template.id } } }), 404, "bob deletes alice's template");
     ok(await alice.DELETE("/api/utm-templates/{id}", { params: { path: { id: template.id } } }), "delete");
     same(ok(await alice.GET("/api/utm-templates"), "list").length, 0, "templates after the delete");

@@ -53,6 +53,8 @@ const PUBLIC_API = new Set([
   "POST /api/logout",
   "GET /api/invites/:code",
   "GET /api/links/redirect/:code",
+  // A protected link's password form, posted back to the Safari path it was shown on.
+  "POST /api/links/redirect/:code",
   // The API's own description and its reference page are public, like any project's API docs.
   "GET /api/openapi.json",
   "GET /api/docs",

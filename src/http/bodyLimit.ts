@@ -189,10 +189,15 @@ async function readCapped(body: ReadableStream<Uint8Array>, request: Request, li
 
 /** The one HTML form the app serves (a protected link's password page, src/smart/page.ts) posts this. */
 const FORM_TYPE = "application/x-www-form-urlencoded";
+/**
+ * The one /api path a form is posted to: a protected link followed by its Safari path
+ * (/api/links/redirect/{code}) shows the password page there, and the page posts back to itself.
+ */
+const FORM_API_PATH = "/api/links/redirect/";
 /** A password form is a few hundred bytes. */
 const FORM_BODY_BYTES = 4096;
 
-/** A form body outside /api (the password page's), as an object of its fields, or a RejectedBody. */
+/** A form body outside /api or on FORM_API_PATH (the password page's), as an object of its fields, or a RejectedBody. */
 async function readFormBody(request: Request): Promise<unknown> {
   if (request.body === null) return {};
   const bytes = await readCapped(request.body, request, FORM_BODY_BYTES, TOO_LARGE_MESSAGE);
@@ -256,7 +261,7 @@ export function bodyLimit(ctx: AppContext, csvPaths: readonly string[] = [], gat
     .onParse({ as: "global" }, ({ request, path }, contentType) =>
       csvPaths.includes(path)
         ? readCsvBody(request, contentType, gate, path)
-        : !path.startsWith("/api/") && contentType.split(";")[0]!.trim().toLowerCase() === FORM_TYPE
+        : (!path.startsWith("/api/") || path.startsWith(FORM_API_PATH)) && contentType.split(";")[0]!.trim().toLowerCase() === FORM_TYPE
           ? readFormBody(request)
           : readJsonBody(request, contentType, valueCaps[path] ?? MAX_JSON_VALUES),
     )

@@ -23,7 +23,7 @@ const NOT_API: { pattern: RegExp; why: string }[] = [
   { pattern: /^GET \/vendor\//, why: "the video engine's files (vendor assets)" },
   { pattern: /^GET \/(l\/|r\/)?\{code\}$/, why: "short-link redirects for visitors, not API calls" },
   { pattern: /^GET \/public\/stats\/\{token\}$/, why: "a published link's stats page for visitors (HTML), not an API call" },
-  { pattern: /^POST \/(l\/|r\/)?\{code\}$/, why: "a protected link's password form, posted by visitors' browsers" },
+  { pattern: /^POST \/(l\/|r\/|api\/links\/redirect\/)?\{code\}$/, why: "a protected link's password form, posted by visitors' browsers" },
   { pattern: /^(GET|ALL|OPTIONS) \/api\/\*$/, why: "the catch-all that answers unknown /api paths with 404 (a known path with another method: 405) in the error shape" },
 ];
 
@@ -146,6 +146,7 @@ const delivery = (await created("GET", `/api/webhooks/${hook.id}/deliveries`, un
 // A link of its own for the public stats calls (the links above are edited and deleted by theirs).
 const statsLink = await created("POST", "/api/links", { originalUrl: "https://example.com/stats", title: "Stats" });
 const utm = await created("POST", "/api/utm-templates", { name: "To delete", source: "x" });
+const utmRenamed = await created("POST", "/api/utm-templates", { name: "To rename", source: "x" });
 
 /** `stream`: an endless answer (Server-Sent Events): its status and headers are checked, then it is closed. */
 type Call = { method: string; path: string; opts?: Parameters<typeof t.call>[2]; status: number; stream?: true };
@@ -270,6 +271,7 @@ const CALLS: Record<string, Call> = {
   "POST /api/pic-drift-links/{id}/simulate": { method: "POST", path: `/api/pic-drift-links/${brand.id}/simulate`, opts: { ...asOwner, body: { useRequest: true } }, status: 200 },
   "GET /api/utm-templates": { method: "GET", path: "/api/utm-templates", opts: asKey, status: 200 },
   "POST /api/utm-templates": { method: "POST", path: "/api/utm-templates", opts: { ...asKey, body: { name: "Newsletter", source: "newsletter", medium: "email" } }, status: 201 },
+  "PUT /api/utm-templates/{id}": { method: "PUT", path: `/api/utm-templates/${utmRenamed.id}`, opts: { ...asKey, body: { name: "Renamed", source: "newsletter" } }, status: 200 },
   "DELETE /api/utm-templates/{id}": { method: "DELETE", path: `/api/utm-templates/${utm.id}`, opts: asOwner, status: 200 },
   "DELETE /api/api-keys/{id}": { method: "DELETE", path: `/api/api-keys/${otherKey.id}`, opts: asOwner, status: 200 },
   "GET /api/qr-styles": { method: "GET", path: "/api/qr-styles", opts: asOwner, status: 200 },

@@ -2,18 +2,16 @@
 // brand domain. One Map lookup, one 302; the click is buffered and written later.
 import { Elysia } from "elysia";
 import type { AppContext } from "../context";
-import { readCookie } from "../http/auth";
 import { BASE_SECURITY_HEADERS, clientAddress } from "../http/security";
 import { visitorPages } from "./visitorPages";
+import { NO_PLACE, VISITOR_COOKIE, trustedPlace, visitorIdOf } from "./visitor";
 import { isReserved } from "../shared/reserved";
 import { CODE_MAX, CODE_PATTERN, IMPORTED_CODE_PATTERN, ROOT_CODE } from "../links/schema";
 import type { CachedLink, Links } from "../links/service";
 import { smartRedirects, type RedirectSource as Source } from "../smart/redirect";
 import { defineOperations } from "../shared/apiOperations";
 
-export const VISITOR_COOKIE = "tl_vid";
 export const VISITOR_TTL_S = 86_400;
-const VISITOR_ID = /^[A-Za-z0-9_-]{16,40}$/;
 
 /**
  * A UUIDv7: the mint time first (so ids sort by it), then 74 random bits. Sorted ids put a new
@@ -44,44 +42,6 @@ const hostOf = (request: Request) => {
 };
 
 const home = () => new Response(null, { status: 302, headers: { ...BASE_SECURITY_HEADERS, location: "/", "cache-control": "no-store" } });
-
-const NO_PLACE = { country: null, city: null } as const;
-
-/** Location from a trusted proxy's CDN headers (PRODUCT.md: believed only from TRUSTED_PROXIES). */
-function trustedPlace(h: Headers) {
-  const rawCountry = h.get("cf-ipcountry") ?? h.get("x-vercel-ip-country") ?? h.get("cloudfront-viewer-country");
-  const rawCity = h.get("cf-ipcity") ?? h.get("x-vercel-ip-city") ?? h.get("cloudfront-viewer-city");
-  const country = rawCountry && /^[A-Za-z]{2}$/.test(rawCountry) && !/^(xx|t1)$/i.test(rawCountry) ? rawCountry.toUpperCase() : null;
-  return { country, city: rawCity ? cityFromHeader(rawCity) : null };
-}
-
-const utf8 = new TextDecoder("utf-8", { fatal: true });
-
-/**
- * A city as a CDN sends it. Cloudflare's CF-IPCity carries raw UTF-8 bytes, and header values
- * are read one byte per character (Latin-1), so "São Paulo" arrived as "SÃ£o Paulo": a value
- * whose characters all fit in a byte is decoded again as UTF-8 when those bytes are valid
- * UTF-8 (a real Latin-1 "Zürich", 0xFC alone, is not, and stays as sent). Vercel's header is
- * percent-encoded UTF-8. Controls are dropped; 100 characters at most.
- */
-export function cityFromHeader(raw: string): string | null {
-  let city = raw;
-  if (/[\u0080-\u00ff]/.test(city) && !/[^\u0000-\u00ff]/.test(city)) {
-    try {
-      city = utf8.decode(Uint8Array.from(city, (c) => c.charCodeAt(0)));
-    } catch {
-      // Not UTF-8: the bytes were Latin-1 after all.
-    }
-  }
-  if (/%[0-9a-f]{2}/i.test(city)) {
-    try {
-      city = decodeURIComponent(city);
-    } catch {
-      // A literal % in a name.
-    }
-  }
-  return city.replace(/[\u0000-\u001f\u007f-\u009f]/g, "").trim().slice(0, 100) || null;
-}
 
 /** The redirect logic shared by the code routes and the brand-domain root. */
 function redirector(ctx: AppContext, links: Links) {
@@ -139,8 +99,7 @@ function redirector(ctx: AppContext, links: Links) {
     if (request.method === "GET") {
       const h = request.headers;
       const knownHost = known.has(hostOf(request));
-      let visitorId = readCookie(request, VISITOR_COOKIE) ?? null;
-      if (visitorId !== null && !VISITOR_ID.test(visitorId)) visitorId = null;
+      let visitorId = visitorIdOf(request);
       let newVisitor = false;
       // An unknown Host gets no cookie: we never set state for a name we do not serve.
       if (visitorId === null && knownHost) {
@@ -180,10 +139,7 @@ function redirector(ctx: AppContext, links: Links) {
       return { ip, country: place.country, city: place.city, trusted: viaTrustedProxy };
     },
     gone: () => pages.limit.respond(),
-    visitorId(request) {
-      const id = readCookie(request, VISITOR_COOKIE) ?? null;
-      return id !== null && VISITOR_ID.test(id) ? id : null;
-    },
+    visitorId: visitorIdOf,
     newVisitorId,
   });
 
@@ -272,7 +228,9 @@ export function redirectRoutes(ctx: AppContext, links: Links, webPage: WebPage) 
     // A protected link's password page posts back to the link's own address (src/smart/page.ts).
     .post("/:code", ({ params, request, server, body }) => unlock(params.code, request, server, body))
     .post("/l/:code", ({ params, request, server, body }) => unlock(params.code, request, server, body))
-    .post("/r/:code", ({ params, request, server, body }) => unlock(params.code, request, server, body));
+    .post("/r/:code", ({ params, request, server, body }) => unlock(params.code, request, server, body))
+    // The Safari path shows the password page too, so its form posts there (src/http/bodyLimit.ts reads it).
+    .post("/api/links/redirect/:code", ({ params, request, server, body }) => unlock(params.code, request, server, body));
 }
 
 /**

@@ -11,7 +11,7 @@ import { WRITE_WITHIN_MS } from "../analytics/recorder";
 import { type Database, pgDatabase, sqliteDatabase } from "../db/database";
 import { openPg } from "../db/pg";
 import { connect } from "node:net";
-import { cityFromHeader } from "./routes";
+import { cityFromHeader } from "./visitor";
 
 async function listening(env: Record<string, string>) {
   const t = await setup(env);

@@ -67,6 +67,12 @@ describe("create with smart settings", () => {
     ["an unknown field, by name", { maxClicks: 3, passwrd: "x" }, "Unknown field: passwrd"],
     ["not an object", "password=secret", "Smart settings must be an object"],
     ["a list", [1, 2], "Smart settings must be an object"],
+    // valibot takes a list as an object of keys "0", "1"…: an empty one passed as no settings.
+    ["an empty list", [], "Smart settings must be an object"],
+    // Names show in the analytics, the simulator and exports: no escape sequences or NULs (the shared schemas' rule).
+    ["a rule's name with a NUL", { rules: [{ name: "a\u0000b", when: { os: ["ios"] }, url: "https://example.com/r" }] }, "A rule's name must not contain control characters", "smart.rules.0.name"],
+    ["a destination's name with an escape", { split: { variants: [{ name: "\u001b[31mred", url: "https://example.com/a", weight: 1 }, { url: "https://example.com/b", weight: 1 }] } }, "A destination's name must not contain control characters", "smart.split.variants.0.name"],
+    ["a city with a newline", { rules: [{ when: { city: ["Berlin\nX"] }, url: "https://example.com/r" }] }, "A city must not contain control characters"],
     ["a fallback without a limit", { fallbackUrl: "https://example.com/x" }, "A fallback URL needs a click limit"],
     ["a short password", { password: "abc" }, "Password must be at least 4 characters"],
     ["a huge password", { password: "p".repeat(100_000) }, "Password must be at most 128 characters"],
@@ -109,6 +115,17 @@ describe("create with smart settings", () => {
 
 describe("edit and PATCH", () => {
   const edit = (method: "PUT" | "PATCH", id: number, body: Json, who = alice, tracker = "links") => t.call(method, `/api/${tracker}/${id}`, { body: body as never, cookie: who.cookie });
+
+  test("PATCH or PUT with smart as an empty list: refused, the settings kept (it read as 'no settings' and removed them)", async () => {
+    const l = (await create({ smart: { maxClicks: 3, fallbackUrl: "https://example.com/sold-out" } })).json;
+    for (const method of ["PATCH", "PUT"] as const) {
+      const body = method === "PUT" ? { originalUrl: "https://example.com/x", title: "x", shortCode: l.shortCode, smart: [] } : { smart: [] };
+      const r = await edit(method, l.id, body);
+      expect(r.status).toBe(400);
+      expect(r.json.error).toMatchObject({ code: "VALIDATION", message: "Smart settings must be an object", fields: { smart: "Smart settings must be an object" } });
+      expect(await smartOf(l.id)).toMatchObject({ maxClicks: 3, fallbackUrl: "https://example.com/sold-out" });
+    }
+  });
 
   test("PATCH with smart sets them; without keeps them (the password too); null removes them all", async () => {
     const l = (await create({})).json;

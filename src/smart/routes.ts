@@ -15,6 +15,7 @@ import type { LinkRow } from "../links/store";
 import { readStored, smartView, toStored } from "./settings";
 import { compile, explain, parseLanguages, type Facts } from "./decide";
 import { agentOf } from "./visitor";
+import { NO_PLACE, trustedPlace, visitorIdOf } from "../redirects/visitor";
 import {
   BROWSERS,
   DEVICES,
@@ -82,15 +83,19 @@ export function smartRoutes(ctx: AppContext, auth: AuthPlugin, links: Links, tra
         const c = compile(stored);
         const h = request.headers;
         const agent = body.useRequest ? agentOf(h.get("user-agent")?.slice(0, 1024) ?? null) : null;
-        let country = body.country || null;
-        let city = body.city || null;
-        if (body.useRequest && !country) {
-          // "This browser": the location the redirect would see (a trusted proxy's, else the lookup).
-          const { ip } = clientAddress(ctx, request, server);
-          const looked = links.smart.place(ip);
-          country = looked.country;
-          city ??= looked.city;
+        // "This browser": the location the redirect would see, read the redirect's way (a trusted
+        // proxy's CDN headers, the lookup for what they leave out); a given country or city wins.
+        let here: { country: string | null; city: string | null } = NO_PLACE;
+        if (body.useRequest && !(body.country && body.city)) {
+          const { ip, viaTrustedProxy } = clientAddress(ctx, request, server);
+          here = viaTrustedProxy ? trustedPlace(h) : NO_PLACE;
+          if (!here.country || !here.city) {
+            const looked = links.smart.place(ip);
+            here = { country: here.country ?? looked.country, city: here.city ?? looked.city };
+          }
         }
+        const country = body.country || here.country;
+        const city = body.city || here.city;
         const language = body.language ?? (body.useRequest ? (h.get("accept-language")?.slice(0, 256) ?? null) : null);
         const at = body.at ? Date.parse(body.at) : Date.now();
         const facts: Facts = {
@@ -101,7 +106,9 @@ export function smartRoutes(ctx: AppContext, auth: AuthPlugin, links: Links, tra
           country,
           city,
           now: at,
-          visitorId: body.visitorId ?? crypto.randomUUID(),
+          // This browser's own visitor cookie, as the redirect reads it, for a sticky split; a
+          // visitor without one gets a new id there, so a random one here.
+          visitorId: body.visitorId ?? (body.useRequest ? visitorIdOf(request) : null) ?? crypto.randomUUID(),
           clicks: body.clicks ?? clicksOf(row),
         };
         const e = explain(c, facts, row.id, new URL(row.original_url).href);
@@ -142,6 +149,15 @@ export function utmTemplateRoutes(auth: AuthPlugin, links: Links) {
       async ({ user, body, set }) => {
         const row = await store.createTemplate(user.id, body);
         set.status = 201;
+        return templateView(row);
+      },
+      { auth: true, body: jsonBody(UtmTemplateBody) },
+    )
+    .put(
+      "/:id",
+      async ({ params, user, body }) => {
+        const row = await store.updateTemplate(parseId(params.id), user.id, body);
+        if (!row) throw notFound("Template not found");
         return templateView(row);
       },
       { auth: true, body: jsonBody(UtmTemplateBody) },
@@ -187,7 +203,7 @@ export function smartOperations(tracker: Tracker) {
         "`maxClicks`: after that many clicks the link answers `fallbackUrl`, or its 410 page without one. " +
         `\`rules\`: tried in order, the first whose every condition holds wins; conditions are device (${DEVICES.join(", ")}), os (${OSES.join(", ")}), browser (${BROWSERS.join(", ")}), ` +
         `language (Accept-Language tags at quality ${LANGUAGE_MIN_Q} or more, so "en" does not match a visitor who lists English only as a fallback), country (ISO codes), city (as the analytics name it) and a from/until window (until exclusive). ` +
-        "`split`: weighted destinations for visitors no rule matched; `sticky` gives one visitor (the tl_vid cookie) one destination. Each click records which rule or destination sent it (the analytics `smart.routes`). " +
+        "`split`: weighted destinations for visitors no rule matched; `sticky` gives one visitor one destination for as long as their tl_vid cookie lives (24 hours from their first visit: it is not renewed). Each click records which rule or destination sent it (the analytics `smart.routes`). " +
         "Answered once every instance serving redirects has the change.",
       params: LINK_ID,
       body: SmartInput,
@@ -205,7 +221,7 @@ export function smartOperations(tracker: Tracker) {
       path: `${prefix}/:id/simulate`,
       summary: "Simulate a visitor",
       description:
-        "Where the link would send a visitor with these facts, and why (each rule in order). `useRequest: true` takes device, OS, browser, language and location from this request (\"this browser, now\"); given fields win. Records nothing.",
+        "Where the link would send a visitor with these facts, and why (each rule in order). `useRequest: true` takes device, OS, browser, language, location (a trusted proxy's CDN headers, else the address lookup) and the visitor cookie of a sticky split from this request, as the redirect reads them (\"this browser, now\"); given fields win. Records nothing.",
       params: LINK_ID,
       body: SimulateBody,
       example: { country: "DE", device: "mobile", os: "android", browser: "chrome", language: "de-DE,de;q=0.9,en;q=0.8", at: "" },
@@ -225,6 +241,17 @@ export const utmTemplateOperations = defineOperations({ tag: "UTM templates", au
     example: { name: "Newsletter", source: "newsletter", medium: "email", campaign: "spring", term: "", content: "" },
     responses: { 201: UtmTemplateView },
     errors: ["CONFLICT", "QUOTA_EXCEEDED"],
+  },
+  {
+    method: "PUT",
+    path: "/api/utm-templates/:id",
+    summary: "Rename or change a UTM template",
+    description: "Replaces the template's name and values (the body of a save). Names are unique per user.",
+    params: { id: "The template's id" },
+    body: UtmTemplateBody,
+    example: { name: "Newsletter (spring)", source: "newsletter", medium: "email", campaign: "spring", term: "", content: "" },
+    responses: { 200: UtmTemplateView },
+    errors: ["CONFLICT"],
   },
   { method: "DELETE", path: "/api/utm-templates/:id", summary: "Delete a UTM template", params: { id: "The template's id" }, responses: { 200: Ok } },
 ]);

@@ -66,7 +66,7 @@ export const RuleConditions = v.pipe(
     browser: list(v.picklist(BROWSERS, `Browser must be one of ${BROWSERS.join(", ")}`)),
     language: list(v.pipe(v.string(SMART_MSG.language), v.trim(), v.regex(/^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})?$/, SMART_MSG.language), v.toLowerCase())),
     country: list(v.pipe(v.string(SMART_MSG.country), v.trim(), v.regex(/^[A-Za-z]{2}$/, SMART_MSG.country), v.toUpperCase())),
-    city: list(v.pipe(v.string(SMART_MSG.city), v.trim(), v.minLength(1, SMART_MSG.city), v.maxLength(100, SMART_MSG.city))),
+    city: list(v.pipe(v.string(SMART_MSG.city), v.trim(), v.minLength(1, SMART_MSG.city), v.maxLength(100, SMART_MSG.city), noControlChars("A city"))),
     from: v.optional(v.pipe(v.nullable(When), v.description("The start of a rule's time window (a date-time), or null for none."))),
     until: v.optional(v.nullable(When)),
   }),
@@ -80,20 +80,20 @@ export type RuleConditions = v.InferOutput<typeof RuleConditions>;
 
 export const Rule = v.object({
   /** A name for the analytics and the simulator ("iPhone users"); defaults to "Rule N". */
-  name: v.optional(v.pipe(v.string(), v.trim(), v.maxLength(60, "A rule's name must be at most 60 characters")), ""),
+  name: v.optional(v.pipe(v.string(), v.trim(), v.maxLength(60, "A rule's name must be at most 60 characters"), noControlChars("A rule's name")), ""),
   when: RuleConditions,
   url: OriginalUrl,
 });
 
 export const Variant = v.object({
-  name: v.optional(v.pipe(v.string(), v.trim(), v.maxLength(60, "A destination's name must be at most 60 characters")), ""),
+  name: v.optional(v.pipe(v.string(), v.trim(), v.maxLength(60, "A destination's name must be at most 60 characters"), noControlChars("A destination's name")), ""),
   url: OriginalUrl,
   weight: v.pipe(v.number(SMART_MSG.weight), v.integer(SMART_MSG.weight), v.minValue(1, SMART_MSG.weight), v.maxValue(1000, SMART_MSG.weight)),
 });
 
 export const Split = v.object({
   variants: v.pipe(v.array(Variant), v.minLength(2, SMART_MSG.variantsMin), v.maxLength(VARIANTS_MAX, SMART_MSG.variantsMax)),
-  /** The same visitor (the tl_vid cookie) always gets the same destination. */
+  /** The same visitor gets the same destination while their tl_vid cookie lives (24 hours from their first visit; not renewed). */
   sticky: v.optional(v.boolean(), false),
 });
 
@@ -135,10 +135,23 @@ const smartEntries = {
 };
 
 /**
+ * Refuses anything but a plain object before an object schema reads it: valibot's object
+ * schemas take a list as an object of keys "0", "1"…, so `smart: []` passed as "no settings" and
+ * an edit removed every one (a limit, rules, a split) without a word.
+ */
+const objectOnly = <T>(what: string) => v.custom<T>((x) => typeof x === "object" && x !== null && !Array.isArray(x), `${what} must be an object`);
+
+const smartObject = v.strictObject(smartEntries, unknownField);
+
+/**
  * What a client sends (PUT …/:id/smart, and `smart` on create, edit, bulk). `password`: absent
  * keeps the current one, null or "" removes it, text sets it (and ends every earlier unlock).
  */
-export const SmartInput = v.pipe(v.strictObject(smartEntries, unknownField), v.check((s) => fallbackNeedsLimit(s), SMART_MSG.fallbackWithoutLimit));
+export const SmartInput = v.pipe(
+  objectOnly<v.InferInput<typeof smartObject>>("Smart settings"),
+  smartObject,
+  v.check((s) => fallbackNeedsLimit(s), SMART_MSG.fallbackWithoutLimit),
+);
 
 /**
  * A password hash as hashPassword makes it (argon2id, PHC form), the only kind an import takes:
@@ -151,14 +164,16 @@ const PASSWORD_HASH_FORM = /^\$argon2id\$v=19\$m=\d{1,7},t=\d{1,2},p=\d{1,2}\$[A
  * or, for the password, the `passwordHash` our export writes, stored as it is (an export never
  * holds a password in plain text; docs/decisions.md).
  */
+const smartImportObject = v.strictObject(
+  {
+    ...smartEntries,
+    passwordHash: v.optional(v.nullable(v.pipe(v.string(SMART_MSG.passwordHash), v.regex(PASSWORD_HASH_FORM, SMART_MSG.passwordHash)))),
+  },
+  unknownField,
+);
 export const SmartImport = v.pipe(
-  v.strictObject(
-    {
-      ...smartEntries,
-      passwordHash: v.optional(v.nullable(v.pipe(v.string(SMART_MSG.passwordHash), v.regex(PASSWORD_HASH_FORM, SMART_MSG.passwordHash)))),
-    },
-    unknownField,
-  ),
+  objectOnly<v.InferInput<typeof smartImportObject>>("Smart settings"),
+  smartImportObject,
   v.check((s) => fallbackNeedsLimit(s), SMART_MSG.fallbackWithoutLimit),
   v.check((s) => !(s.password && s.passwordHash), SMART_MSG.passwordAndHash),
 );
@@ -197,7 +212,7 @@ export function badgesOf(s: Pick<SmartStored, "passwordHash" | "maxClicks" | "ru
   return { protected: s.passwordHash !== null, limited: s.maxClicks !== null, ruled: s.rules.length > 0, split: s.split !== null };
 }
 
-/** A visitor to simulate. `useRequest`: take device, OS, browser, language (and country behind a trusted proxy) from this request. */
+/** A visitor to simulate. `useRequest`: take device, OS, browser, language, location and visitor cookie from this request, as the redirect reads them. */
 export const SimulateBody = v.strictObject({
   useRequest: v.optional(v.boolean(), false),
   device: v.optional(v.nullable(v.picklist(DEVICES, `Device must be one of ${DEVICES.join(", ")}`))),
@@ -208,10 +223,11 @@ export const SimulateBody = v.strictObject({
   country: v.optional(v.nullable(v.pipe(v.string(), v.trim(), v.check((s) => s === "" || /^[A-Za-z]{2}$/.test(s), SMART_MSG.country), v.toUpperCase()))),
   city: v.optional(v.nullable(v.pipe(v.string(), v.trim(), v.maxLength(100, SMART_MSG.city)))),
   /** When (default now). */
-  at: v.optional(v.nullable(v.union([v.literal(""), When]))),
+  // Not a union with "": its refusal named the union's types instead of the date's message.
+  at: v.optional(v.nullable(v.pipe(v.string(SMART_MSG.window), v.trim(), v.check((s) => s === "" || (s.length <= 40 && !Number.isNaN(Date.parse(s))), SMART_MSG.window)))),
   /** Clicks so far, for a link with a limit (default: its real count). */
   clicks: v.optional(v.pipe(v.nullable(v.pipe(v.number(), v.integer(), v.minValue(0))), v.description("Clicks so far, for a link with a limit (default: its real count)."))),
-  /** A visitor id, for a sticky split (default: a random one). */
+  /** A visitor id, for a sticky split (default: this request's visitor cookie with useRequest, else a random one). */
   visitorId: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(64)))),
 }, strictMessage("The visitor"));
 export type SimulateBody = v.InferInput<typeof SimulateBody>;

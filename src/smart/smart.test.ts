@@ -189,6 +189,26 @@ describe("password", () => {
     headers: { "content-type": "application/x-www-form-urlencoded", ...extra },
   });
 
+  test("on every path a link is followed by (the Safari path under /api too), the page's form posts back and unlocks", async () => {
+    const l = await makeLink();
+    await put(l.id, { password: "open sesame" });
+    for (const path of [`/${l.shortCode}`, `/l/${l.shortCode}`, `/r/${l.shortCode}`, `/api/links/redirect/${l.shortCode}?ts=1`]) {
+      const page = await visit(path.slice(1));
+      expect(page.status).toBe(200);
+      expect(page.text).toContain(GATE_TEXT.heading);
+      // The form posts to the page's own address, as a browser sends it (Origin: this host).
+      const origin = { origin: "http://localhost:3000" };
+      const wrong = await t.call("POST", path, form("nope", origin));
+      expect([wrong.status, wrong.text.includes(GATE_TEXT.wrong)]).toEqual([403, true]);
+      const right = await t.call("POST", path, form("open sesame", origin));
+      expect(right.status).toBe(303);
+      expect(right.headers.get("location")).toBe(path);
+      const cookie = right.headers.get("set-cookie")!.split(";")[0]!;
+      const through = await t.call("GET", path, { headers: { cookie } });
+      expect([through.status, through.headers.get("location")]).toEqual([302, `https://example.com/${l.shortCode}`]);
+    }
+  });
+
   test("the page, a wrong password, the right one (cookie scoped to the link), then the redirect", async () => {
     const l = await makeLink();
     await put(l.id, { password: "open sesame" });
@@ -303,10 +323,68 @@ describe("simulator", () => {
     expect((await t.call("POST", `/api/links/${l.id}/simulate`, { body: { at: "2030-06-01T00:00:00Z" }, cookie: alice.cookie })).json.route).toBe("rule:1");
     expect((await t.call("POST", `/api/links/${l.id}/simulate`, { body: { clicks: 5 }, cookie: alice.cookie })).json.route).toBe("fallback");
   });
+  test("refused: a time that is no date, said as such (it read 'Expected (\"\" | string)')", async () => {
+    const l = await makeLink();
+    for (const at of ["yesterday", "2026-13-45T00:00:00Z"]) {
+      const r = await t.call("POST", `/api/links/${l.id}/simulate`, { body: { at }, cookie: alice.cookie });
+      expect(r.status).toBe(400);
+      expect(r.json.error).toEqual({ code: "VALIDATION", message: "Please enter a valid date", fields: { at: "Please enter a valid date" } });
+    }
+    // Empty is now, as before.
+    expect((await t.call("POST", `/api/links/${l.id}/simulate`, { body: { at: "" }, cookie: alice.cookie })).status).toBe(200);
+  });
   test("refused: bad device", async () => {
     const l = await makeLink();
     const r = await t.call("POST", `/api/links/${l.id}/simulate`, { body: { device: "toaster" }, cookie: alice.cookie });
     expect([400, 422]).toContain(r.status);
+  });
+});
+
+describe("simulator, this browser: the answer the redirect gives the same request", () => {
+  // A real socket: only a peer (loopback, a trusted proxy by default) makes CDN headers believed.
+  test("behind a trusted proxy's CDN headers, and with the browser's visitor cookie on a sticky split", async () => {
+    const server = t.app.listen({ port: 0, hostname: "127.0.0.1" });
+    try {
+      const base = `http://127.0.0.1:${server.server!.port}`;
+      const l = await makeLink();
+      await put(l.id, {
+        rules: [
+          { name: "Munich", when: { city: ["München"] }, url: "https://example.com/muc" },
+          { name: "Germany", when: { country: ["DE"] }, url: "https://example.com/de" },
+        ],
+        split: { sticky: true, variants: [{ url: "https://example.com/a", weight: 1 }, { url: "https://example.com/b", weight: 1 }] },
+      });
+      const redirect = async (headers: Record<string, string>) => (await fetch(`${base}/${l.shortCode}`, { headers, redirect: "manual" })).headers.get("location");
+      const simulate = async (headers: Record<string, string>) => {
+        const r = await fetch(`${base}/api/links/${l.id}/simulate`, {
+          method: "POST",
+          headers: { ...headers, cookie: [alice.cookie, headers.cookie].filter(Boolean).join("; "), origin: "http://localhost:3000", "content-type": "application/json" },
+          body: JSON.stringify({ useRequest: true }),
+        });
+        expect(r.status).toBe(200);
+        return ((await r.json()) as { destination: string }).destination;
+      };
+      const visitors: Record<string, string>[] = [
+        { "cf-ipcountry": "DE" },
+        { "cf-ipcountry": "DE", "cf-ipcity": "M%C3%BCnchen" },
+        { "x-vercel-ip-country": "de" },
+        { "x-forwarded-for": "8.8.8.8", "cf-ipcity": "M%C3%BCnchen" },
+      ];
+      // Ten visitors with cookies of their own: a sticky split sends each to one destination.
+      for (let i = 0; i < 10; i++) visitors.push({ cookie: `tl_vid=${Bun.randomUUIDv7()}` });
+      const seen = new Set<string | null>();
+      for (const h of visitors) {
+        const went = await redirect(h);
+        seen.add(went);
+        expect(await simulate(h)).toBe(went!);
+      }
+      expect(seen).toContain("https://example.com/muc");
+      expect(seen).toContain("https://example.com/de");
+      expect(seen).toContain("https://example.com/a");
+      expect(seen).toContain("https://example.com/b");
+    } finally {
+      server.stop(true);
+    }
   });
 });
 
@@ -341,6 +419,21 @@ describe("UTM templates", () => {
     expect((await t.call("DELETE", `/api/utm-templates/${c.json.id}`, { cookie: bob.cookie })).status).toBe(404);
     expect((await t.call("DELETE", `/api/utm-templates/${c.json.id}`, { cookie: alice.cookie })).status).toBe(200);
     expect((await t.call("GET", "/api/utm-templates", { cookie: alice.cookie })).json).toHaveLength(0);
+  });
+  test("PUT renames a template and replaces its values; a name taken is 409, another user's 404, each leaving it as it was", async () => {
+    const a = (await t.call("POST", "/api/utm-templates", { body: { name: "Spring", source: "news" }, cookie: alice.cookie })).json;
+    await t.call("POST", "/api/utm-templates", { body: { name: "Autumn", source: "ads" }, cookie: alice.cookie });
+    const r = await t.call("PUT", `/api/utm-templates/${a.id}`, { body: { name: "Spring <b>🌸</b>", source: "news", medium: "email" }, cookie: alice.cookie });
+    expect(r.status).toBe(200);
+    expect(r.json).toEqual({ ...a, name: "Spring <b>🌸</b>", medium: "email" });
+    const taken = await t.call("PUT", `/api/utm-templates/${a.id}`, { body: { name: "Autumn", source: "x" }, cookie: alice.cookie });
+    expect(taken.status).toBe(409);
+    expect(taken.json.error).toMatchObject({ code: "CONFLICT", fields: { name: "You already have a template with that name" } });
+    expect((await t.call("PUT", `/api/utm-templates/${a.id}`, { body: { name: "Mine now", source: "x" }, cookie: bob.cookie })).status).toBe(404);
+    expect((await t.call("PUT", `/api/utm-templates/${a.id}`, { body: { name: "" }, cookie: alice.cookie })).status).toBe(400);
+    const list = (await t.call("GET", "/api/utm-templates", { cookie: alice.cookie })).json as { id: number; name: string; source: string }[];
+    expect(list.find((x) => x.id === a.id)).toMatchObject({ name: "Spring <b>🌸</b>", source: "news", medium: "email" });
+    for (const x of list) await t.call("DELETE", `/api/utm-templates/${x.id}`, { cookie: alice.cookie });
   });
   test.each([
     [{ name: "" }, "Name is required"],

@@ -71,6 +71,16 @@ export function smartStore(db: Database, { maxTemplates = 0 }: { maxTemplates?: 
           }),
         () => conflict(UTM_NAME_TAKEN, { name: UTM_NAME_TAKEN }),
       ),
+    /** Renames template `id` and replaces its values; null when the user has no such template, CONFLICT on a name they already have. */
+    updateTemplate: (id: number, userId: number, t: UtmFields & { name: string }) =>
+      uniqueOr(
+        () =>
+          db.get<UtmTemplateRow>(
+            "UPDATE utm_templates SET name = ?, source = ?, medium = ?, campaign = ?, term = ?, content = ? WHERE id = ? AND user_id = ? RETURNING *",
+            t.name, t.source, t.medium, t.campaign, t.term, t.content, id, userId,
+          ),
+        () => conflict(UTM_NAME_TAKEN, { name: UTM_NAME_TAKEN }),
+      ),
     deleteTemplate: async (id: number, userId: number) => (await db.run("DELETE FROM utm_templates WHERE id = ? AND user_id = ?", id, userId)) > 0,
   };
 }

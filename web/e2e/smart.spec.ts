@@ -73,9 +73,14 @@ test("Smart settings dialog: add a rule and a limit, the badges show, the simula
   await expect(dialog).toBeVisible();
 
   await dialog.getByRole("button", { name: "Add rule" }).click();
+  // The new rule's first field takes the focus (its fields appear above the button).
+  await expect(dialog.getByLabel("Rule 1 name")).toBeFocused();
   await dialog.getByLabel("Rule 1 name").fill("iPhone");
   await dialog.getByLabel("Rule 1 destination").fill("https://apps.apple.com/app/id1");
-  await dialog.getByLabel("Operating systems").fill("ios");
+  // As people write it: the closed list's value is "ios".
+  await dialog.getByLabel("Operating systems").fill("iOS");
+  // A city rule says what it needs (the bundled database has countries only).
+  await expect(dialog.getByLabel("Cities")).toHaveAccessibleDescription("Needs city data: GEOIP_DB on the server, or a CDN's city header.");
   await dialog.getByLabel("Maximum clicks (Optional)").fill("100");
   expect(await seriousAxe(page)).toEqual([]);
   await dialog.getByRole("button", { name: "Save settings" }).click();
@@ -114,7 +119,67 @@ test("Smart settings dialog at 360 px, dark: fits, and a bad value is said", asy
   await dialog.getByRole("button", { name: "Save settings" }).click();
   await expect(dialog.getByRole("alert")).toHaveText("A fallback URL needs a click limit");
   await expectNoHorizontalOverflow(page);
+  // The checkboxes sit at their own size right beside their words (they were stretched across the row).
+  const split = dialog.getByRole("checkbox", { name: "Split visitors no rule matched between destinations" });
+  await split.check();
+  for (const name of ["Split visitors no rule matched between destinations", "Sticky: a visitor gets the same destination for 24 hours"]) {
+    const box = (await dialog.getByRole("checkbox", { name }).boundingBox())!;
+    const words = (await dialog.locator("label.check", { hasText: name.split(":")[0]! }).boundingBox())!;
+    expect(box.width).toBeLessThan(32);
+    expect(box.x - words.x).toBeLessThan(4);
+  }
+  // A refused rule or split destination is named in the message: the rules' fields look alike.
+  await dialog.getByLabel("Maximum clicks (Optional)").fill("10");
+  await dialog.getByLabel("Destination A URL").fill("https://example.com/a");
+  await dialog.getByLabel("Destination B URL").fill("https://example.com/b");
+  await dialog.getByLabel("Destination B weight").fill("0");
+  await dialog.getByRole("button", { name: "Save settings" }).click();
+  await expect(dialog.getByRole("alert")).toHaveText("Destination B: Weights are whole numbers from 1 to 1,000");
+  await dialog.getByLabel("Destination B weight").fill("5");
+  await dialog.getByRole("button", { name: "Add rule" }).click();
+  await dialog.getByRole("button", { name: "Add rule" }).click();
+  await dialog.getByLabel("Rule 1 destination").fill("https://example.com/one");
+  await dialog.getByRole("group", { name: "Rule 1" }).getByLabel("Countries").fill("DE");
+  await dialog.getByLabel("Rule 2 destination").fill("https://example.com/two");
+  await dialog.getByRole("button", { name: "Save settings" }).click();
+  await expect(dialog.getByRole("alert")).toHaveText("Rule 2: A rule needs at least one condition");
+  // The server's refusal (a loop to this very host) is placed the same way, from its field's name.
+  await dialog.getByRole("group", { name: "Rule 2" }).getByLabel("Countries").fill("FR");
+  await dialog.getByLabel("Rule 2 destination").fill(`${new URL(page.url()).origin}/loop`);
+  await dialog.getByRole("button", { name: "Save settings" }).click();
+  await expect(dialog.getByRole("alert")).toHaveText("Rule 2: Links to our own short domains cannot be shortened (that would make a redirect loop)");
   expect(await seriousAxe(page)).toEqual([]);
+});
+
+test("Smart settings dialog: rules are reordered by keyboard, and the redirect follows the new order", async ({ page }) => {
+  await registerViaApi(page.request);
+  const r = await page.request.post("/api/links", { data: { originalUrl: "https://example.com/home", title: "Ordered" } });
+  const { id, shortCode } = (await r.json()) as { id: number; shortCode: string };
+  const rules = [
+    { name: "Everyone in 2000s", when: { from: "2000-01-01T00:00:00Z" }, url: "https://example.com/everyone" },
+    { name: "Linux", when: { os: ["linux"] }, url: "https://example.com/linux" },
+  ];
+  expect((await page.request.put(`/api/links/${id}/smart`, { data: { rules } })).status()).toBe(200);
+  await page.goto("/link-tracker");
+  await page.getByRole("button", { name: "More actions for Ordered" }).click();
+  await page.getByRole("menuitem", { name: "Smart settings" }).click();
+  const dialog = page.getByRole("dialog", { name: "Smart settings: Ordered" });
+  // At the ends there is nothing to move past.
+  await expect(dialog.getByRole("button", { name: "Move rule 1 up" })).toHaveCount(0);
+  await expect(dialog.getByRole("button", { name: "Move rule 2 down" })).toHaveCount(0);
+  await dialog.getByRole("button", { name: "Move rule 2 up" }).focus();
+  await page.keyboard.press("Enter");
+  await expect(dialog.getByLabel("Rule 1 name")).toHaveValue("Linux");
+  await expect(dialog.getByLabel("Rule 2 name")).toHaveValue("Everyone in 2000s");
+  // The focus went with the rule: Enter again moves it back down.
+  await expect(dialog.getByRole("button", { name: "Move rule 1 down" })).toBeFocused();
+  expect(await seriousAxe(page)).toEqual([]);
+  await dialog.getByRole("button", { name: "Save settings" }).click();
+  await expect(page.getByText("Smart settings saved")).toBeVisible();
+  const saved = (await (await page.request.get(`/api/links/${id}/smart`)).json()) as { rules: { name: string }[] };
+  expect(saved.rules.map((x) => x.name)).toEqual(["Linux", "Everyone in 2000s"]);
+  const linux = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36";
+  expect((await page.request.get(`/${shortCode}`, { maxRedirects: 0, headers: { "user-agent": linux } })).headers().location).toBe("https://example.com/linux");
 });
 
 test("UTM builder in the create dialog writes the parameters into the URL and saves a template", async ({ page }) => {
@@ -131,12 +196,32 @@ test("UTM builder in the create dialog writes the parameters into the URL and sa
   await dialog.getByRole("button", { name: "Save template" }).click();
   await expect(page.getByText("UTM template saved")).toBeVisible();
   await expect(dialog.getByLabel("Template", { exact: true })).toBeVisible();
+  // Enter in the template's name saves the template; it does not submit the dialog (create the link).
+  await dialog.getByLabel("Title").fill("Not yet");
+  await dialog.getByLabel("Save these as a template named").fill("Mail by Enter");
+  await dialog.getByLabel("Save these as a template named").press("Enter");
+  await expect(dialog.getByLabel("Template", { exact: true }).getByRole("option", { name: "Mail by Enter" })).toBeAttached();
+  await expect(dialog).toBeVisible();
+  expect((await (await page.request.get("/api/links")).json()) as unknown[]).toEqual([]);
+  await dialog.getByLabel("Title").fill("");
   // Clearing a field removes its parameter; the template puts it back.
   await dialog.getByLabel("UTM source").fill("");
   await expect(dialog.getByLabel("URL", { exact: true })).toHaveValue("https://example.com/spring?ref=1&utm_medium=email");
   await dialog.getByLabel("Template", { exact: true }).selectOption({ label: "Mail" });
   await expect(dialog.getByLabel("URL", { exact: true })).toHaveValue("https://example.com/spring?ref=1&utm_medium=email&utm_source=newsletter");
+  // The template applied can be renamed (Enter in its name) and deleted, here where it is used.
+  const applied = dialog.getByRole("group", { name: "Applied template: Mail" });
+  await applied.getByLabel("Template name", { exact: true }).fill("Mail (spring)");
+  await applied.getByLabel("Template name", { exact: true }).press("Enter");
+  await expect(page.getByText("UTM template renamed")).toBeVisible();
+  await expect(dialog).toBeVisible();
+  const select = dialog.getByLabel("Template", { exact: true });
+  await expect(select.getByRole("option")).toHaveText(["Choose a saved template", "Mail (spring)", "Mail by Enter"]);
   expect(await seriousAxe(page)).toEqual([]);
+  await dialog.getByRole("group", { name: "Applied template: Mail (spring)" }).getByRole("button", { name: "Delete template" }).click();
+  await expect(page.getByText('UTM template "Mail (spring)" deleted')).toBeVisible();
+  await expect(select.getByRole("option")).toHaveText(["Choose a saved template", "Mail by Enter"]);
+  expect(((await (await page.request.get("/api/utm-templates")).json()) as { name: string }[]).map((x) => x.name)).toEqual(["Mail by Enter"]);
   await dialog.getByLabel("Title").fill("Spring mail");
   await dialog.getByRole("button", { name: "Create" }).click();
   await expect(page.getByRole("heading", { name: "Spring mail" })).toBeVisible();

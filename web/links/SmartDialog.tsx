@@ -1,4 +1,4 @@
-import { useEffect, useState, type FormEvent } from "react";
+import { useEffect, useId, useState, type FormEvent } from "react";
 import useSWR from "swr";
 import * as v from "valibot";
 import { Dialog } from "../ui/Dialog";
@@ -54,6 +54,9 @@ function bodyOf(f: Form) {
   const when = (r: RuleForm) => {
     const w: Record<string, unknown> = {};
     for (const k of ["device", "os", "browser", "language", "country", "city"] as const) if (list(r[k]).length) w[k] = list(r[k]);
+    // The closed lists' values are lower-case single words ("ios", "chromeos"): "iOS" or "Chrome OS"
+    // as people write them mean the same and were refused.
+    for (const k of ["device", "os", "browser"] as const) if (w[k]) w[k] = (w[k] as string[]).map((x) => x.toLowerCase().replace(/\s+/g, ""));
     if (r.from) w.from = toIso(r.from);
     if (r.until) w.until = toIso(r.until);
     return w;
@@ -63,6 +66,19 @@ function bodyOf(f: Form) {
     rules: f.rules.map((r) => ({ name: r.name, url: r.url, when: when(r) })),
     split: f.splitOn ? { sticky: f.sticky, variants: f.variants.map((x) => ({ name: x.name, url: x.url, weight: Number(x.weight) })) } : null,
   };
+}
+
+/**
+ * A problem's message with the rule or split destination it belongs to ("Rule 3: Countries are
+ * two-letter codes…"): the dialog holds many rules with the same fields, and one message at the
+ * bottom did not say which. `path` is the field's path, as valibot's issue or the server's
+ * `fields` key ("rules.2.when.country.0") gives it.
+ */
+function placedMessage(message: string, path: readonly (string | number)[]) {
+  const [head, a, b] = path.map(String);
+  if (head === "rules" && a !== undefined && /^\d+$/.test(a)) return `Rule ${Number(a) + 1}: ${message}`;
+  if (head === "split" && a === "variants" && b !== undefined && /^\d+$/.test(b)) return `Destination ${String.fromCharCode(65 + Number(b))}: ${message}`;
+  return message;
 }
 
 const choices = (values: readonly string[]) => [{ value: "", label: "Any" }, ...values.map((v) => ({ value: v, label: v }))];
@@ -77,6 +93,7 @@ export function SmartDialog({ link, apiBase, onClose, onSaved }: { link: LinkVie
   const [form, setForm] = useState<Form | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  const ids = useId();
   // Filled again at every opening (the settings may be cached from the last one).
   useEffect(() => {
     if (data && link) setForm(formOf(data));
@@ -91,6 +108,17 @@ export function SmartDialog({ link, apiBase, onClose, onSaved }: { link: LinkVie
   if (!link) return null;
   const set = (patch: Partial<Form>) => setForm((f) => (f ? { ...f, ...patch } : f));
   const setRule = (i: number, patch: Partial<RuleForm>) => set({ rules: form!.rules.map((r, j) => (j === i ? { ...r, ...patch } : r)) });
+  /**
+   * First match wins, so the order is the setting: a rule moves one place at a time, and the
+   * focus goes with it (to the same button of its new place, else the other one at an end).
+   */
+  const moveRule = (i: number, by: -1 | 1) => {
+    const j = i + by;
+    const rules = [...form!.rules];
+    [rules[i], rules[j]] = [rules[j]!, rules[i]!];
+    set({ rules });
+    requestAnimationFrame(() => (document.getElementById(`${ids}-rule-${j}-${by < 0 ? "up" : "down"}`) ?? document.getElementById(`${ids}-rule-${j}-${by < 0 ? "down" : "up"}`))?.focus());
+  };
   const setVariant = (i: number, patch: Partial<VariantForm>) => set({ variants: form!.variants.map((x, j) => (j === i ? { ...x, ...patch } : x)) });
 
   async function save(e: FormEvent) {
@@ -100,7 +128,8 @@ export function SmartDialog({ link, apiBase, onClose, onSaved }: { link: LinkVie
     // The schema's first problem, whether a field's or the whole settings' (a fallback without a limit).
     const checked = v.safeParse(SmartInput, body, { abortEarly: true });
     if (!checked.success) {
-      setError(checked.issues[0]?.message ?? "Please check the settings");
+      const issue = checked.issues[0];
+      setError(issue ? placedMessage(issue.message, (issue.path ?? []).map((p) => p.key as string | number)) : "Please check the settings");
       return;
     }
     setError(null);
@@ -111,7 +140,8 @@ export function SmartDialog({ link, apiBase, onClose, onSaved }: { link: LinkVie
       onSaved();
       onClose();
     } catch (err) {
-      const message = err instanceof ApiError ? err.message : "Could not save the settings";
+      const field = err instanceof ApiError && err.fields ? Object.keys(err.fields)[0] : undefined;
+      const message = err instanceof ApiError ? placedMessage(err.message, field ? field.split(".") : []) : "Could not save the settings";
       setError(message);
     } finally {
       setBusy(false);
@@ -132,21 +162,34 @@ export function SmartDialog({ link, apiBase, onClose, onSaved }: { link: LinkVie
               {form.rules.map((r, i) => (
                 <div key={i} className="smart-rule stack" role="group" aria-label={`Rule ${i + 1}`}>
                   <div className="smart-grid">
-                    <Field label={`Rule ${i + 1} name`} value={r.name} onChange={(e) => setRule(i, { name: e.target.value })} />
+                    <Field id={`${ids}-rule-${i}-name`} label={`Rule ${i + 1} name`} value={r.name} onChange={(e) => setRule(i, { name: e.target.value })} />
                     <Field label={`Rule ${i + 1} destination`} type="url" inputMode="url" value={r.url} onChange={(e) => setRule(i, { url: e.target.value })} />
                     <Field label="Devices" hint={DEVICES.join(", ")} value={r.device} onChange={(e) => setRule(i, { device: e.target.value })} />
                     <Field label="Operating systems" hint={OSES.join(", ")} value={r.os} onChange={(e) => setRule(i, { os: e.target.value })} />
                     <Field label="Browsers" hint={BROWSERS.join(", ")} value={r.browser} onChange={(e) => setRule(i, { browser: e.target.value })} />
                     <Field label="Languages" hint="e.g. en, pt-BR" value={r.language} onChange={(e) => setRule(i, { language: e.target.value })} />
                     <Field label="Countries" hint="Two-letter codes, e.g. US, DE" value={r.country} onChange={(e) => setRule(i, { country: e.target.value })} />
-                    <Field label="Cities" value={r.city} onChange={(e) => setRule(i, { city: e.target.value })} />
+                    <Field label="Cities" hint="Needs city data: GEOIP_DB on the server, or a CDN's city header." value={r.city} onChange={(e) => setRule(i, { city: e.target.value })} />
                     <Field label="From" type="datetime-local" value={r.from} onChange={(e) => setRule(i, { from: e.target.value })} />
                     <Field label="Until" type="datetime-local" value={r.until} onChange={(e) => setRule(i, { until: e.target.value })} />
                   </div>
-                  <Button variant="secondary" size="sm" onClick={() => set({ rules: form.rules.filter((_, j) => j !== i) })}>{`Remove rule ${i + 1}`}</Button>
+                  <div className="row">
+                    {i > 0 && <Button id={`${ids}-rule-${i}-up`} variant="secondary" size="sm" onClick={() => moveRule(i, -1)}>{`Move rule ${i + 1} up`}</Button>}
+                    {i < form.rules.length - 1 && <Button id={`${ids}-rule-${i}-down`} variant="secondary" size="sm" onClick={() => moveRule(i, 1)}>{`Move rule ${i + 1} down`}</Button>}
+                    <Button variant="secondary" size="sm" onClick={() => set({ rules: form.rules.filter((_, j) => j !== i) })}>{`Remove rule ${i + 1}`}</Button>
+                  </div>
                 </div>
               ))}
-              <Button variant="secondary" onClick={() => set({ rules: [...form.rules, { ...EMPTY_RULE }] })}>Add rule</Button>
+              <Button
+                variant="secondary"
+                onClick={() => {
+                  set({ rules: [...form.rules, { ...EMPTY_RULE }] });
+                  // The new rule's fields appear above the button: the focus goes to its first one.
+                  requestAnimationFrame(() => document.getElementById(`${ids}-rule-${form.rules.length}-name`)?.focus());
+                }}
+              >
+                Add rule
+              </Button>
             </fieldset>
             <fieldset className="stack" disabled={busy}>
               <legend>A/B split</legend>
@@ -156,7 +199,7 @@ export function SmartDialog({ link, apiBase, onClose, onSaved }: { link: LinkVie
               {form.splitOn && (
                 <>
                   <label className="check">
-                    <input type="checkbox" checked={form.sticky} onChange={(e) => set({ sticky: e.target.checked })} /> Sticky: a returning visitor gets the same destination
+                    <input type="checkbox" checked={form.sticky} onChange={(e) => set({ sticky: e.target.checked })} /> Sticky: a visitor gets the same destination for 24 hours
                   </label>
                   {form.variants.map((x, i) => {
                     const letter = String.fromCharCode(65 + i);
