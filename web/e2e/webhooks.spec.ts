@@ -40,6 +40,36 @@ test("add a webhook, see the secret once, read its delivery log, redeliver, turn
   await expect(page.getByText("You have no webhooks yet.")).toBeVisible();
 });
 
+test("by keyboard, focus never falls to the page: after the secret's dialog, a Redeliver and a Delete", async ({ page }) => {
+  await registerViaApi(page.request);
+  await page.goto("/settings/webhooks");
+  const section = page.getByRole("region", { name: "Webhooks" });
+  const url = section.getByLabel("Endpoint URL");
+  await url.fill("https://hooks.example.invalid/keys");
+  await url.press("Enter");
+  const dialog = page.getByRole("dialog", { name: "Webhook added" });
+  await dialog.getByRole("button", { name: "Done" }).press("Enter");
+  // The form was disabled while the endpoint was added: focus comes back to its first field.
+  await expect(url).toBeFocused();
+
+  expect((await page.request.post("/api/links", { data: { originalUrl: "https://example.com/keys", title: "Keys" } })).status()).toBe(201);
+  const card = page.getByRole("list", { name: "Webhooks" }).getByRole("listitem").filter({ hasText: "https://hooks.example.invalid/keys" });
+  await card.getByRole("button", { name: "Deliveries" }).press("Enter");
+  const log = card.getByRole("list", { name: "Deliveries to https://hooks.example.invalid/keys" });
+  const redeliver = log.getByRole("button", { name: /^Redeliver evt_\d+$/ }).first();
+  await redeliver.focus();
+  await page.keyboard.press("Enter");
+  await expect(page.getByText("Delivery queued again")).toBeVisible();
+  // The pressed button keeps focus (a disabled one would have dropped it to the body).
+  await expect(page.locator(":focus")).toHaveAccessibleName(/^Redeliver evt_\d+$/);
+
+  await card.getByRole("button", { name: "Delete webhook https://hooks.example.invalid/keys" }).press("Enter");
+  await page.getByRole("alertdialog", { name: "Delete webhook" }).getByRole("button", { name: "Delete" }).press("Enter");
+  await expect(page.getByText("You have no webhooks yet.")).toBeVisible();
+  // Its card went with it: focus moves to the form rather than the body.
+  await expect(url).toBeFocused();
+});
+
 test("the webhooks section at 360 px, light and dark: no serious axe violation, nothing wider than the phone", async ({ page }) => {
   await registerViaApi(page.request);
   expect((await page.request.post("/api/webhooks", { data: { url: "https://a-rather-long-host-name.hooks.example.invalid/threadlink/incoming", events: ["link.created", "clicks.recorded", "title.added"] } })).status()).toBe(201);
