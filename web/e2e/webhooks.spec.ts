@@ -70,6 +70,30 @@ test("by keyboard, focus never falls to the page: after the secret's dialog, a R
   await expect(url).toBeFocused();
 });
 
+test("the delivery log is read afresh when opened again and on Refresh log, not kept from an earlier opening", async ({ page }) => {
+  await registerViaApi(page.request);
+  const made = await page.request.post("/api/webhooks", { data: { url: "https://hooks.example.invalid/fresh", events: ["link.created"] } });
+  expect(made.status()).toBe(201);
+  const link = (title: string) => page.request.post("/api/links", { data: { originalUrl: `https://example.com/${title}`, title } });
+  expect((await link("First")).status()).toBe(201);
+  await page.goto("/settings/webhooks");
+  const card = page.getByRole("list", { name: "Webhooks" }).getByRole("listitem").filter({ hasText: "https://hooks.example.invalid/fresh" });
+  const log = card.getByRole("list", { name: "Deliveries to https://hooks.example.invalid/fresh" });
+  await card.getByRole("button", { name: "Deliveries" }).click();
+  await expect(log.getByRole("listitem")).toHaveCount(1);
+  await card.getByRole("button", { name: "Hide deliveries" }).click();
+
+  // Made while the log was closed: opening it again shows it.
+  expect((await link("Second")).status()).toBe(201);
+  await card.getByRole("button", { name: "Deliveries" }).click();
+  await expect(log.getByRole("listitem")).toHaveCount(2);
+
+  // Made while the log is open: Refresh log shows it.
+  expect((await link("Third")).status()).toBe(201);
+  await card.getByRole("button", { name: "Refresh deliveries to https://hooks.example.invalid/fresh" }).click();
+  await expect(log.getByRole("listitem")).toHaveCount(3);
+});
+
 test("the webhooks section at 360 px, light and dark: no serious axe violation, nothing wider than the phone", async ({ page }) => {
   await registerViaApi(page.request);
   expect((await page.request.post("/api/webhooks", { data: { url: "https://a-rather-long-host-name.hooks.example.invalid/threadlink/incoming", events: ["link.created", "clicks.recorded", "title.added"] } })).status()).toBe(201);

@@ -28,7 +28,9 @@ type Errors = Partial<Record<"url" | "events", string>>;
 /** One endpoint's delivery log, newest first, with Redeliver (issue 26). */
 function Deliveries({ hook }: { hook: WebhookView }) {
   const key = `${HOOKS}/${hook.id}/deliveries`;
-  const { data, error, isLoading, mutate } = useSWR<DeliverySummary[]>(key);
+  // Read afresh each time the log is opened: caches never go stale in this app (spec §7), and a
+  // log kept from an earlier opening would still say "pending" for what has since been sent.
+  const { data, error, isLoading, isValidating, mutate } = useSWR<DeliverySummary[]>(key, { revalidateOnMount: true, dedupingInterval: 0 });
   const [busy, setBusy] = useState<number | null>(null);
   async function redeliver(d: DeliverySummary) {
     if (busy !== null) return;
@@ -45,27 +47,44 @@ function Deliveries({ hook }: { hook: WebhookView }) {
   }
   if (isLoading) return <Spinner label="Loading deliveries" />;
   if (error && !data) return <p role="alert">{error.message || "Failed to load deliveries"}</p>;
-  if (!data?.length) return <p className="muted">No deliveries yet.</p>;
+  // Deliveries are sent in the background, so the log is read again on request.
+  const refresh = (
+    <div className="row">
+      <Button size="sm" variant="secondary" aria-busy={(isValidating && !isLoading) || undefined} onClick={() => void mutate()} aria-label={`Refresh deliveries to ${hook.url}`}>
+        Refresh log
+      </Button>
+    </div>
+  );
+  if (!data?.length)
+    return (
+      <>
+        <p className="muted">No deliveries yet.</p>
+        {refresh}
+      </>
+    );
   return (
-    <ul className="stack" aria-label={`Deliveries to ${hook.url}`}>
-      {data.map((d) => (
-        <li key={d.id} className="row link-meta">
-          <span className="badge">{d.state}</span>
-          <span>{d.eventType}</span>
-          <code>{d.eventId}</code>
-          <span className="muted">
-            {d.lastStatus !== null ? `HTTP ${d.lastStatus}` : d.lastError ?? "not sent yet"}
-            {d.lastLatencyMs !== null ? ` · ${d.lastLatencyMs} ms` : ""} · {d.attempts} {d.attempts === 1 ? "attempt" : "attempts"} · {formatDate(d.createdAt)}
-          </span>
-          {d.lastResponse ? <code className="muted">{d.lastResponse.slice(0, 80)}</code> : null}
-          {/* Not disabled while it is sent (a disabled button drops the keyboard's focus to the
-              page's body): a second press meanwhile asks for nothing. */}
-          <Button size="sm" variant="secondary" aria-busy={busy === d.id || undefined} onClick={() => void redeliver(d)} aria-label={`Redeliver ${d.eventId}`}>
-            Redeliver
-          </Button>
-        </li>
-      ))}
-    </ul>
+    <>
+      {refresh}
+      <ul className="stack" aria-label={`Deliveries to ${hook.url}`}>
+        {data.map((d) => (
+          <li key={d.id} className="row link-meta">
+            <span className="badge">{d.state}</span>
+            <span>{d.eventType}</span>
+            <code>{d.eventId}</code>
+            <span className="muted">
+              {d.lastStatus !== null ? `HTTP ${d.lastStatus}` : d.lastError ?? "not sent yet"}
+              {d.lastLatencyMs !== null ? ` · ${d.lastLatencyMs} ms` : ""} · {d.attempts} {d.attempts === 1 ? "attempt" : "attempts"} · {formatDate(d.createdAt)}
+            </span>
+            {d.lastResponse ? <code className="muted">{d.lastResponse.slice(0, 80)}</code> : null}
+            {/* Not disabled while it is sent (a disabled button drops the keyboard's focus to the
+                page's body): a second press meanwhile asks for nothing. */}
+            <Button size="sm" variant="secondary" aria-busy={busy === d.id || undefined} onClick={() => void redeliver(d)} aria-label={`Redeliver ${d.eventId}`}>
+              Redeliver
+            </Button>
+          </li>
+        ))}
+      </ul>
+    </>
   );
 }
 
