@@ -109,3 +109,29 @@ test("publish a link's stats from its menu, copy the address, and the page works
   expect(gone.status()).toBe(404);
   await viewer.close();
 });
+
+test("the public stats dialog by keyboard: Publish, New address and Stop publishing keep focus in the dialog; the old address is 404, the new one works", async ({ page }) => {
+  await registerViaApi(page.request);
+  await makeLink(page, "Keyboard");
+  await page.goto("/link-tracker");
+  await card(page, "Keyboard").getByRole("button", { name: "More actions for Keyboard" }).click();
+  await page.getByRole("menu").getByRole("menuitem", { name: "Public stats page" }).click();
+  const dialog = page.getByRole("dialog", { name: "Public stats page: Keyboard" });
+  await dialog.getByRole("button", { name: "Publish stats page" }).press("Enter");
+  const address = dialog.getByLabel("Address of the stats page");
+  // The pressed button is replaced by the address: focus goes to it, not to the page's body.
+  await expect(address).toBeFocused();
+  const first = await address.inputValue();
+
+  const renew = dialog.getByRole("button", { name: "New address" });
+  await renew.press("Enter");
+  await expect(address).not.toHaveValue(first);
+  await expect(renew).toBeFocused();
+  const second = await address.inputValue();
+  expect((await page.request.get(first, { headers: { "cache-control": "no-cache" } })).status()).toBe(404);
+  expect((await page.request.get(second, { headers: { "cache-control": "no-cache" } })).status()).toBe(200);
+
+  await dialog.getByRole("button", { name: "Stop publishing" }).press("Enter");
+  await expect(dialog.getByRole("button", { name: "Publish stats page" })).toBeFocused();
+  expect((await page.request.get(second, { headers: { "cache-control": "no-cache" } })).status()).toBe(404);
+});
