@@ -161,6 +161,13 @@ test("search and sorts", async ({ page }) => {
   await expect(titles).toHaveCount(0);
   await search.fill("");
   await expect(titles).toHaveCount(3);
+
+  // Text with no letter or digit finds nothing (it did show every link, as if it matched them).
+  for (const odd of ["%", "😀", "<>"]) {
+    await search.fill(odd);
+    await expect(page.getByText("No results found. Try a different search.")).toBeVisible();
+    await expect(titles).toHaveCount(0);
+  }
 });
 
 test("the Link Tracker works at 360 px wide", async ({ page }) => {
