@@ -168,6 +168,15 @@ test("search and sorts", async ({ page }) => {
     await expect(page.getByText("No results found. Try a different search.")).toBeVisible();
     await expect(titles).toHaveCount(0);
   }
+  // The box takes no more than the server accepts (100 characters): a longer paste is cut there,
+  // rather than the previous search's links shown beside "Failed to fetch links".
+  await search.fill("beta");
+  await expect(titles).toHaveText(["Beta notes"]);
+  await search.fill(`numbers ${"x".repeat(150)}`);
+  await expect(search).toHaveValue(`numbers ${"x".repeat(92)}`);
+  await expect(page.getByText("No results found. Try a different search.")).toBeVisible();
+  await expect(titles).toHaveCount(0);
+  await expect(page.getByText("Failed to fetch links")).toHaveCount(0);
 });
 
 test("the Link Tracker works at 360 px wide", async ({ page }) => {

@@ -15,6 +15,7 @@ import { SmartDialog } from "./SmartDialog";
 import { LinkRow } from "./LinkRow";
 import { API_BASE, type LinkView, type Tracker } from "./types";
 import { CLICK_SORT_MAX } from "../../src/links/schema";
+import { SEARCH_MAX } from "../../src/shared/paging";
 import { EditLinkDialog } from "../brand/EditLinkDialog";
 import { QrCodeDialog } from "../brand/QrCodeDialog";
 import { RootLinkCard } from "../brand/RootLinkCard";
@@ -219,6 +220,9 @@ export function TrackerPage({ tracker }: { tracker: Tracker }) {
             hideLabel
             type="search"
             placeholder="Search links..."
+            // The server refuses a longer search (400): the box takes no more than it accepts,
+            // rather than showing the previous search's links beside a failed fetch.
+            maxLength={SEARCH_MAX}
             value={search}
             onChange={(e) => setSearch(e.target.value)}
             className="links-search"
