@@ -135,3 +135,21 @@ test("the public stats dialog by keyboard: Publish, New address and Stop publish
   await expect(dialog.getByRole("button", { name: "Publish stats page" })).toBeFocused();
   expect((await page.request.get(second, { headers: { "cache-control": "no-cache" } })).status()).toBe(404);
 });
+
+test("a link made elsewhere and clicked at once shows on the open Link Tracker, with its click", async ({ page, browser }) => {
+  await registerViaApi(page.request);
+  await makeLink(page, "Earlier");
+  const streamOpen = page.waitForResponse((r) => new URL(r.url()).pathname === "/api/events/stream");
+  await page.goto("/link-tracker");
+  await expect(card(page, "Earlier")).toBeVisible();
+  expect((await streamOpen).status()).toBe(200);
+  const visitor = await browser.newContext();
+  // The click's count reached the page while the list was being read again for the new link,
+  // and SWR dropped that read: the new link never showed until Refresh.
+  for (const title of ["Fresh", "Fresher"]) {
+    const link = await makeLink(page, title);
+    expect((await visitor.request.get(link.shortUrl, { maxRedirects: 0 })).status()).toBe(302);
+    await expect(card(page, title).getByText("1 click", { exact: true })).toBeVisible({ timeout: 3_000 });
+  }
+  await visitor.close();
+});

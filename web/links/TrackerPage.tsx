@@ -96,14 +96,34 @@ export function TrackerPage({ tracker }: { tracker: Tracker }) {
     // A new search or sort keeps the cards on screen until its first page arrives.
     keepPreviousData: true,
   });
+  // A count set in place while the list is being read again is held until that read lands:
+  // SWR drops a fetch that a local change overtook, so a link made (or deleted) elsewhere and
+  // clicked a moment later never showed (or never went) until Refresh.
+  const rereads = useRef(0);
+  const heldTotals = useRef(new Map<number, number>());
+  const setTotals = (totals: Map<number, number>) =>
+    mutate((pages) => pages?.map((p) => ({ ...p, body: p.body.map((l) => (totals.has(l.id) ? { ...l, clickCount: totals.get(l.id)! } : l)) })), { revalidate: false });
+  async function reread() {
+    rereads.current++;
+    try {
+      return await mutate();
+    } finally {
+      if (--rereads.current === 0 && heldTotals.current.size > 0) {
+        const held = new Map(heldTotals.current);
+        heldTotals.current.clear();
+        void setTotals(held);
+      }
+    }
+  }
   // Live updates (issue 26): a batch of clicks moves its card's count in place; a link made,
   // changed or deleted elsewhere (another tab, the API, an import) reads the list again.
   useLiveEvent(LIVE_KINDS, (e) => {
-    if (!e) return void mutate();
+    if (!e) return void reread();
     if (e.data.tracker !== tracker) return;
-    if (e.type !== "clicks.recorded") return void mutate();
+    if (e.type !== "clicks.recorded") return void reread();
     const { linkId, total } = e.data as { linkId: number; total: number };
-    void mutate((pages) => pages?.map((p) => ({ ...p, body: p.body.map((l) => (l.id === linkId ? { ...l, clickCount: total } : l)) })), { revalidate: false });
+    if (rereads.current > 0) heldTotals.current.set(linkId, total);
+    else void setTotals(new Map([[linkId, total]]));
   });
   // A new search, sort or filter starts again from its first page.
   useEffect(() => {
@@ -145,7 +165,7 @@ export function TrackerPage({ tracker }: { tracker: Tracker }) {
 
   async function refresh() {
     try {
-      await mutate();
+      await reread();
       toast({ title: "Links refreshed", description: "Click counts are up to date." });
     } catch {
       /* the error effect above shows the toast */
@@ -169,7 +189,7 @@ export function TrackerPage({ tracker }: { tracker: Tracker }) {
         toast({ title: "Click count has been reset to zero" });
       }
       setPending(null);
-      await mutate();
+      await reread();
       if (kind === "delete") {
         requestAnimationFrame(() => {
           const target = next ? document.querySelector<HTMLElement>(`[data-link="${next.id}"] .link-more`) : createButton.current;
@@ -255,7 +275,7 @@ export function TrackerPage({ tracker }: { tracker: Tracker }) {
         ) : error && !data ? (
           <div className="empty">
             <p>{brand ? "Failed to fetch short links" : "Failed to fetch links"}</p>
-            <Button variant="secondary" onClick={() => mutate()}>Try again</Button>
+            <Button variant="secondary" onClick={() => void reread()}>Try again</Button>
           </div>
         ) : shown.length === 0 && !narrowed ? (
           <div className="empty onboarding">
@@ -316,7 +336,7 @@ export function TrackerPage({ tracker }: { tracker: Tracker }) {
         onClose={() => setCreating(false)}
         apiBase={base}
         onCreated={() => {
-          void mutate();
+          void reread();
           refreshTags();
         }}
       />
@@ -324,7 +344,7 @@ export function TrackerPage({ tracker }: { tracker: Tracker }) {
         open={managingTags}
         onClose={() => setManagingTags(false)}
         onChanged={() => {
-          void mutate();
+          void reread();
         }}
       />
       {analytics && (
@@ -343,11 +363,11 @@ export function TrackerPage({ tracker }: { tracker: Tracker }) {
         tracker={tracker}
         onClose={() => setEditing(null)}
         onSaved={() => {
-          void mutate();
+          void reread();
           refreshTags();
         }}
       />
-      <SmartDialog link={smart} apiBase={base} onClose={() => setSmart(null)} onSaved={() => void mutate()} />
+      <SmartDialog link={smart} apiBase={base} onClose={() => setSmart(null)} onSaved={() => void reread()} />
       <QrCodeDialog link={qr} onClose={() => setQr(null)} />
       <PublicStatsDialog link={publicStats} onClose={() => setPublicStats(null)} />
       <ConfirmDialog
