@@ -153,3 +153,31 @@ test("a link made elsewhere and clicked at once shows on the open Link Tracker, 
   }
   await visitor.close();
 });
+
+test("notifications: Load more to the end keeps focus on the list; one arriving live while older pages show hides none of them", async ({ page }) => {
+  await registerViaApi(page.request);
+  // 55 first-click notifications: the newest page holds 50.
+  const made = await page.request.post("/api/links/bulk", { data: { links: Array.from({ length: 55 }, (_, i) => ({ originalUrl: `${destBase}/n${i}`, title: `Notify ${i}` })) } });
+  expect(made.status()).toBe(200);
+  const links = ((await made.json()) as { results: { link: { shortUrl: string } }[] }).results.map((r) => r.link);
+  for (const l of links) expect((await page.request.get(l.shortUrl, { maxRedirects: 0 })).status()).toBe(302);
+  await expect.poll(async () => (await page.request.get("/api/notifications")).headers()["x-total-count"]).toBe("55");
+
+  const streamOpen = page.waitForResponse((r) => new URL(r.url()).pathname === "/api/events/stream");
+  await page.goto("/notifications");
+  expect((await streamOpen).status()).toBe(200);
+  const items = page.locator(".notification-list > li");
+  await expect(items).toHaveCount(50);
+  await page.getByRole("button", { name: "Load more" }).press("Enter");
+  await expect(items).toHaveCount(55);
+  // The button went with the last page: focus is on the first notification it showed.
+  await expect(items.nth(50).getByRole("link")).toBeFocused();
+
+  // A new one arrives: the newest page now ends one earlier, and the notification that crossed
+  // that end was shown nowhere (55 shown of 56) until the page was reloaded.
+  const late = await makeLink(page, "Late");
+  expect((await page.request.get(late.shortUrl, { maxRedirects: 0 })).status()).toBe(302);
+  await expect(items.first()).toContainText('"Late"');
+  await expect(items).toHaveCount(56);
+  for (let i = 0; i < 55; i++) await expect(items.filter({ hasText: `"Notify ${i}"` })).toHaveCount(1);
+});
