@@ -320,6 +320,8 @@ test("a Link Tracker holding thousands of imported links shows them 100 at a tim
   await page.keyboard.press("Enter");
   await expect(cards).toHaveCount(250);
   await expect(page.getByRole("button", { name: "Show more links" })).toHaveCount(0);
+  // The button went with the last page: focus is on the first link it showed, not the body.
+  await expect(page.getByRole("button", { name: "More actions for Many 049" })).toBeFocused();
   // A search looks through all of them, not only the ones shown.
   await page.getByPlaceholder("Search links...").fill("many 007");
   await expect(cards).toHaveCount(1);

@@ -156,6 +156,17 @@ export function TrackerPage({ tracker }: { tracker: Tracker }) {
   const more = !!data?.[data.length - 1]?.next;
   const loadingMore = isValidating && !!data && size > data.length;
   const narrowed = query !== "" || status !== "all" || chosenTags.length > 0;
+  // Show more goes with the last page, and focus would fall to the page's body: once that page
+  // has landed, focus moves to the first link it showed (its actions menu, as after a delete).
+  const moreFrom = useRef<number | null>(null);
+  useEffect(() => {
+    const from = moreFrom.current;
+    if (from === null || !data || data.length < size || loadingMore) return;
+    moreFrom.current = null;
+    if (more || (document.activeElement && document.activeElement !== document.body)) return;
+    const firstNew = shown[from];
+    if (firstNew) requestAnimationFrame(() => document.querySelector<HTMLElement>(`[data-link="${firstNew.id}"] .link-more`)?.focus());
+  }, [data, size, loadingMore, more]);
 
   const title = brand ? `${config?.brandName ?? ""} Link Tracker`.trim() : "Link Tracker";
 
@@ -320,7 +331,16 @@ export function TrackerPage({ tracker }: { tracker: Tracker }) {
                 {more && (
                   // Not disabled while the page loads (a disabled button drops the keyboard's focus): a
                   // second press while loading asks for nothing new.
-                  <Button variant="secondary" onClick={() => !loadingMore && void setSize(size + 1)} aria-busy={loadingMore || undefined} aria-label="Show more links">
+                  <Button
+                    variant="secondary"
+                    onClick={() => {
+                      if (loadingMore) return;
+                      moreFrom.current = shown.length;
+                      void setSize(size + 1);
+                    }}
+                    aria-busy={loadingMore || undefined}
+                    aria-label="Show more links"
+                  >
                     Show more
                   </Button>
                 )}
