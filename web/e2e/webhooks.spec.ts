@@ -103,6 +103,14 @@ test("the webhooks section at 360 px, light and dark: no serious axe violation, 
     await page.goto("/settings/webhooks");
     await expect(page.getByRole("list", { name: "Webhooks" })).toBeVisible();
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
+    // Each event's checkbox sits beside its words, checkbox-sized (it was a full-width 40 px box
+    // on a line of its own, above its label).
+    for (const name of ["Link created", "Clicks recorded", "Import finished"]) {
+      const box = (await page.getByRole("checkbox", { name }).boundingBox())!;
+      const label = (await page.locator("label").filter({ has: page.getByRole("checkbox", { name }) }).boundingBox())!;
+      expect(box.width).toBeLessThanOrEqual(24);
+      expect(label.height).toBeLessThan(32);
+    }
     const { violations } = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze();
     expect(violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id}: ${v.help}`)).toEqual([]);
     await page.screenshot({ path: `${test.info().outputDir}/webhooks-360-${colorScheme}.png`, fullPage: true });

@@ -213,7 +213,7 @@ export function WebhooksSection() {
             <Field id={urlId} label="Endpoint URL" type="url" value={url} onChange={(e) => setUrl(e.target.value)} error={errors.url} placeholder="https://hooks.example.com/threadlink" required />
             <fieldset className="stack">
               <legend>Events</legend>
-              <div className="row">
+              <div className="row webhook-events">
                 {EVENT_TYPES.map((t) => (
                   <label key={t} className="row">
                     <input type="checkbox" checked={events.includes(t)} onChange={() => toggle(t)} /> {EVENT_LABELS[t]}
