@@ -12,6 +12,12 @@ test("add a webhook, see the secret once, read its delivery log, redeliver, turn
   await section.getByLabel("Endpoint URL").fill("ftp://hooks.example.com/in");
   await section.getByRole("button", { name: "Add webhook" }).click();
   await expect(section.getByText("Enter a full URL starting with https:// or http://")).toBeVisible();
+  // A local address (this server does not allow them) is refused when added, under the field,
+  // rather than stored to fail at every delivery.
+  await section.getByLabel("Endpoint URL").fill("http://localhost:9/in");
+  await section.getByRole("button", { name: "Add webhook" }).click();
+  await expect(section.getByText(/^This server's webhooks may not call a private or local address/)).toBeVisible();
+  await expect(page.getByText("You have no webhooks yet.")).toBeVisible();
   await section.getByLabel("Endpoint URL").fill("https://hooks.example.invalid/in");
   await section.getByLabel("Link created").check();
   await section.getByLabel("Clicks recorded").uncheck();
