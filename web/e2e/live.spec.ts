@@ -181,3 +181,35 @@ test("notifications: Load more to the end keeps focus on the list; one arriving 
   await expect(items).toHaveCount(56);
   for (let i = 0; i < 55; i++) await expect(items.filter({ hasText: `"Notify ${i}"` })).toHaveCount(1);
 });
+
+test("a burst of changes made elsewhere is a few reads of the open screens, not one per event, and they end up current", async ({ page }) => {
+  await registerViaApi(page.request);
+  await makeLink(page, "First");
+  const reads = { links: 0, notifications: 0 };
+  page.on("request", (r) => {
+    const path = new URL(r.url()).pathname;
+    if (path === "/api/links" && r.method() === "GET") reads.links++;
+    if (path === "/api/notifications" && r.method() === "GET") reads.notifications++;
+  });
+  const streamOpen = page.waitForResponse((r) => new URL(r.url()).pathname === "/api/events/stream");
+  await page.goto("/link-tracker");
+  await expect(card(page, "First")).toBeVisible();
+  expect((await streamOpen).status()).toBe(200);
+  const before = { ...reads };
+
+  // 300 links made at once (a bulk create; an import is the same), then 30 of them clicked:
+  // 300 link.created events and 30 first-click notifications.
+  const made = await page.request.post("/api/links/bulk", { data: { links: Array.from({ length: 300 }, (_, i) => ({ originalUrl: `${destBase}/b${i}`, title: `Burst ${i}` })) } });
+  expect(made.status()).toBe(200);
+  const links = ((await made.json()) as { results: { link: { shortUrl: string } }[] }).results.map((r) => r.link);
+  for (const l of links.slice(0, 30)) expect((await page.request.get(l.shortUrl, { maxRedirects: 0 })).status()).toBe(302);
+
+  // The list ends up current: the newest link first, the total counted.
+  await expect(page.locator(".link-title").first()).toHaveText("Burst 299");
+  await expect(page.getByText("Showing 100 of 301 links")).toBeVisible();
+  await expect(page.getByRole("link", { name: "Notifications (30 unread)" })).toBeVisible();
+  await page.waitForTimeout(1_500);
+  // Each open tab read its list once per event (300) and the notifications once per notice (30).
+  expect(reads.links - before.links).toBeLessThanOrEqual(15);
+  expect(reads.notifications - before.notifications).toBeLessThanOrEqual(10);
+});

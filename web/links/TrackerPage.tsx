@@ -24,7 +24,10 @@ import "./links.css";
 import { useLiveEvent } from "../notifications/live";
 import { PublicStatsDialog } from "../publicstats/PublicStatsDialog";
 
-const LIVE_KINDS = ["clicks.recorded", "link.created", "link.updated", "link.deleted", "resync"] as const;
+const CLICK_KINDS = ["clicks.recorded"] as const;
+const LIST_KINDS = ["link.created", "link.updated", "link.deleted", "resync"] as const;
+/** Live changes to the list read it again at most this often (the first at once, the last of a burst after it). */
+const LIST_REREAD_MS = 500;
 
 // The analytics dialog and its chart library are fetched when a link's analytics are first opened.
 const AnalyticsDialog = lazy(async () => ({ default: (await import("./AnalyticsDialog")).AnalyticsDialog }));
@@ -116,15 +119,16 @@ export function TrackerPage({ tracker }: { tracker: Tracker }) {
     }
   }
   // Live updates (issue 26): a batch of clicks moves its card's count in place; a link made,
-  // changed or deleted elsewhere (another tab, the API, an import) reads the list again.
-  useLiveEvent(LIVE_KINDS, (e) => {
-    if (!e) return void reread();
-    if (e.data.tracker !== tracker) return;
-    if (e.type !== "clicks.recorded") return void reread();
+  // changed or deleted elsewhere (another tab, the API, an import) reads the list again, at most
+  // once per LIST_REREAD_MS: an import or a bulk create of 1,000 links is 1,000 events, and each
+  // open tab read its list 1,000 times.
+  useLiveEvent(CLICK_KINDS, (e) => {
+    if (!e || e.data.tracker !== tracker) return;
     const { linkId, total } = e.data as { linkId: number; total: number };
     if (rereads.current > 0) heldTotals.current.set(linkId, total);
     else void setTotals(new Map([[linkId, total]]));
   });
+  useLiveEvent(LIST_KINDS, () => void reread(), { only: (e) => e.data.tracker === tracker, throttleMs: LIST_REREAD_MS });
   // A new search, sort or filter starts again from its first page.
   useEffect(() => {
     void setSize(1);
