@@ -56,7 +56,7 @@ export async function webhookCommand(config: Config, args: string[]) {
         const linkIds = named.links ? split(named.links).map(Number) : null;
         const r = v.safeParse(CreateWebhookBody, { url: arg ?? "", events: split(named.events ?? ""), linkIds });
         if (!r.success) throw new Error(r.issues[0].message);
-        const problem = urlProblem(r.output.url);
+        const problem = urlProblem(r.output.url, config.webhookAllowPrivate);
         if (problem) throw new Error(problem);
         if (r.output.linkIds && (await hooks.ownLinkCount(u.id, r.output.linkIds)) !== new Set(r.output.linkIds).size) throw new Error(WEBHOOK_MSG.links);
         if ((await hooks.count(u.id)) >= MAX_WEBHOOKS) throw new Error(WEBHOOK_MSG.tooMany);

@@ -259,6 +259,24 @@ describe("GET /api/links pages", () => {
     });
   }
 
+  test("a search with no letter or digit in it finds nothing, total 0, rather than every link", async () => {
+    // The index holds words only; answering the whole list made "%" or an emoji read as matching
+    // every link in the Link Tracker ("Showing 100 of 250"), while a topic's titles said none.
+    for (const q of ["%", "_", "%_%", "🦘", "<>", "---", "\"'", "   %   "]) {
+      for (const tracker of ["links", "pic-drift-links"]) {
+        const r = await list(`?q=${encodeURIComponent(q)}`, alice.cookie, tracker);
+        expect(r.status).toBe(200);
+        expect(r.json).toEqual([]);
+        expect(r.headers.get("x-total-count")).toBe("0");
+        expect(r.headers.get("x-next-cursor")).toBeNull();
+      }
+    }
+    // Blank is no search at all: the whole list.
+    const blank = await list(`?q=${encodeURIComponent("   ")}`);
+    expect(blank.headers.get("x-total-count")).toBe((await list("")).headers.get("x-total-count"));
+    expect(Number(blank.headers.get("x-total-count"))).toBeGreaterThan(0);
+  });
+
   test("operators around a word are dropped, the word's beginning still searched", async () => {
     for (const q of ["kang*", "\"kang", "(kang)", "!kang", "kang:*", "title:kang", "🦘kang", "'kang'"]) {
       const r = await list(`?q=${encodeURIComponent(q)}&limit=20`);

@@ -89,14 +89,20 @@ export function linkRoutes(ctx: AppContext, auth: AuthPlugin, links: Links, trac
         await links.recorder.flush();
         const sort = query.sort ?? "newest";
         const after = cursorKeys(query.cursor, sort, linkSortKinds(sort));
-        const page = await links.store.page(user.id, tracker, {
-          words: searchWords(query.q),
-          sort,
-          status: query.status ?? "all",
-          limit: query.limit ?? LINK_PAGE_DEFAULT,
-          after,
-          tags: listTags(query.tags),
-        });
+        const words = searchWords(query.q);
+        // A search with no letter or digit in it ("%", an emoji) finds nothing: the index holds
+        // words only, and the whole list would read as every link matching it.
+        const page =
+          words.length === 0 && query.q?.trim()
+            ? { rows: [], more: false, total: 0, capped: false }
+            : await links.store.page(user.id, tracker, {
+                words,
+                sort,
+                status: query.status ?? "all",
+                limit: query.limit ?? LINK_PAGE_DEFAULT,
+                after,
+                tags: listTags(query.tags),
+              });
         pageHeaders(set, page, sort, (r) => linkCursorKeys(sort, r));
         set.headers["cache-control"] = "no-store";
         const rows = [...page.rows];
@@ -198,7 +204,7 @@ export function linkOperations(tracker: Tracker) {
       summary: `List your ${what}s`,
       description:
         `A page of links (default ${LINK_PAGE_DEFAULT}, at most ${LINK_PAGE_MAX}), newest first unless \`sort\` says otherwise, with click counts up to this moment. ` +
-        "`q` finds links in which each word given begins a word of their title, destination, description or short code (any case; `kang` finds Kangaroo, `ab3` a code aB3xY9z; punctuation splits words, so a code spring-sale is found by spring-sale, spring, sale or spr). Anything but letters and digits only separates words: no operator of a query language is read. " +
+        "`q` finds links in which each word given begins a word of their title, destination, description or short code (any case; `kang` finds Kangaroo, `ab3` a code aB3xY9z; punctuation splits words, so a code spring-sale is found by spring-sale, spring, sale or spr). Anything but letters and digits only separates words: no operator of a query language is read, and a `q` with no letter or digit (`%`, an emoji) finds nothing. " +
         `The \`${TOTAL_HEADER}\` header gives how many links match; \`${NEXT_HEADER}\` (absent on the last page) is the \`cursor\` of the next page. A cursor belongs to its sort: another sort's, or one edited, is a 400.` +
         (main ? "" : " With `includeRoot=true` the instance owner also gets the root link first (first page only, not counted)."),
       query: ListQuery,

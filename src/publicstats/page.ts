@@ -67,12 +67,31 @@ function chart(days: PageData["days"]) {
   );
 }
 
-function tallyTable(caption: string, what: string, rows: PageData["countries"]) {
+// Countries by name and devices capitalised, as the app's own analytics show them (the
+// roll-ups keep ISO codes and lower-case device types; a visitor reading "AU" or "desktop" had
+// the raw values).
+const regions = (() => {
+  try {
+    return new Intl.DisplayNames(["en"], { type: "region" });
+  } catch {
+    return null;
+  }
+})();
+const countryName = (code: string) => {
+  try {
+    return (/^[A-Z]{2}$/.test(code) && regions?.of(code)) || code;
+  } catch {
+    return code;
+  }
+};
+const capitalise = (s: string) => (s ? s[0]!.toUpperCase() + s.slice(1) : s);
+
+function tallyTable(caption: string, what: string, rows: PageData["countries"], name: (s: string) => string = (s) => s) {
   if (rows.length === 0) return `<section aria-labelledby="h-${what}"><h2 id="h-${what}">${caption}</h2><p class="empty">No clicks yet.</p></section>`;
   const total = rows.reduce((n, r) => n + r.count, 0);
   return (
     `<section aria-labelledby="h-${what}"><h2 id="h-${what}">${caption}</h2><table><thead><tr><th scope="col">${esc(what[0]!.toUpperCase() + what.slice(1))}</th><th scope="col">Clicks</th></tr></thead><tbody>` +
-    rows.map((r) => `<tr><td>${esc(r.name)}</td><td>${num(r.count)} <span class="pct">(${Math.round((100 * r.count) / total)}%)</span></td></tr>`).join("") +
+    rows.map((r) => `<tr><td>${esc(name(r.name))}</td><td>${num(r.count)} <span class="pct">(${Math.round((100 * r.count) / total)}%)</span></td></tr>`).join("") +
     "</tbody></table></section>"
   );
 }
@@ -91,7 +110,7 @@ export function statsPageHtml(d: PageData): string {
     `<details><summary>Clicks per day as a table</summary><table><thead><tr><th scope="col">Day</th><th scope="col">Clicks</th></tr></thead><tbody>` +
     d.days.map((x) => `<tr><td>${esc(dayLabel(x.day))}</td><td>${num(x.count)}</td></tr>`).join("") +
     `</tbody></table></details></section>` +
-    `<div class="grid">${tallyTable("Countries", "country", d.countries)}${tallyTable("Devices", "device", d.devices)}${tallyTable("Referrers", "referrer", d.referrers)}</div>` +
+    `<div class="grid">${tallyTable("Countries", "country", d.countries, countryName)}${tallyTable("Devices", "device", d.devices, capitalise)}${tallyTable("Referrers", "referrer", d.referrers)}</div>` +
     `<footer>Published by the link's owner with ${esc(d.appName)}. Totals only: no visitor's address or single click is shown.</footer>` +
     `</main></body></html>`
   );

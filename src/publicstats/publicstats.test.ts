@@ -3,6 +3,7 @@
 // address, no script and a strict CSP.
 import { afterAll, describe, expect, test } from "bun:test";
 import { setup } from "../test/helpers";
+import { statsPageHtml } from "./page";
 
 const t = await setup({ SHORT_DOMAIN: "go.example", BRAND_DOMAIN: "brand.example", PUBLIC_STATS_RATE_LIMIT: "0", PUBLIC_STATS_CACHE_SECONDS: "60", IP_STORAGE: "full" });
 const alice = await t.signUp("alice");
@@ -156,5 +157,23 @@ describe("rate limit per address", async () => {
     expect(await over.text()).toContain("Too many requests");
     // From a trusted proxy, another client's address has its own allowance.
     expect((await fetch(url, { headers: { "x-forwarded-for": "192.0.2.44" } })).status).toBe(200);
+  });
+});
+
+describe("the page's words", () => {
+  test("countries by name and devices capitalised, as the app shows them, not the roll-ups' raw codes", () => {
+    const html = statsPageHtml({
+      appName: "Threadlink",
+      title: "Words",
+      shortUrl: "http://go.example/words",
+      clicks: 6,
+      unique: 4,
+      days: [{ day: "2026-11-26", count: 6 }],
+      countries: [{ name: "DE", count: 3 }, { name: "GB", count: 2 }, { name: "Unknown", count: 1 }],
+      devices: [{ name: "mobile", count: 4 }, { name: "desktop", count: 2 }],
+      referrers: [{ name: "Direct", count: 6 }],
+    });
+    for (const shown of ["<td>Germany</td>", "<td>United Kingdom</td>", "<td>Unknown</td>", "<td>Mobile</td>", "<td>Desktop</td>", "<td>Direct</td>"]) expect(html).toContain(shown);
+    for (const raw of ["<td>DE</td>", "<td>GB</td>", "<td>mobile</td>", "<td>desktop</td>"]) expect(html).not.toContain(raw);
   });
 });

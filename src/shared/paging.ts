@@ -55,7 +55,7 @@ export const Search = v.optional(
   v.pipe(
     QueryText(PAGE_MSG.search),
     v.maxLength(SEARCH_MAX, PAGE_MSG.search),
-    v.description("Words to find; each must begin a word of the searched fields (any case; kang finds Kangaroo; punctuation splits words, so spring-sale is two)."),
+    v.description("Words to find; each must begin a word of the searched fields (any case; kang finds Kangaroo; punctuation splits words, so spring-sale is two). Text with no letter or digit finds nothing."),
   ),
 );
 

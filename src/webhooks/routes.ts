@@ -52,7 +52,7 @@ const deliveryView = (d: DeliveryRow): DeliveryView => ({ ...deliverySummary(d, 
 export function webhookRoutes(ctx: AppContext, auth: AuthPlugin, worker: { poke(): Promise<void> }) {
   const store = webhooksStore(ctx.db);
   const checkUrl = (url: string) => {
-    const problem = urlProblem(url);
+    const problem = urlProblem(url, ctx.config.webhookAllowPrivate);
     if (problem) throw badRequest(problem, { url: problem });
   };
   const checkLinks = async (userId: number, ids: readonly number[] | null) => {

@@ -15,6 +15,7 @@ export const WEBHOOK_MSG = {
   events: "Choose at least one event",
   links: "Choose links of your own",
   tooMany: `You can have at most ${MAX_WEBHOOKS} webhooks. Delete one first.`,
+  local: "This server's webhooks may not call a private or local address (localhost, 127.x, 10.x, 192.168.x…): give a public address",
 } as const;
 
 const Url = v.pipe(v.string(), v.trim(), v.nonEmpty(WEBHOOK_MSG.url), v.maxLength(2000, "The URL can be at most 2,000 characters"), v.url(WEBHOOK_MSG.url));

@@ -5,6 +5,7 @@
 // (no second lookup to rebind), redirects are never followed, and time and bytes are capped.
 import { lookup } from "node:dns/promises";
 import { ipv4Int, ipv6Words } from "../http/ip";
+import { WEBHOOK_MSG } from "./schema";
 import type { AttemptResult } from "./store";
 
 /** Bytes of a receiver's answer read at most; the log keeps the first RESPONSE_SNIPPET characters. */
@@ -62,8 +63,13 @@ export function isPrivateAddress(address: string): boolean {
   return false;
 }
 
-/** Why a webhook URL is refused as written (before any lookup), or null. */
-export function urlProblem(raw: string): string | null {
+/**
+ * Why a webhook URL is refused as written (before any lookup), or null. Without
+ * `allowPrivate`, an address that is private or local as written (an IP literal in any form the
+ * URL parser reads, or localhost) is refused here, when it is added: it could only fail at every
+ * delivery until the endpoint is turned off. Names that resolve to one are refused at delivery.
+ */
+export function urlProblem(raw: string, allowPrivate: boolean): string | null {
   let u: URL;
   try {
     u = new URL(raw);
@@ -72,6 +78,11 @@ export function urlProblem(raw: string): string | null {
   }
   if (u.protocol !== "https:" && u.protocol !== "http:") return "Enter a full URL starting with https:// or http://";
   if (u.username || u.password) return "Put no user name or password in the URL: check the signature instead";
+  if (!allowPrivate) {
+    const host = u.hostname.toLowerCase().replace(/\.$/, "");
+    const literal = host.startsWith("[") ? host.slice(1, -1) : ipv4Int(host) !== null ? host : null;
+    if ((literal !== null && isPrivateAddress(literal)) || host === "localhost" || host.endsWith(".localhost")) return WEBHOOK_MSG.local;
+  }
   return null;
 }
 

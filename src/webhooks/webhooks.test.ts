@@ -7,7 +7,7 @@ import { openDatabase } from "../db/connect";
 import { startReceiver } from "./receiver";
 import { isPrivateAddress, resolveTarget, send } from "./send";
 import { backoffMs } from "./worker";
-import { MAX_WEBHOOKS } from "./schema";
+import { MAX_WEBHOOKS, WEBHOOK_MSG } from "./schema";
 import { clickFanOutSql, webhooksStore } from "./store";
 import { eventsWritten } from "../events/feed";
 
@@ -349,6 +349,25 @@ describe("SSRF rules", () => {
       expect([u, r.startsWith("Refused:") || (u.includes("localhost") && r !== "allowed")]).toEqual([u, true]);
     }
     expect(await resolveTarget(new URL("http://2130706433:8080/x"), true)).toEqual(["127.0.0.1"]);
+  });
+
+  test("a local address as written is refused when the webhook is added or changed (400 on url), unless WEBHOOK_ALLOW_PRIVATE", async () => {
+    // It was stored (201) and then failed at every delivery until the endpoint was turned off.
+    const strict = await setup();
+    const owner = await strict.signUp("strict");
+    for (const u of forms) {
+      const r = await strict.call("POST", "/api/webhooks", { body: { url: u, events: ["link.created"], linkIds: null }, cookie: owner.cookie });
+      expect([u, r.status, r.json?.error?.fields?.url]).toEqual([u, 400, WEBHOOK_MSG.local]);
+    }
+    expect(await strict.count("webhooks")).toBe(0);
+    // A public address is added; changing it to a local one is refused and leaves it as it was.
+    const made = await strict.call("POST", "/api/webhooks", { body: { url: "https://hooks.example.com/in", events: ["link.created"], linkIds: null }, cookie: owner.cookie });
+    expect(made.status).toBe(201);
+    const put = await strict.call("PUT", `/api/webhooks/${made.json.id}`, { body: { url: "http://192.168.1.20/in", events: ["link.created"], linkIds: null, enabled: true }, cookie: owner.cookie });
+    expect([put.status, put.json.error.fields.url]).toEqual([400, WEBHOOK_MSG.local]);
+    expect((await strict.call("GET", "/api/webhooks", { cookie: owner.cookie })).json[0].url).toBe("https://hooks.example.com/in");
+    // This suite's server allows them (its receiver is on loopback).
+    expect((await t.call("POST", "/api/webhooks", { body: { url: "http://127.0.0.1:9/in", events: ["link.created"], linkIds: null }, cookie: (await t.signUp("lenient")).cookie })).status).toBe(201);
   });
 
   test("send refuses a local receiver when private addresses are not allowed: nothing reaches it", async () => {

@@ -161,6 +161,22 @@ test("search and sorts", async ({ page }) => {
   await expect(titles).toHaveCount(0);
   await search.fill("");
   await expect(titles).toHaveCount(3);
+
+  // Text with no letter or digit finds nothing (it did show every link, as if it matched them).
+  for (const odd of ["%", "😀", "<>"]) {
+    await search.fill(odd);
+    await expect(page.getByText("No results found. Try a different search.")).toBeVisible();
+    await expect(titles).toHaveCount(0);
+  }
+  // The box takes no more than the server accepts (100 characters): a longer paste is cut there,
+  // rather than the previous search's links shown beside "Failed to fetch links".
+  await search.fill("beta");
+  await expect(titles).toHaveText(["Beta notes"]);
+  await search.fill(`numbers ${"x".repeat(150)}`);
+  await expect(search).toHaveValue(`numbers ${"x".repeat(92)}`);
+  await expect(page.getByText("No results found. Try a different search.")).toBeVisible();
+  await expect(titles).toHaveCount(0);
+  await expect(page.getByText("Failed to fetch links")).toHaveCount(0);
 });
 
 test("the Link Tracker works at 360 px wide", async ({ page }) => {
@@ -304,6 +320,8 @@ test("a Link Tracker holding thousands of imported links shows them 100 at a tim
   await page.keyboard.press("Enter");
   await expect(cards).toHaveCount(250);
   await expect(page.getByRole("button", { name: "Show more links" })).toHaveCount(0);
+  // The button went with the last page: focus is on the first link it showed, not the body.
+  await expect(page.getByRole("button", { name: "More actions for Many 049" })).toBeFocused();
   // A search looks through all of them, not only the ones shown.
   await page.getByPlaceholder("Search links...").fill("many 007");
   await expect(cards).toHaveCount(1);
@@ -317,4 +335,37 @@ test("a Link Tracker holding thousands of imported links shows them 100 at a tim
   await expect(page.getByText("No results found. Try a different search.")).toBeVisible();
   await page.getByLabel("Filter links").selectOption({ label: "All links" });
   await expect(cards).toHaveCount(100);
+});
+
+test("the analytics dialog reads its report once when opened, and a refused report says why, with Try again", async ({ page }) => {
+  await registerViaApi(page.request);
+  const r = await page.request.post("/api/links", { data: { originalUrl: `${destBase}/report`, title: "Report" } });
+  expect(r.status()).toBe(201);
+  const reads: string[] = [];
+  page.on("request", (q) => {
+    if (/\/api\/links\/\d+\/analytics/.test(q.url())) reads.push(q.url());
+  });
+  await page.goto("/link-tracker");
+  await card(page, "Report").getByRole("button", { name: "Analytics for Report" }).click();
+  const dialog = page.getByRole("dialog", { name: "Analytics: Report" });
+  await expect(dialog.locator(".stat").filter({ hasText: "Total Clicks" })).toContainText("0");
+  await page.waitForTimeout(500);
+  // Each report counts against HEAVY_RATE_LIMIT: one opening is one read.
+  expect(reads).toHaveLength(1);
+  await dialog.getByRole("button", { name: "Close" }).click();
+
+  // The server refuses the report (its answer past the heavy-call limit): the dialog gives the
+  // server's reason, not "No analytics data available." as if the link had none.
+  const refusal = "Too many requests for bulk, import, export and analytics calls of this account: the limit is 120 a minute. Please try again in 60 seconds.";
+  await page.route(/\/api\/links\/\d+\/analytics/, (route) =>
+    route.fulfill({ status: 429, contentType: "application/json", headers: { "retry-after": "60" }, body: JSON.stringify({ error: { code: "RATE_LIMITED", message: refusal } }) }),
+  );
+  await page.goto("/link-tracker");
+  await card(page, "Report").getByRole("button", { name: "Analytics for Report" }).click();
+  await expect(dialog.getByRole("alert")).toHaveText(refusal);
+  await expect(dialog.getByText("No analytics data available.")).toHaveCount(0);
+  await page.unroute(/\/api\/links\/\d+\/analytics/);
+  await dialog.getByRole("button", { name: "Try again" }).click();
+  await expect(dialog.locator(".stat").filter({ hasText: "Total Clicks" })).toContainText("0");
+  await expect(dialog.getByRole("tab", { name: "Overview" })).toBeFocused();
 });

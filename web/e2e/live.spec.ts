@@ -109,3 +109,107 @@ test("publish a link's stats from its menu, copy the address, and the page works
   expect(gone.status()).toBe(404);
   await viewer.close();
 });
+
+test("the public stats dialog by keyboard: Publish, New address and Stop publishing keep focus in the dialog; the old address is 404, the new one works", async ({ page }) => {
+  await registerViaApi(page.request);
+  await makeLink(page, "Keyboard");
+  await page.goto("/link-tracker");
+  await card(page, "Keyboard").getByRole("button", { name: "More actions for Keyboard" }).click();
+  await page.getByRole("menu").getByRole("menuitem", { name: "Public stats page" }).click();
+  const dialog = page.getByRole("dialog", { name: "Public stats page: Keyboard" });
+  await dialog.getByRole("button", { name: "Publish stats page" }).press("Enter");
+  const address = dialog.getByLabel("Address of the stats page");
+  // The pressed button is replaced by the address: focus goes to it, not to the page's body.
+  await expect(address).toBeFocused();
+  const first = await address.inputValue();
+
+  const renew = dialog.getByRole("button", { name: "New address" });
+  await renew.press("Enter");
+  await expect(address).not.toHaveValue(first);
+  await expect(renew).toBeFocused();
+  const second = await address.inputValue();
+  expect((await page.request.get(first, { headers: { "cache-control": "no-cache" } })).status()).toBe(404);
+  expect((await page.request.get(second, { headers: { "cache-control": "no-cache" } })).status()).toBe(200);
+
+  await dialog.getByRole("button", { name: "Stop publishing" }).press("Enter");
+  await expect(dialog.getByRole("button", { name: "Publish stats page" })).toBeFocused();
+  expect((await page.request.get(second, { headers: { "cache-control": "no-cache" } })).status()).toBe(404);
+});
+
+test("a link made elsewhere and clicked at once shows on the open Link Tracker, with its click", async ({ page, browser }) => {
+  await registerViaApi(page.request);
+  await makeLink(page, "Earlier");
+  const streamOpen = page.waitForResponse((r) => new URL(r.url()).pathname === "/api/events/stream");
+  await page.goto("/link-tracker");
+  await expect(card(page, "Earlier")).toBeVisible();
+  expect((await streamOpen).status()).toBe(200);
+  const visitor = await browser.newContext();
+  // The click's count reached the page while the list was being read again for the new link,
+  // and SWR dropped that read: the new link never showed until Refresh.
+  for (const title of ["Fresh", "Fresher"]) {
+    const link = await makeLink(page, title);
+    expect((await visitor.request.get(link.shortUrl, { maxRedirects: 0 })).status()).toBe(302);
+    await expect(card(page, title).getByText("1 click", { exact: true })).toBeVisible({ timeout: 3_000 });
+  }
+  await visitor.close();
+});
+
+test("notifications: Load more to the end keeps focus on the list; one arriving live while older pages show hides none of them", async ({ page }) => {
+  await registerViaApi(page.request);
+  // 55 first-click notifications: the newest page holds 50.
+  const made = await page.request.post("/api/links/bulk", { data: { links: Array.from({ length: 55 }, (_, i) => ({ originalUrl: `${destBase}/n${i}`, title: `Notify ${i}` })) } });
+  expect(made.status()).toBe(200);
+  const links = ((await made.json()) as { results: { link: { shortUrl: string } }[] }).results.map((r) => r.link);
+  for (const l of links) expect((await page.request.get(l.shortUrl, { maxRedirects: 0 })).status()).toBe(302);
+  await expect.poll(async () => (await page.request.get("/api/notifications")).headers()["x-total-count"]).toBe("55");
+
+  const streamOpen = page.waitForResponse((r) => new URL(r.url()).pathname === "/api/events/stream");
+  await page.goto("/notifications");
+  expect((await streamOpen).status()).toBe(200);
+  const items = page.locator(".notification-list > li");
+  await expect(items).toHaveCount(50);
+  await page.getByRole("button", { name: "Load more" }).press("Enter");
+  await expect(items).toHaveCount(55);
+  // The button went with the last page: focus is on the first notification it showed.
+  await expect(items.nth(50).getByRole("link")).toBeFocused();
+
+  // A new one arrives: the newest page now ends one earlier, and the notification that crossed
+  // that end was shown nowhere (55 shown of 56) until the page was reloaded.
+  const late = await makeLink(page, "Late");
+  expect((await page.request.get(late.shortUrl, { maxRedirects: 0 })).status()).toBe(302);
+  await expect(items.first()).toContainText('"Late"');
+  await expect(items).toHaveCount(56);
+  for (let i = 0; i < 55; i++) await expect(items.filter({ hasText: `"Notify ${i}"` })).toHaveCount(1);
+});
+
+test("a burst of changes made elsewhere is a few reads of the open screens, not one per event, and they end up current", async ({ page }) => {
+  await registerViaApi(page.request);
+  await makeLink(page, "First");
+  const reads = { links: 0, notifications: 0 };
+  page.on("request", (r) => {
+    const path = new URL(r.url()).pathname;
+    if (path === "/api/links" && r.method() === "GET") reads.links++;
+    if (path === "/api/notifications" && r.method() === "GET") reads.notifications++;
+  });
+  const streamOpen = page.waitForResponse((r) => new URL(r.url()).pathname === "/api/events/stream");
+  await page.goto("/link-tracker");
+  await expect(card(page, "First")).toBeVisible();
+  expect((await streamOpen).status()).toBe(200);
+  const before = { ...reads };
+
+  // 300 links made at once (a bulk create; an import is the same), then 30 of them clicked:
+  // 300 link.created events and 30 first-click notifications.
+  const made = await page.request.post("/api/links/bulk", { data: { links: Array.from({ length: 300 }, (_, i) => ({ originalUrl: `${destBase}/b${i}`, title: `Burst ${i}` })) } });
+  expect(made.status()).toBe(200);
+  const links = ((await made.json()) as { results: { link: { shortUrl: string } }[] }).results.map((r) => r.link);
+  for (const l of links.slice(0, 30)) expect((await page.request.get(l.shortUrl, { maxRedirects: 0 })).status()).toBe(302);
+
+  // The list ends up current: the newest link first, the total counted.
+  await expect(page.locator(".link-title").first()).toHaveText("Burst 299");
+  await expect(page.getByText("Showing 100 of 301 links")).toBeVisible();
+  await expect(page.getByRole("link", { name: "Notifications (30 unread)" })).toBeVisible();
+  await page.waitForTimeout(1_500);
+  // Each open tab read its list once per event (300) and the notifications once per notice (30).
+  expect(reads.links - before.links).toBeLessThanOrEqual(15);
+  expect(reads.notifications - before.notifications).toBeLessThanOrEqual(10);
+});

@@ -12,6 +12,12 @@ test("add a webhook, see the secret once, read its delivery log, redeliver, turn
   await section.getByLabel("Endpoint URL").fill("ftp://hooks.example.com/in");
   await section.getByRole("button", { name: "Add webhook" }).click();
   await expect(section.getByText("Enter a full URL starting with https:// or http://")).toBeVisible();
+  // A local address (this server does not allow them) is refused when added, under the field,
+  // rather than stored to fail at every delivery.
+  await section.getByLabel("Endpoint URL").fill("http://localhost:9/in");
+  await section.getByRole("button", { name: "Add webhook" }).click();
+  await expect(section.getByText(/^This server's webhooks may not call a private or local address/)).toBeVisible();
+  await expect(page.getByText("You have no webhooks yet.")).toBeVisible();
   await section.getByLabel("Endpoint URL").fill("https://hooks.example.invalid/in");
   await section.getByLabel("Link created").check();
   await section.getByLabel("Clicks recorded").uncheck();
@@ -40,6 +46,60 @@ test("add a webhook, see the secret once, read its delivery log, redeliver, turn
   await expect(page.getByText("You have no webhooks yet.")).toBeVisible();
 });
 
+test("by keyboard, focus never falls to the page: after the secret's dialog, a Redeliver and a Delete", async ({ page }) => {
+  await registerViaApi(page.request);
+  await page.goto("/settings/webhooks");
+  const section = page.getByRole("region", { name: "Webhooks" });
+  const url = section.getByLabel("Endpoint URL");
+  await url.fill("https://hooks.example.invalid/keys");
+  await url.press("Enter");
+  const dialog = page.getByRole("dialog", { name: "Webhook added" });
+  await dialog.getByRole("button", { name: "Done" }).press("Enter");
+  // The form was disabled while the endpoint was added: focus comes back to its first field.
+  await expect(url).toBeFocused();
+
+  expect((await page.request.post("/api/links", { data: { originalUrl: "https://example.com/keys", title: "Keys" } })).status()).toBe(201);
+  const card = page.getByRole("list", { name: "Webhooks" }).getByRole("listitem").filter({ hasText: "https://hooks.example.invalid/keys" });
+  await card.getByRole("button", { name: "Deliveries" }).press("Enter");
+  const log = card.getByRole("list", { name: "Deliveries to https://hooks.example.invalid/keys" });
+  const redeliver = log.getByRole("button", { name: /^Redeliver evt_\d+$/ }).first();
+  await redeliver.focus();
+  await page.keyboard.press("Enter");
+  await expect(page.getByText("Delivery queued again")).toBeVisible();
+  // The pressed button keeps focus (a disabled one would have dropped it to the body).
+  await expect(page.locator(":focus")).toHaveAccessibleName(/^Redeliver evt_\d+$/);
+
+  await card.getByRole("button", { name: "Delete webhook https://hooks.example.invalid/keys" }).press("Enter");
+  await page.getByRole("alertdialog", { name: "Delete webhook" }).getByRole("button", { name: "Delete" }).press("Enter");
+  await expect(page.getByText("You have no webhooks yet.")).toBeVisible();
+  // Its card went with it: focus moves to the form rather than the body.
+  await expect(url).toBeFocused();
+});
+
+test("the delivery log is read afresh when opened again and on Refresh log, not kept from an earlier opening", async ({ page }) => {
+  await registerViaApi(page.request);
+  const made = await page.request.post("/api/webhooks", { data: { url: "https://hooks.example.invalid/fresh", events: ["link.created"] } });
+  expect(made.status()).toBe(201);
+  const link = (title: string) => page.request.post("/api/links", { data: { originalUrl: `https://example.com/${title}`, title } });
+  expect((await link("First")).status()).toBe(201);
+  await page.goto("/settings/webhooks");
+  const card = page.getByRole("list", { name: "Webhooks" }).getByRole("listitem").filter({ hasText: "https://hooks.example.invalid/fresh" });
+  const log = card.getByRole("list", { name: "Deliveries to https://hooks.example.invalid/fresh" });
+  await card.getByRole("button", { name: "Deliveries" }).click();
+  await expect(log.getByRole("listitem")).toHaveCount(1);
+  await card.getByRole("button", { name: "Hide deliveries" }).click();
+
+  // Made while the log was closed: opening it again shows it.
+  expect((await link("Second")).status()).toBe(201);
+  await card.getByRole("button", { name: "Deliveries" }).click();
+  await expect(log.getByRole("listitem")).toHaveCount(2);
+
+  // Made while the log is open: Refresh log shows it.
+  expect((await link("Third")).status()).toBe(201);
+  await card.getByRole("button", { name: "Refresh deliveries to https://hooks.example.invalid/fresh" }).click();
+  await expect(log.getByRole("listitem")).toHaveCount(3);
+});
+
 test("the webhooks section at 360 px, light and dark: no serious axe violation, nothing wider than the phone", async ({ page }) => {
   await registerViaApi(page.request);
   expect((await page.request.post("/api/webhooks", { data: { url: "https://a-rather-long-host-name.hooks.example.invalid/threadlink/incoming", events: ["link.created", "clicks.recorded", "title.added"] } })).status()).toBe(201);
@@ -49,6 +109,14 @@ test("the webhooks section at 360 px, light and dark: no serious axe violation, 
     await page.goto("/settings/webhooks");
     await expect(page.getByRole("list", { name: "Webhooks" })).toBeVisible();
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
+    // Each event's checkbox sits beside its words, checkbox-sized (it was a full-width 40 px box
+    // on a line of its own, above its label).
+    for (const name of ["Link created", "Clicks recorded", "Import finished"]) {
+      const box = (await page.getByRole("checkbox", { name }).boundingBox())!;
+      const label = (await page.locator("label").filter({ has: page.getByRole("checkbox", { name }) }).boundingBox())!;
+      expect(box.width).toBeLessThanOrEqual(24);
+      expect(label.height).toBeLessThan(32);
+    }
     const { violations } = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze();
     expect(violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id}: ${v.help}`)).toEqual([]);
     await page.screenshot({ path: `${test.info().outputDir}/webhooks-360-${colorScheme}.png`, fullPage: true });

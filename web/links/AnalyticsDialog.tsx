@@ -1,4 +1,4 @@
-import { useEffect, useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import useSWR from "swr";
 import { Dialog } from "../ui/Dialog";
 import { Button } from "../ui/Button";
@@ -311,7 +311,10 @@ export function AnalyticsDialog({ linkId, title, tracker, onClose }: { linkId: n
   const base = `${API_BASE[tracker]}/${linkId}`;
   const before = cursors.length ? `&before=${cursors[cursors.length - 1]}` : "";
   const key = linkId === null ? null : `${base}/analytics?page=${cursors.length + 1}&pageSize=${PAGE_SIZE}&days=${days}${before}`;
-  const { data, error, isLoading, mutate } = useSWR<AnalyticsReport>(key, { keepPreviousData: true });
+  // Caches never go stale in this app (spec §7), so opening the dialog asks for fresh numbers:
+  // once (a report counts against HEAVY_RATE_LIMIT; a mount's fetch and a mutate were two),
+  // and never skipped as a repeat of a read a moment before (the dialog closed and reopened).
+  const { data, error, isLoading, isValidating, mutate } = useSWR<AnalyticsReport>(key, { keepPreviousData: true, revalidateOnMount: true, dedupingInterval: 0 });
   const paging = (report: AnalyticsReport): Paging => ({
     next: () => {
       if (report.nextBefore !== null) setCursors([...cursors, report.nextBefore]);
@@ -325,9 +328,16 @@ export function AnalyticsDialog({ linkId, title, tracker, onClose }: { linkId: n
     only: (e) => (e.data as { linkId?: number }).linkId === linkId,
     throttleMs: 1_000,
   });
-  // Caches never go stale in this app (spec §7), so opening the dialog asks for fresh numbers.
+  // Try again goes with the error it answers: on success focus moves to the report's first tab.
+  async function retry() {
+    if (await mutate()) requestAnimationFrame(() => document.querySelector<HTMLElement>("[role=dialog] [role=tab]")?.focus());
+  }
+  // Another link shown in the same dialog reads its report afresh too.
+  const shownLink = useRef(linkId);
   useEffect(() => {
-    if (linkId !== null) void mutate();
+    if (linkId === null || linkId === shownLink.current) return;
+    shownLink.current = linkId;
+    void mutate();
   }, [linkId]);
 
   useEffect(() => {
@@ -338,6 +348,13 @@ export function AnalyticsDialog({ linkId, title, tracker, onClose }: { linkId: n
     <Dialog open={linkId !== null} onClose={onClose} title={`Analytics: ${title}`} wide>
       {isLoading && !data ? (
         <div className="row"><Spinner label="Loading analytics" /></div>
+      ) : !data && error ? (
+        // The report could not be read (the heavy-call limit, a link deleted meanwhile, the
+        // server away): say why, with the server's words, instead of "no data".
+        <div className="empty">
+          <p role="alert">{error instanceof Error && error.message ? error.message : "Failed to fetch analytics"}</p>
+          <Button variant="secondary" aria-busy={isValidating || undefined} onClick={() => !isValidating && void retry()}>Try again</Button>
+        </div>
       ) : !data ? (
         <p className="empty">No analytics data available.</p>
       ) : (

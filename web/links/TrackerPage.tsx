@@ -15,6 +15,7 @@ import { SmartDialog } from "./SmartDialog";
 import { LinkRow } from "./LinkRow";
 import { API_BASE, type LinkView, type Tracker } from "./types";
 import { CLICK_SORT_MAX } from "../../src/links/schema";
+import { SEARCH_MAX } from "../../src/shared/paging";
 import { EditLinkDialog } from "../brand/EditLinkDialog";
 import { QrCodeDialog } from "../brand/QrCodeDialog";
 import { RootLinkCard } from "../brand/RootLinkCard";
@@ -23,7 +24,10 @@ import "./links.css";
 import { useLiveEvent } from "../notifications/live";
 import { PublicStatsDialog } from "../publicstats/PublicStatsDialog";
 
-const LIVE_KINDS = ["clicks.recorded", "link.created", "link.updated", "link.deleted", "resync"] as const;
+const CLICK_KINDS = ["clicks.recorded"] as const;
+const LIST_KINDS = ["link.created", "link.updated", "link.deleted", "resync"] as const;
+/** Live changes to the list read it again at most this often (the first at once, the last of a burst after it). */
+const LIST_REREAD_MS = 500;
 
 // The analytics dialog and its chart library are fetched when a link's analytics are first opened.
 const AnalyticsDialog = lazy(async () => ({ default: (await import("./AnalyticsDialog")).AnalyticsDialog }));
@@ -95,15 +99,36 @@ export function TrackerPage({ tracker }: { tracker: Tracker }) {
     // A new search or sort keeps the cards on screen until its first page arrives.
     keepPreviousData: true,
   });
+  // A count set in place while the list is being read again is held until that read lands:
+  // SWR drops a fetch that a local change overtook, so a link made (or deleted) elsewhere and
+  // clicked a moment later never showed (or never went) until Refresh.
+  const rereads = useRef(0);
+  const heldTotals = useRef(new Map<number, number>());
+  const setTotals = (totals: Map<number, number>) =>
+    mutate((pages) => pages?.map((p) => ({ ...p, body: p.body.map((l) => (totals.has(l.id) ? { ...l, clickCount: totals.get(l.id)! } : l)) })), { revalidate: false });
+  async function reread() {
+    rereads.current++;
+    try {
+      return await mutate();
+    } finally {
+      if (--rereads.current === 0 && heldTotals.current.size > 0) {
+        const held = new Map(heldTotals.current);
+        heldTotals.current.clear();
+        void setTotals(held);
+      }
+    }
+  }
   // Live updates (issue 26): a batch of clicks moves its card's count in place; a link made,
-  // changed or deleted elsewhere (another tab, the API, an import) reads the list again.
-  useLiveEvent(LIVE_KINDS, (e) => {
-    if (!e) return void mutate();
-    if (e.data.tracker !== tracker) return;
-    if (e.type !== "clicks.recorded") return void mutate();
+  // changed or deleted elsewhere (another tab, the API, an import) reads the list again, at most
+  // once per LIST_REREAD_MS: an import or a bulk create of 1,000 links is 1,000 events, and each
+  // open tab read its list 1,000 times.
+  useLiveEvent(CLICK_KINDS, (e) => {
+    if (!e || e.data.tracker !== tracker) return;
     const { linkId, total } = e.data as { linkId: number; total: number };
-    void mutate((pages) => pages?.map((p) => ({ ...p, body: p.body.map((l) => (l.id === linkId ? { ...l, clickCount: total } : l)) })), { revalidate: false });
+    if (rereads.current > 0) heldTotals.current.set(linkId, total);
+    else void setTotals(new Map([[linkId, total]]));
   });
+  useLiveEvent(LIST_KINDS, () => void reread(), { only: (e) => e.data.tracker === tracker, throttleMs: LIST_REREAD_MS });
   // A new search, sort or filter starts again from its first page.
   useEffect(() => {
     void setSize(1);
@@ -135,6 +160,17 @@ export function TrackerPage({ tracker }: { tracker: Tracker }) {
   const more = !!data?.[data.length - 1]?.next;
   const loadingMore = isValidating && !!data && size > data.length;
   const narrowed = query !== "" || status !== "all" || chosenTags.length > 0;
+  // Show more goes with the last page, and focus would fall to the page's body: once that page
+  // has landed, focus moves to the first link it showed (its actions menu, as after a delete).
+  const moreFrom = useRef<number | null>(null);
+  useEffect(() => {
+    const from = moreFrom.current;
+    if (from === null || !data || data.length < size || loadingMore) return;
+    moreFrom.current = null;
+    if (more || (document.activeElement && document.activeElement !== document.body)) return;
+    const firstNew = shown[from];
+    if (firstNew) requestAnimationFrame(() => document.querySelector<HTMLElement>(`[data-link="${firstNew.id}"] .link-more`)?.focus());
+  }, [data, size, loadingMore, more]);
 
   const title = brand ? `${config?.brandName ?? ""} Link Tracker`.trim() : "Link Tracker";
 
@@ -144,7 +180,7 @@ export function TrackerPage({ tracker }: { tracker: Tracker }) {
 
   async function refresh() {
     try {
-      await mutate();
+      await reread();
       toast({ title: "Links refreshed", description: "Click counts are up to date." });
     } catch {
       /* the error effect above shows the toast */
@@ -168,7 +204,7 @@ export function TrackerPage({ tracker }: { tracker: Tracker }) {
         toast({ title: "Click count has been reset to zero" });
       }
       setPending(null);
-      await mutate();
+      await reread();
       if (kind === "delete") {
         requestAnimationFrame(() => {
           const target = next ? document.querySelector<HTMLElement>(`[data-link="${next.id}"] .link-more`) : createButton.current;
@@ -219,6 +255,9 @@ export function TrackerPage({ tracker }: { tracker: Tracker }) {
             hideLabel
             type="search"
             placeholder="Search links..."
+            // The server refuses a longer search (400): the box takes no more than it accepts,
+            // rather than showing the previous search's links beside a failed fetch.
+            maxLength={SEARCH_MAX}
             value={search}
             onChange={(e) => setSearch(e.target.value)}
             className="links-search"
@@ -251,7 +290,7 @@ export function TrackerPage({ tracker }: { tracker: Tracker }) {
         ) : error && !data ? (
           <div className="empty">
             <p>{brand ? "Failed to fetch short links" : "Failed to fetch links"}</p>
-            <Button variant="secondary" onClick={() => mutate()}>Try again</Button>
+            <Button variant="secondary" onClick={() => void reread()}>Try again</Button>
           </div>
         ) : shown.length === 0 && !narrowed ? (
           <div className="empty onboarding">
@@ -296,7 +335,16 @@ export function TrackerPage({ tracker }: { tracker: Tracker }) {
                 {more && (
                   // Not disabled while the page loads (a disabled button drops the keyboard's focus): a
                   // second press while loading asks for nothing new.
-                  <Button variant="secondary" onClick={() => !loadingMore && void setSize(size + 1)} aria-busy={loadingMore || undefined} aria-label="Show more links">
+                  <Button
+                    variant="secondary"
+                    onClick={() => {
+                      if (loadingMore) return;
+                      moreFrom.current = shown.length;
+                      void setSize(size + 1);
+                    }}
+                    aria-busy={loadingMore || undefined}
+                    aria-label="Show more links"
+                  >
                     Show more
                   </Button>
                 )}
@@ -312,7 +360,7 @@ export function TrackerPage({ tracker }: { tracker: Tracker }) {
         onClose={() => setCreating(false)}
         apiBase={base}
         onCreated={() => {
-          void mutate();
+          void reread();
           refreshTags();
         }}
       />
@@ -320,7 +368,7 @@ export function TrackerPage({ tracker }: { tracker: Tracker }) {
         open={managingTags}
         onClose={() => setManagingTags(false)}
         onChanged={() => {
-          void mutate();
+          void reread();
         }}
       />
       {analytics && (
@@ -339,11 +387,11 @@ export function TrackerPage({ tracker }: { tracker: Tracker }) {
         tracker={tracker}
         onClose={() => setEditing(null)}
         onSaved={() => {
-          void mutate();
+          void reread();
           refreshTags();
         }}
       />
-      <SmartDialog link={smart} apiBase={base} onClose={() => setSmart(null)} onSaved={() => void mutate()} />
+      <SmartDialog link={smart} apiBase={base} onClose={() => setSmart(null)} onSaved={() => void reread()} />
       <QrCodeDialog link={qr} onClose={() => setQr(null)} />
       <PublicStatsDialog link={publicStats} onClose={() => setPublicStats(null)} />
       <ConfirmDialog

@@ -1,4 +1,4 @@
-import { useRef, useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { Link } from "wouter";
 import { format } from "date-fns";
 import { AppFooter, AppHeader } from "../shell/AppHeader";
@@ -19,21 +19,55 @@ export function NotificationsPage() {
   const [loading, setLoading] = useState(false);
   const data = first ? { ...first.body, notifications: [...first.body.notifications, ...(older?.items ?? [])] } : undefined;
   const next = older ? older.next : (first?.next ?? null);
+  // Where the older pages were read from: the newest page's end at the time.
+  const olderFrom = useRef<string | null>(null);
   const loadMore = async () => {
     if (!next) return;
     setLoading(true);
+    const shownBefore = data?.notifications.length ?? 0;
     try {
+      if (!older) olderFrom.current = next;
       const page = await loadOlder(next);
       setOlder((o) => ({ items: [...(o?.items ?? []), ...page.body.notifications], next: page.next }));
+      // Load more leaves with the last page: focus moves to the first notification it showed.
+      if (!page.next) requestAnimationFrame(() => focusItem(shownBefore));
     } catch (e) {
       toastError(e, "Failed to load notifications");
     } finally {
       setLoading(false);
     }
   };
+  // A notification arriving (live) while older pages are shown moves the newest page's end:
+  // the older pages, read after the old end, would miss the one that moved across it (shown
+  // nowhere until a reload). They are read again from the new end, as many as were shown.
+  const firstNext = first?.next ?? null;
+  useEffect(() => {
+    if (!older || olderFrom.current === firstNext) return;
+    olderFrom.current = firstNext;
+    if (!firstNext) return void setOlder(null);
+    const want = older.items.length;
+    let stale = false;
+    void (async () => {
+      const items: Notification[] = [];
+      let cursor: string | null = firstNext;
+      while (cursor && items.length < want) {
+        const page = await loadOlder(cursor);
+        items.push(...page.body.notifications);
+        cursor = page.next;
+      }
+      if (!stale) setOlder({ items, next: cursor });
+    })().catch((e) => toastError(e, "Failed to load notifications"));
+    return () => {
+      stale = true;
+    };
+  }, [firstNext]);
   const readLocally = (id: number | null) =>
     setOlder((o) => o && { ...o, items: o.items.map((n) => (id === null || n.id === id ? { ...n, read: true } : n)) });
   const heading = useRef<HTMLHeadingElement>(null);
+  const focusItem = (index: number) => {
+    const li = document.querySelectorAll<HTMLElement>(".notification-list > li")[index];
+    (li?.querySelector<HTMLElement>("a, [data-mark-read]") ?? heading.current)?.focus();
+  };
 
   // Mark all as read is disabled once nothing is unread, which would drop focus to the body:
   // it goes to the heading instead.

@@ -28,6 +28,32 @@ function emit(kind: Kind, e: EventBody | null) {
 /** Plain SWR keys a title added to a topic may change: the topic's titles and topic lists. */
 const topicKeys = (key: unknown) => typeof key === "string" && (key.endsWith("/titles") || key.startsWith("/api/topic/") || key.startsWith("/api/shared-topics") || key === "/api/topics");
 
+/** Reads again at most every this long (the first at once, the last of a burst after it). */
+const REREAD_MS = 500;
+/**
+ * `read` at once, and calls within REREAD_MS of the last run folded into one after it: a burst
+ * of events (a bulk create clicked through, titles added by a script) is one read per screen,
+ * not one per event.
+ */
+function coalesced(read: () => void) {
+  let last = 0;
+  let timer: ReturnType<typeof setTimeout> | null = null;
+  return () => {
+    const wait = last + REREAD_MS - Date.now();
+    if (wait <= 0 && !timer) {
+      last = Date.now();
+      return read();
+    }
+    timer ??= setTimeout(() => {
+      timer = null;
+      last = Date.now();
+      read();
+    }, Math.max(0, wait));
+  };
+}
+const rereadTopics = coalesced(() => void mutate(topicKeys));
+const rereadNotifications = coalesced(() => void mutate(NOTIFICATIONS_KEY));
+
 function open() {
   if (source || users === 0 || typeof EventSource === "undefined") return;
   const s = new EventSource(STREAM_URL);
@@ -41,11 +67,11 @@ function open() {
       } catch {
         return;
       }
-      if (type === "title.added") void mutate(topicKeys);
+      if (type === "title.added") rereadTopics();
       emit(type, body);
     });
   }
-  s.addEventListener("notifications", () => void mutate(NOTIFICATIONS_KEY));
+  s.addEventListener("notifications", rereadNotifications);
   const resync = () => {
     void mutate(() => true);
     emit("resync", null);

@@ -1,4 +1,4 @@
-import { useState } from "react";
+import { useId, useState } from "react";
 import useSWR from "swr";
 import { api } from "../lib/api";
 import { Dialog } from "../ui/Dialog";
@@ -18,14 +18,19 @@ export function PublicStatsDialog({ link, onClose }: { link: { id: number; title
   const key = link ? publicStatsKey(link.id) : null;
   const { data, error, mutate } = useSWR<PublicStatsView>(key, { revalidateOnMount: true });
   const [busy, setBusy] = useState<null | "publish" | "renew" | "revoke">(null);
+  const addressId = useId();
+  const publishId = useId();
 
   async function change(kind: "publish" | "renew" | "revoke") {
-    if (!key) return;
+    if (!key || busy) return;
     setBusy(kind);
     try {
       const next = await api<PublicStatsView>(key, { method: kind === "revoke" ? "DELETE" : "POST" });
       await mutate(next, { revalidate: false });
       toast({ title: kind === "revoke" ? "Stats page turned off" : kind === "renew" ? "New address made; the old one no longer works" : "Stats page published" });
+      // Publish and Stop publishing go with the state they change, and focus would fall to the
+      // page's body behind the dialog: it moves to what replaced them (New address keeps it).
+      if (kind !== "renew") requestAnimationFrame(() => document.getElementById(kind === "publish" ? addressId : publishId)?.focus());
     } catch (e) {
       toast({ title: "Error", description: e instanceof Error ? e.message : "Failed to update the stats page", variant: "destructive" });
     } finally {
@@ -45,19 +50,21 @@ export function PublicStatsDialog({ link, onClose }: { link: { id: number; title
           <p aria-live="polite">Loading…</p>
         ) : data.published && data.url ? (
           <>
-            <Field label="Address of the stats page" value={data.url} readOnly onFocus={(e) => e.currentTarget.select()} />
+            <Field id={addressId} label="Address of the stats page" value={data.url} readOnly onFocus={(e) => e.currentTarget.select()} />
             <div className="row">
               <Button onClick={() => void copyLink(data.url!, "Stats page address copied")}>Copy address</Button>
               <a className="btn btn-secondary btn-md" href={data.url} target="_blank" rel="noopener noreferrer">Open page</a>
             </div>
+            {/* Not disabled while a change is sent (a disabled button drops the keyboard's focus):
+                change() ignores a press meanwhile. */}
             <div className="row">
-              <Button variant="secondary" busy={busy === "renew"} disabled={busy !== null} onClick={() => void change("renew")}>New address</Button>
-              <Button variant="danger" busy={busy === "revoke"} disabled={busy !== null} onClick={() => void change("revoke")}>Stop publishing</Button>
+              <Button variant="secondary" aria-busy={busy === "renew" || undefined} onClick={() => void change("renew")}>New address</Button>
+              <Button variant="danger" aria-busy={busy === "revoke" || undefined} onClick={() => void change("revoke")}>Stop publishing</Button>
             </div>
           </>
         ) : (
           <div className="row">
-            <Button busy={busy === "publish"} disabled={busy !== null} onClick={() => void change("publish")}>Publish stats page</Button>
+            <Button id={publishId} aria-busy={busy === "publish" || undefined} onClick={() => void change("publish")}>Publish stats page</Button>
           </div>
         )}
       </div>

@@ -1,4 +1,4 @@
-import { useState, type FormEvent } from "react";
+import { useId, useState, type FormEvent } from "react";
 import useSWR from "swr";
 import { Button } from "../ui/Button";
 import { ConfirmDialog, Dialog } from "../ui/Dialog";
@@ -28,9 +28,12 @@ type Errors = Partial<Record<"url" | "events", string>>;
 /** One endpoint's delivery log, newest first, with Redeliver (issue 26). */
 function Deliveries({ hook }: { hook: WebhookView }) {
   const key = `${HOOKS}/${hook.id}/deliveries`;
-  const { data, error, isLoading, mutate } = useSWR<DeliverySummary[]>(key);
+  // Read afresh each time the log is opened: caches never go stale in this app (spec §7), and a
+  // log kept from an earlier opening would still say "pending" for what has since been sent.
+  const { data, error, isLoading, isValidating, mutate } = useSWR<DeliverySummary[]>(key, { revalidateOnMount: true, dedupingInterval: 0 });
   const [busy, setBusy] = useState<number | null>(null);
   async function redeliver(d: DeliverySummary) {
+    if (busy !== null) return;
     setBusy(d.id);
     try {
       await api(`${key}/${d.id}/redeliver`, { method: "POST" });
@@ -44,25 +47,44 @@ function Deliveries({ hook }: { hook: WebhookView }) {
   }
   if (isLoading) return <Spinner label="Loading deliveries" />;
   if (error && !data) return <p role="alert">{error.message || "Failed to load deliveries"}</p>;
-  if (!data?.length) return <p className="muted">No deliveries yet.</p>;
+  // Deliveries are sent in the background, so the log is read again on request.
+  const refresh = (
+    <div className="row">
+      <Button size="sm" variant="secondary" aria-busy={(isValidating && !isLoading) || undefined} onClick={() => void mutate()} aria-label={`Refresh deliveries to ${hook.url}`}>
+        Refresh log
+      </Button>
+    </div>
+  );
+  if (!data?.length)
+    return (
+      <>
+        <p className="muted">No deliveries yet.</p>
+        {refresh}
+      </>
+    );
   return (
-    <ul className="stack" aria-label={`Deliveries to ${hook.url}`}>
-      {data.map((d) => (
-        <li key={d.id} className="row link-meta">
-          <span className="badge">{d.state}</span>
-          <span>{d.eventType}</span>
-          <code>{d.eventId}</code>
-          <span className="muted">
-            {d.lastStatus !== null ? `HTTP ${d.lastStatus}` : d.lastError ?? "not sent yet"}
-            {d.lastLatencyMs !== null ? ` · ${d.lastLatencyMs} ms` : ""} · {d.attempts} {d.attempts === 1 ? "attempt" : "attempts"} · {formatDate(d.createdAt)}
-          </span>
-          {d.lastResponse ? <code className="muted">{d.lastResponse.slice(0, 80)}</code> : null}
-          <Button size="sm" variant="secondary" busy={busy === d.id} onClick={() => void redeliver(d)} aria-label={`Redeliver ${d.eventId}`}>
-            Redeliver
-          </Button>
-        </li>
-      ))}
-    </ul>
+    <>
+      {refresh}
+      <ul className="stack" aria-label={`Deliveries to ${hook.url}`}>
+        {data.map((d) => (
+          <li key={d.id} className="row link-meta">
+            <span className="badge">{d.state}</span>
+            <span>{d.eventType}</span>
+            <code>{d.eventId}</code>
+            <span className="muted">
+              {d.lastStatus !== null ? `HTTP ${d.lastStatus}` : d.lastError ?? "not sent yet"}
+              {d.lastLatencyMs !== null ? ` · ${d.lastLatencyMs} ms` : ""} · {d.attempts} {d.attempts === 1 ? "attempt" : "attempts"} · {formatDate(d.createdAt)}
+            </span>
+            {d.lastResponse ? <code className="muted">{d.lastResponse.slice(0, 80)}</code> : null}
+            {/* Not disabled while it is sent (a disabled button drops the keyboard's focus to the
+                page's body): a second press meanwhile asks for nothing. */}
+            <Button size="sm" variant="secondary" aria-busy={busy === d.id || undefined} onClick={() => void redeliver(d)} aria-label={`Redeliver ${d.eventId}`}>
+              Redeliver
+            </Button>
+          </li>
+        ))}
+      </ul>
+    </>
   );
 }
 
@@ -77,6 +99,7 @@ export function WebhooksSection() {
   const [open, setOpen] = useState<number | null>(null);
   const [removing, setRemoving] = useState<WebhookView | null>(null);
   const [removeBusy, setRemoveBusy] = useState(false);
+  const urlId = useId();
 
   const toggle = (t: EventType) => setEvents((es) => (es.includes(t) ? es.filter((x) => x !== t) : EVENT_TYPES.filter((x) => x === t || es.includes(x))));
 
@@ -102,6 +125,13 @@ export function WebhooksSection() {
     }
   }
 
+  // The form was disabled while the endpoint was added, so focus had left it for the page's
+  // body before the secret's dialog opened: closing the dialog brings it back to the URL field.
+  function closeSecret() {
+    setSecret(null);
+    requestAnimationFrame(() => document.getElementById(urlId)?.focus());
+  }
+
   async function setEnabled(w: WebhookView, enabled: boolean) {
     try {
       await api(`${HOOKS}/${w.id}`, { method: "PUT", body: { url: w.url, events: w.events, linkIds: w.linkIds, enabled } });
@@ -115,11 +145,20 @@ export function WebhooksSection() {
   async function remove() {
     if (!removing) return;
     setRemoveBusy(true);
+    // The Delete button that opened the dialog goes with its webhook, and focus would fall to the
+    // page's body: it moves to the next webhook's Delete (the one before at the end), or the form.
+    const hooks = data ?? [];
+    const at = hooks.findIndex((w) => w.id === removing.id);
+    const next = hooks[at + 1] ?? hooks[at - 1];
     try {
       await api(`${HOOKS}/${removing.id}`, { method: "DELETE" });
       toast({ title: "Webhook deleted" });
       setRemoving(null);
       await mutate();
+      requestAnimationFrame(() => {
+        const target = next ? document.querySelector<HTMLElement>(`[data-delete-hook="${next.id}"]`) : document.getElementById(urlId);
+        target?.focus();
+      });
     } catch (err) {
       toastError(err, "Failed to delete webhook");
     } finally {
@@ -152,7 +191,7 @@ export function WebhooksSection() {
                 {open === w.id ? "Hide deliveries" : "Deliveries"}
               </Button>
               <Button size="sm" variant="secondary" onClick={() => void setEnabled(w, !w.enabled)}>{w.enabled ? "Turn off" : "Turn on"}</Button>
-              <Button size="sm" variant="danger" onClick={() => setRemoving(w)} aria-label={`Delete webhook ${w.url}`}>Delete</Button>
+              <Button size="sm" variant="danger" onClick={() => setRemoving(w)} aria-label={`Delete webhook ${w.url}`} data-delete-hook={w.id}>Delete</Button>
             </div>
             {open === w.id ? <Deliveries hook={w} /> : null}
           </li>
@@ -171,10 +210,10 @@ export function WebhooksSection() {
         <form onSubmit={add} noValidate>
           <fieldset className="stack" disabled={busy}>
             <legend className="sr-only">Add a webhook</legend>
-            <Field label="Endpoint URL" type="url" value={url} onChange={(e) => setUrl(e.target.value)} error={errors.url} placeholder="https://hooks.example.com/threadlink" required />
+            <Field id={urlId} label="Endpoint URL" type="url" value={url} onChange={(e) => setUrl(e.target.value)} error={errors.url} placeholder="https://hooks.example.com/threadlink" required />
             <fieldset className="stack">
               <legend>Events</legend>
-              <div className="row">
+              <div className="row webhook-events">
                 {EVENT_TYPES.map((t) => (
                   <label key={t} className="row">
                     <input type="checkbox" checked={events.includes(t)} onChange={() => toggle(t)} /> {EVENT_LABELS[t]}
@@ -192,13 +231,13 @@ export function WebhooksSection() {
       <section className="stack" aria-label="Your webhooks">
         {list}
       </section>
-      <Dialog open={secret !== null} onClose={() => setSecret(null)} title="Webhook added" description="Copy its signing secret now: it will not be shown again.">
+      <Dialog open={secret !== null} onClose={closeSecret} title="Webhook added" description="Copy its signing secret now: it will not be shown again.">
         {secret && (
           <div className="stack">
             <Field label="Signing secret" value={secret} readOnly data-autofocus="true" onFocus={(e) => e.currentTarget.select()} spellCheck={false} />
             <div className="dialog-actions">
               <Button variant="secondary" onClick={() => void copyLink(secret, "Secret copied to clipboard")}>Copy secret</Button>
-              <Button onClick={() => setSecret(null)}>Done</Button>
+              <Button onClick={closeSecret}>Done</Button>
             </div>
           </div>
         )}
