@@ -64,8 +64,9 @@ export const AnalyticsReport = v.object({
   /** Clicks by visit number (counted clicks whose visitor was known), and bots among all. */
   visits: v.object({ new: v.number(), returning: v.number(), bots: v.number() }),
   /**
-   * A smart link's (issue 24): clicks per rule or split destination (named as in its settings;
-   * "Default destination", "Fallback URL"), and its password page's views and unlocks, which
+   * A smart link's (issue 24): clicks per rule or split destination (route "rule:<id>" or
+   * "variant:<id>", by the rule's stable id, named by its place and name in the settings now, or
+   * "Removed rule (id N)"; "Default destination", "Fallback URL"), and its password page's views and unlocks, which
    * are not clicks. Null for a plain link that never had settings.
    */
   smart: v.nullable(

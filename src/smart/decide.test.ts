@@ -145,6 +145,18 @@ describe("compile", () => {
     expect(decide(again, visitor({ os: "ios" }), 1, DEFAULT).route).toBe("default");
     expect(decide(again, visitor({ os: "android" }), 1, DEFAULT).route).toBe("rule:1");
   });
+  test("a rule's or destination's click records its stable id, not its place; the same rules under other ids are not shared", () => {
+    const rule = (id: number, os: "ios" | "android") => ({ id, name: os, when: { os: [os] }, url: `https://x.example/${os}` });
+    const c = compile(stored({ rules: [rule(7, "android"), rule(2, "ios")] }))!;
+    expect(decide(c, visitor({ os: "ios" }), 1, DEFAULT).route).toBe("rule:2");
+    expect(decide(c, visitor({ os: "android" }), 1, DEFAULT).route).toBe("rule:7");
+    const d = compile(stored({ rules: [rule(1, "android"), rule(2, "ios")] }))!;
+    expect(d.rules).not.toBe(c.rules);
+    expect(decide(d, visitor({ os: "android" }), 1, DEFAULT).route).toBe("rule:1");
+    const v = compile(stored({ split: { sticky: false, variants: [{ id: 4, name: "", url: "https://x.example/a", weight: 1 }, { id: 1, name: "", url: "https://x.example/b", weight: 1 }] } }))!;
+    expect(decide(v, visitor(), 1, DEFAULT, () => 0).route).toBe("variant:4");
+    expect(decide(v, visitor(), 1, DEFAULT, () => 0.9).route).toBe("variant:1");
+  });
   test("a password alone makes the link smart", () => {
     expect(compile(stored({}, "$argon2id$hash"))!.password).toEqual({ hash: "$argon2id$hash", version: 1 });
   });

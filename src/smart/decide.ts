@@ -9,10 +9,10 @@
 // its languages and cities lists shared by every rule that names the same ones, its route and
 // the facts it needs shared constants, and identical settings compile to one shared object.
 import { hrefOf } from "../links/redirectMap";
-import { BROWSERS, DEVICES, LANGUAGE_MIN_Q, OSES, type SmartStored } from "./schema";
+import { BROWSERS, DEVICES, LANGUAGE_MIN_Q, OSES, itemId, type SmartStored } from "./schema";
 
 type Rule = {
-  /** "rule:N" (1-based), what the click records. */
+  /** "rule:<id>" (the rule's stable id, itemId), what the click records. */
   route: string;
   name: string;
   /** The values of a closed enum, in the order given: 3 bits each, the value's index + 1. */
@@ -132,9 +132,9 @@ function packCountries(xs: readonly string[] | undefined) {
 /** What a rule list is keyed by when shared: every name and condition, none of the destinations. */
 function rulesKey(rules: SmartStored["rules"]) {
   let k = "";
-  for (const r of rules) {
+  for (const [i, r] of rules.entries()) {
     const w = r.when;
-    k += `${r.name}\u0001${w.device?.join() ?? ""}\u0001${w.os?.join() ?? ""}\u0001${w.browser?.join() ?? ""}\u0001${w.language?.join() ?? ""}\u0001${w.country?.join() ?? ""}\u0001${w.city?.join("\u0003") ?? ""}\u0001${w.from ?? ""}\u0001${w.until ?? ""}\u0002`;
+    k += `${itemId(r, i)}\u0001${r.name}\u0001${w.device?.join() ?? ""}\u0001${w.os?.join() ?? ""}\u0001${w.browser?.join() ?? ""}\u0001${w.language?.join() ?? ""}\u0001${w.country?.join() ?? ""}\u0001${w.city?.join("\u0003") ?? ""}\u0001${w.from ?? ""}\u0001${w.until ?? ""}\u0002`;
   }
   return k;
 }
@@ -150,7 +150,7 @@ function sameRules(a: SmartStored["rules"], b: SmartStored["rules"]) {
     const y = b[i]!;
     const v = x.when;
     const w = y.when;
-    if (x.name !== y.name || (v.from ?? null) !== (w.from ?? null) || (v.until ?? null) !== (w.until ?? null)) return false;
+    if (itemId(x, i) !== itemId(y, i) || x.name !== y.name || (v.from ?? null) !== (w.from ?? null) || (v.until ?? null) !== (w.until ?? null)) return false;
     if (!sameList(v.device, w.device) || !sameList(v.os, w.os) || !sameList(v.browser, w.browser)) return false;
     if (!sameList(v.language, w.language) || !sameList(v.country, w.country) || !sameList(v.city, w.city)) return false;
   }
@@ -162,8 +162,9 @@ let lastShared: SharedRules = { rules: Object.freeze([]), needs: NEEDS[0]! };
 function compileRules(rules: SmartStored["rules"]): SharedRules {
   let needs = 0;
   const out = rules.map((r, i): Rule => {
+    const id = itemId(r, i);
     const rule: Rule = {
-      route: RULE_ROUTES[i] ?? `rule:${i + 1}`,
+      route: RULE_ROUTES[id - 1] ?? `rule:${id}`,
       name: intern(r.name || `Rule ${i + 1}`),
       device: packEnum(r.when.device, DEVICES),
       os: packEnum(r.when.os, OSES),
@@ -235,7 +236,7 @@ export function compile(s: SmartStored | null): CompiledSmart | null {
   const hrefs = s.rules.map((r) => href(r.url));
   const split = s.split
     ? {
-        variants: s.split.variants.map((x, i) => ({ route: VARIANT_ROUTES[i] ?? `variant:${i + 1}`, name: intern(x.name || `Destination ${String.fromCharCode(65 + i)}`), href: href(x.url), weight: x.weight })),
+        variants: s.split.variants.map((x, i) => ({ route: VARIANT_ROUTES[itemId(x, i) - 1] ?? `variant:${itemId(x, i)}`, name: intern(x.name || `Destination ${String.fromCharCode(65 + i)}`), href: href(x.url), weight: x.weight })),
         total: s.split.variants.reduce((n, x) => n + x.weight, 0),
         sticky: s.split.sticky === true,
       }

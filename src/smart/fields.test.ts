@@ -46,7 +46,7 @@ describe("create with smart settings", () => {
       expect(r.json.smart).toEqual({ protected: true, limited: true, ruled: true, split: true });
       const s = await smartOf(r.json.id, alice, tracker);
       expect(s).toMatchObject({ hasPassword: true, maxClicks: 10, fallbackUrl: "https://example.com/sold-out", split: { sticky: true } });
-      expect((s.rules as Json[])[0]).toEqual({ name: "iPhone <b>🍎</b>", when: { os: ["ios"], language: ["en"] }, url: "https://apps.apple.com/app/1" });
+      expect((s.rules as Json[])[0]).toEqual({ id: 1, name: "iPhone <b>🍎</b>", when: { os: ["ios"], language: ["en"] }, url: "https://apps.apple.com/app/1" });
       const col = (await column(r.json.id)).smart!;
       expect(col).not.toContain("open sesame");
       expect(JSON.parse(col).passwordHash).toStartWith("$argon2id$v=19$m=19456,t=2,p=1$");

@@ -78,7 +78,23 @@ export const RuleConditions = v.pipe(
 );
 export type RuleConditions = v.InferOutput<typeof RuleConditions>;
 
+/**
+ * A rule's or split destination's stable id: its clicks are recorded under it ("rule:7"), so they
+ * stay its own when rules move or others are removed (docs/decisions.md, session 13 follow-ups).
+ */
+const ITEM_ID_MAX = 1_000_000_000;
+const ItemId = (what: string) =>
+  v.optional(
+    v.pipe(
+      v.number(`${what} id must be a whole number`),
+      v.integer(`${what} id must be a whole number`),
+      v.minValue(1, `${what} id must be a whole number`),
+      v.maxValue(ITEM_ID_MAX, `${what} id must be a whole number`),
+      v.description(`The ${what.toLowerCase()}'s stable id, which its clicks are counted under: send back the id the API gave to keep its analytics across edits and moves; leave it out for a new one (the server gives it one).`),
+    ),
+  );
 export const Rule = v.object({
+  id: ItemId("Rule"),
   /** A name for the analytics and the simulator ("iPhone users"); defaults to "Rule N". */
   name: v.optional(v.pipe(v.string(), v.trim(), v.maxLength(60, "A rule's name must be at most 60 characters"), noControlChars("A rule's name")), ""),
   when: RuleConditions,
@@ -86,6 +102,7 @@ export const Rule = v.object({
 });
 
 export const Variant = v.object({
+  id: ItemId("Destination"),
   name: v.optional(v.pipe(v.string(), v.trim(), v.maxLength(60, "A destination's name must be at most 60 characters"), noControlChars("A destination's name")), ""),
   url: OriginalUrl,
   weight: v.pipe(v.number(SMART_MSG.weight), v.integer(SMART_MSG.weight), v.minValue(1, SMART_MSG.weight), v.maxValue(1000, SMART_MSG.weight)),
@@ -190,15 +207,27 @@ export type SmartStored = {
   fallbackUrl: string | null;
   rules: v.InferOutput<typeof Rule>[];
   split: v.InferOutput<typeof Split> | null;
+  /**
+   * The highest rule and split destination ids ever given (absent in settings saved before ids:
+   * see itemId), so a new rule never takes a removed one's id and its clicks.
+   */
+  ruleSeq?: number;
+  variantSeq?: number;
 };
+
+/**
+ * A rule's or destination's id: the stored one, or for settings saved before ids (session 13
+ * follow-ups) its 1-based position, which is what their clicks were recorded under ("rule:2").
+ */
+export const itemId = (x: { id?: number | undefined }, i: number) => x.id ?? i + 1;
 
 /** The settings as the API returns them (never the hash). */
 export const SmartView = v.object({
   hasPassword: v.boolean(),
   maxClicks: v.nullable(v.number()),
   fallbackUrl: v.nullable(v.string()),
-  rules: v.array(v.object({ name: v.string(), when: v.record(v.string(), v.unknown()), url: v.string() })),
-  split: v.nullable(v.object({ variants: v.array(v.object({ name: v.string(), url: v.string(), weight: v.number() })), sticky: v.boolean() })),
+  rules: v.array(v.object({ id: v.pipe(v.number(), v.description("The rule's stable id: its clicks are counted under route rule:<id>.")), name: v.string(), when: v.record(v.string(), v.unknown()), url: v.string() })),
+  split: v.nullable(v.object({ variants: v.array(v.object({ id: v.pipe(v.number(), v.description("The destination's stable id: its clicks are counted under route variant:<id>.")), name: v.string(), url: v.string(), weight: v.number() })), sticky: v.boolean() })),
   clicks: v.pipe(v.number(), v.description("Clicks counted against the limit so far (the link's clicks).")),
 });
 export type SmartView = v.InferOutput<typeof SmartView>;
@@ -235,7 +264,7 @@ export type SimulateBody = v.InferInput<typeof SimulateBody>;
 export const Decision = v.object({
   /** Where the visitor goes; null: the 410 page (limit reached, no fallback). */
   destination: v.nullable(v.string()),
-  /** What sent them: "rule:N", "variant:N", "fallback", "gone" or "default" (the same value the click records). */
+  /** What sent them: "rule:<id>", "variant:<id>" (the rule's or destination's stable id), "fallback", "gone" or "default" (the same value the click records). */
   route: v.string(),
   /** In words, for people. */
   reason: v.string(),
@@ -256,12 +285,23 @@ export const Decision = v.object({
 });
 export type Decision = v.InferOutput<typeof Decision>;
 
-/** A click's route as people read it, with the names the settings give (a route of an older setting keeps its bare number). */
+/**
+ * A click's route as people read it, with the names and places the settings give now: a route
+ * names a rule or destination by its id (itemId), so a moved rule keeps its clicks; one removed
+ * since says so rather than borrowing the name of whatever sits at its old place.
+ */
 export function routeName(route: string, s: Pick<SmartStored, "rules" | "split"> | null): string {
   const [kind, n] = route.split(":");
-  const i = Number(n) - 1;
-  if (kind === "rule") return `Rule ${i + 1}${s?.rules[i]?.name ? `: ${s.rules[i]!.name}` : ""}`;
-  if (kind === "variant") return `Destination ${String.fromCharCode(65 + i)}${s?.split?.variants[i]?.name ? `: ${s.split.variants[i]!.name}` : ""}`;
+  const id = Number(n);
+  if (kind === "rule") {
+    const i = s?.rules.findIndex((r, j) => itemId(r, j) === id) ?? -1;
+    return i < 0 ? `Removed rule (id ${n})` : `Rule ${i + 1}${s!.rules[i]!.name ? `: ${s!.rules[i]!.name}` : ""}`;
+  }
+  if (kind === "variant") {
+    const variants = s?.split?.variants ?? [];
+    const i = variants.findIndex((x, j) => itemId(x, j) === id);
+    return i < 0 ? `Removed destination (id ${n})` : `Destination ${String.fromCharCode(65 + i)}${variants[i]!.name ? `: ${variants[i]!.name}` : ""}`;
+  }
   if (route === "fallback") return "Fallback URL (limit reached)";
   if (route === "default") return "Default destination";
   return route;

@@ -4,7 +4,7 @@
 import { hashPassword } from "../accounts/password";
 import { destinationProblem } from "../links/destination";
 import { badRequest } from "../shared/errors";
-import type { SmartImportParsed, SmartInputParsed, SmartStored, SmartView } from "./schema";
+import { itemId, type SmartImportParsed, type SmartInputParsed, type SmartStored, type SmartView } from "./schema";
 
 export const readStored = (row: { smart: string | null }): SmartStored | null => (row.smart ? (JSON.parse(row.smart) as SmartStored) : null);
 
@@ -13,8 +13,8 @@ export function smartView(stored: SmartStored | null, clicks: number): SmartView
     hasPassword: Boolean(stored?.passwordHash),
     maxClicks: stored?.maxClicks ?? null,
     fallbackUrl: stored?.fallbackUrl ?? null,
-    rules: (stored?.rules ?? []).map((r) => ({ name: r.name ?? "", when: r.when, url: r.url })),
-    split: stored?.split ? { variants: stored.split.variants.map((x) => ({ name: x.name ?? "", url: x.url, weight: x.weight })), sticky: stored.split.sticky === true } : null,
+    rules: (stored?.rules ?? []).map((r, i) => ({ id: itemId(r, i), name: r.name ?? "", when: r.when, url: r.url })),
+    split: stored?.split ? { variants: stored.split.variants.map((x, i) => ({ id: itemId(x, i), name: x.name ?? "", url: x.url, weight: x.weight })), sticky: stored.split.sticky === true } : null,
     clicks,
   };
 }
@@ -47,17 +47,60 @@ export async function toStored(input: SmartInputParsed | SmartImportParsed, befo
     passwordHash = input.password ? await hashPassword(input.password) : null;
     passwordVersion++;
   }
+  const rules = withIds(input.rules, before?.rules ?? [], before?.ruleSeq, before === null, (r) => JSON.stringify([r.name, r.when, r.url]));
+  const variants = input.split
+    ? withIds(input.split.variants, before?.split?.variants ?? [], before?.variantSeq, before === null, (x) => JSON.stringify([x.name, x.url]))
+    : { items: [], seq: seqOf(before?.split?.variants ?? [], before?.variantSeq) };
   const stored: SmartStored = {
     passwordHash,
     passwordVersion,
     maxClicks: input.maxClicks ?? null,
     fallbackUrl: input.fallbackUrl || null,
-    rules: input.rules,
-    split: input.split ?? null,
+    rules: rules.items,
+    split: input.split ? { ...input.split, variants: variants.items } : null,
+    ruleSeq: rules.seq,
+    variantSeq: variants.seq,
   };
-  // The version outlives a removed password, so a password set again later opens no old cookie.
+  // The version outlives a removed password, so a password set again later opens no old cookie;
+  // the id counters outlive removed rules, so a rule added later is not credited with their clicks.
   const empty = !passwordHash && stored.maxClicks === null && stored.rules.length === 0 && !stored.split;
-  return empty && passwordVersion === 0 ? null : stored;
+  return empty && passwordVersion === 0 && rules.seq === 0 && variants.seq === 0 ? null : stored;
+}
+
+type WithId = { id?: number | undefined };
+
+/** The highest id given so far: the counter, or for settings saved before it, the ids they read as. */
+const seqOf = (before: readonly WithId[], seq: number | undefined) => Math.max(seq ?? 0, ...before.map(itemId), 0);
+
+/**
+ * Stable ids for rules (or split destinations) being saved. An id the settings had stays (a rule
+ * edited or moved keeps its clicks); for a new link (an import of our export) any id given is
+ * taken. A rule without one — a client that does not send ids — takes the id of an unclaimed
+ * earlier rule identical to it (`same`), else a new id above every id given before, so a new
+ * rule never inherits a removed one's clicks. Each id is used once.
+ */
+function withIds<T extends WithId>(given: readonly T[], before: readonly T[], seq: number | undefined, fresh: boolean, same: (x: T) => string) {
+  const known = new Map(before.map((x, i) => [itemId(x, i), x]));
+  const used = new Set<number>();
+  const ids = given.map((x) => {
+    if (x.id === undefined || used.has(x.id) || !(fresh || known.has(x.id))) return undefined;
+    used.add(x.id);
+    return x.id;
+  });
+  for (const [i, x] of given.entries()) {
+    if (ids[i] !== undefined) continue;
+    const key = same(x);
+    for (const [id, old] of known) {
+      if (!used.has(id) && same(old) === key) {
+        used.add(id);
+        ids[i] = id;
+        break;
+      }
+    }
+  }
+  let next = Math.max(seqOf(before, seq), ...used);
+  const items = given.map((x, i) => ({ ...x, id: ids[i] ?? ++next }));
+  return { items, seq: next };
 }
 
 /** Settings that remove every one (`smart: null` on an edit): the password too. */

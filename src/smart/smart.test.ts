@@ -460,7 +460,7 @@ describe("export", () => {
       passwordHash: JSON.parse((await smartCol(l.id))!).passwordHash,
       maxClicks: 7,
       fallbackUrl: null,
-      rules: [{ name: "iPhone", when: { os: ["ios"] }, url: "https://apps.apple.com/app/9" }],
+      rules: [{ id: 1, name: "iPhone", when: { os: ["ios"] }, url: "https://apps.apple.com/app/9" }],
       split: null,
     });
     expect(links.some((x) => x.smart === null)).toBe(true);

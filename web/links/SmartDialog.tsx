@@ -11,8 +11,10 @@ import { BROWSERS, DEVICES, LANGUAGE_MIN_Q, OSES, SimulateBody, SmartInput, type
 import type { LinkView } from "./types";
 import { ProtectionFields, protectionBody, type Protection } from "./ProtectionFields";
 
-type RuleForm = { name: string; url: string; device: string; os: string; browser: string; language: string; country: string; city: string; from: string; until: string };
-type VariantForm = { name: string; url: string; weight: string };
+// id: the rule's stable id from the API (absent for a new rule), sent back so a moved or
+// edited rule keeps its clicks in the analytics.
+type RuleForm = { id?: number; name: string; url: string; device: string; os: string; browser: string; language: string; country: string; city: string; from: string; until: string };
+type VariantForm = { id?: number; name: string; url: string; weight: string };
 type Form = Protection & {
   rules: RuleForm[];
   splitOn: boolean;
@@ -39,11 +41,11 @@ function formOf(v: SmartView): Form {
     rules: v.rules.map((r) => {
       const w = r.when as Record<string, string[] | string | null | undefined>;
       const join = (k: string) => (Array.isArray(w[k]) ? (w[k] as string[]).join(", ") : "");
-      return { name: r.name, url: r.url, device: join("device"), os: join("os"), browser: join("browser"), language: join("language"), country: join("country"), city: join("city"), from: toLocal(w.from as string), until: toLocal(w.until as string) };
+      return { id: r.id, name: r.name, url: r.url, device: join("device"), os: join("os"), browser: join("browser"), language: join("language"), country: join("country"), city: join("city"), from: toLocal(w.from as string), until: toLocal(w.until as string) };
     }),
     splitOn: v.split !== null,
     sticky: v.split?.sticky ?? true,
-    variants: v.split?.variants.map((x) => ({ name: x.name, url: x.url, weight: String(x.weight) })) ?? [
+    variants: v.split?.variants.map((x) => ({ id: x.id, name: x.name, url: x.url, weight: String(x.weight) })) ?? [
       { name: "", url: "", weight: "50" },
       { name: "", url: "", weight: "50" },
     ],
@@ -63,8 +65,8 @@ function bodyOf(f: Form) {
   };
   return {
     ...protectionBody(f),
-    rules: f.rules.map((r) => ({ name: r.name, url: r.url, when: when(r) })),
-    split: f.splitOn ? { sticky: f.sticky, variants: f.variants.map((x) => ({ name: x.name, url: x.url, weight: Number(x.weight) })) } : null,
+    rules: f.rules.map((r) => ({ id: r.id, name: r.name, url: r.url, when: when(r) })),
+    split: f.splitOn ? { sticky: f.sticky, variants: f.variants.map((x) => ({ id: x.id, name: x.name, url: x.url, weight: Number(x.weight) })) } : null,
   };
 }
 
