@@ -231,7 +231,7 @@ export const LinkView = v.object({
    * Which smart-link settings it uses (issue 24; GET …/{id}/smart has them): password, click
    * limit, redirect rules, A/B split. Null for a plain link.
    */
-  smart: v.nullable(v.object({ protected: v.boolean(), limited: v.boolean(), ruled: v.boolean(), split: v.boolean() })),
+  smart: v.nullable(v.object({ protected: v.boolean(), limited: v.boolean(), spent: v.boolean(), ruled: v.boolean(), split: v.boolean() })),
 });
 export type LinkView = v.InferOutput<typeof LinkView>;
 

@@ -23,10 +23,10 @@ import { log } from "../http/log";
 import { badgesOf } from "../smart/schema";
 
 /** The Link Tracker's badges from a row's settings; null for a plain link (or settings that change nothing). */
-function smartBadges(json: string | null | undefined) {
+function smartBadges(json: string | null | undefined, clicks: number) {
   if (!json) return null;
   try {
-    const b = badgesOf(JSON.parse(json) as SmartStored);
+    const b = badgesOf(JSON.parse(json) as SmartStored, clicks);
     return b && (b.protected || b.limited || b.ruled || b.split) ? b : null;
   } catch {
     return null;
@@ -493,7 +493,8 @@ export async function createLinks(ctx: AppContext, opts: { maxClickBacklog?: num
         externalId: row.external_id,
         tags: tagNames(row),
         importedClicks: row.imported_clicks === null ? null : Number(row.imported_clicks),
-        smart: smartBadges(row.smart),
+        // The limit's count as PUT …/smart reports it: this instance's clicks may be ahead of the row's.
+        smart: smartBadges(row.smart, row.smart ? Math.max(row.click_count, smart.clicks(row.id)) : 0),
       };
     },
   };

@@ -246,6 +246,7 @@ export const FIELD_DOCS: Record<string, string> = {
   smart: "A smart link's settings in brief (which of password, click limit, rules and split it uses), or null for a plain link; for the analytics report, the clicks per rule or destination and the password page's views and unlocks.",
   protected: "The link asks visitors for a password before it redirects.",
   limited: "The link has a click limit, past which it sends visitors to its fallback (or the 410 page).",
+  spent: "The link's click limit is used up: it now sends visitors to its fallback (or the 410 page).",
   ruled: "The link has redirect rules (device, OS, browser, language, country, city, time).",
   split: "The link's A/B split: weighted destinations, optionally sticky per visitor; null when none. In badges: whether it has one.",
   hasPassword: "Whether a password is set (the password itself is never returned).",

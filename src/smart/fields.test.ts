@@ -43,7 +43,7 @@ describe("create with smart settings", () => {
     test(`${tracker}: the settings are set at creation, the password hashed, the badges shown`, async () => {
       const r = await create({ smart: SETTINGS }, alice, tracker);
       expect(r.status).toBe(201);
-      expect(r.json.smart).toEqual({ protected: true, limited: true, ruled: true, split: true });
+      expect(r.json.smart).toEqual({ protected: true, limited: true, spent: false, ruled: true, split: true });
       const s = await smartOf(r.json.id, alice, tracker);
       expect(s).toMatchObject({ hasPassword: true, maxClicks: 10, fallbackUrl: "https://example.com/sold-out", split: { sticky: true } });
       expect((s.rules as Json[])[0]).toEqual({ id: 1, name: "iPhone <b>🍎</b>", when: { os: ["ios"], language: ["en"] }, url: "https://apps.apple.com/app/1" });
@@ -131,9 +131,9 @@ describe("edit and PATCH", () => {
     const l = (await create({})).json;
     const r = await edit("PATCH", l.id, { smart: { password: "patch pass", maxClicks: 2 } });
     expect(r.status).toBe(200);
-    expect(r.json.smart).toEqual({ protected: true, limited: true, ruled: false, split: false });
+    expect(r.json.smart).toEqual({ protected: true, limited: true, spent: false, ruled: false, split: false });
     const hash = JSON.parse((await column(l.id)).smart!).passwordHash;
-    expect((await edit("PATCH", l.id, { title: "Renamed" })).json.smart).toEqual({ protected: true, limited: true, ruled: false, split: false });
+    expect((await edit("PATCH", l.id, { title: "Renamed" })).json.smart).toEqual({ protected: true, limited: true, spent: false, ruled: false, split: false });
     // An absent password inside smart keeps the hash (as PUT …/smart): the same hash, not rehashed.
     expect((await edit("PATCH", l.id, { smart: { maxClicks: 7 } })).status).toBe(200);
     expect(JSON.parse((await column(l.id)).smart!)).toMatchObject({ passwordHash: hash, maxClicks: 7 });
@@ -150,8 +150,8 @@ describe("edit and PATCH", () => {
       const full = { shortCode: l.shortCode, originalUrl: l.originalUrl, title: "Edited", description: "" };
       const r = await edit("PUT", l.id, { ...full, smart: { rules: [{ when: { device: ["mobile"] }, url: "https://example.com/m" }] } }, alice, tracker);
       expect(r.status).toBe(200);
-      expect(r.json.smart).toEqual({ protected: false, limited: false, ruled: true, split: false });
-      expect((await edit("PUT", l.id, full, alice, tracker)).json.smart).toEqual({ protected: false, limited: false, ruled: true, split: false });
+      expect(r.json.smart).toEqual({ protected: false, limited: false, spent: false, ruled: true, split: false });
+      expect((await edit("PUT", l.id, full, alice, tracker)).json.smart).toEqual({ protected: false, limited: false, spent: false, ruled: true, split: false });
     });
   }
 
@@ -195,7 +195,7 @@ describe("bulk create", () => {
     });
     expect(r.status).toBe(200);
     expect(r.json).toMatchObject({ created: 2, refused: 2 });
-    expect(r.json.results[0].link.smart).toEqual({ protected: true, limited: true, ruled: false, split: false });
+    expect(r.json.results[0].link.smart).toEqual({ protected: true, limited: true, spent: false, ruled: false, split: false });
     expect(r.json.results[1].error).toMatchObject({ code: "VALIDATION", message: "Unknown field: secret" });
     expect(r.json.results[2].error).toMatchObject({ code: "VALIDATION", fields: { "smart.rules.0.url": expect.any(String) } });
     expect(r.json.results[3].link.smart).toBeNull();
@@ -275,6 +275,6 @@ describe("export and import of the settings", () => {
     expect(r.json).toMatchObject({ imported: 1, skipped: 1 });
     expect((r.json.results[1]!.error as Json).message).toBe("Smart settings must be an object");
     const made = (await t.call("GET", `/api/links/lookup?code=${code}a`, { cookie: alice.cookie })).json;
-    expect(made.smart).toEqual({ protected: false, limited: true, ruled: false, split: false });
+    expect(made.smart).toEqual({ protected: false, limited: true, spent: false, ruled: false, split: false });
   });
 });

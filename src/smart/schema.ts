@@ -233,12 +233,14 @@ export const SmartView = v.object({
 export type SmartView = v.InferOutput<typeof SmartView>;
 
 /** The Link Tracker's badges: which smart features a link uses. */
-export const SmartBadges = v.object({ protected: v.boolean(), limited: v.boolean(), ruled: v.boolean(), split: v.boolean() });
+export const SmartBadges = v.object({ protected: v.boolean(), limited: v.boolean(), spent: v.boolean(), ruled: v.boolean(), split: v.boolean() });
 export type SmartBadges = v.InferOutput<typeof SmartBadges>;
 
-export function badgesOf(s: Pick<SmartStored, "passwordHash" | "maxClicks" | "rules" | "split"> | null): SmartBadges | null {
+/** `clicks`: the link's clicks so far, as its limit counts them (spent: the limit is used up). */
+export function badgesOf(s: Pick<SmartStored, "passwordHash" | "maxClicks" | "rules" | "split"> | null, clicks = 0): SmartBadges | null {
   if (!s) return null;
-  return { protected: s.passwordHash !== null, limited: s.maxClicks !== null, ruled: s.rules.length > 0, split: s.split !== null };
+  const limited = s.maxClicks !== null;
+  return { protected: s.passwordHash !== null, limited, spent: limited && clicks >= s.maxClicks!, ruled: s.rules.length > 0, split: s.split !== null };
 }
 
 /** A visitor to simulate. `useRequest`: take device, OS, browser, language, location and visitor cookie from this request, as the redirect reads them. */

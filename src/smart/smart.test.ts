@@ -162,6 +162,22 @@ describe("redirect", () => {
     expect((await visit(c.shortCode)).status).toBe(410);
   });
 
+  test("the link's badges say when its limit is used up (spent), not only that it has one", async () => {
+    const l = await makeLink();
+    await put(l.id, { maxClicks: 2 });
+    const badges = async () => (await t.call("GET", `/api/links/${l.id}`, { cookie: alice.cookie })).json.smart;
+    expect(await badges()).toMatchObject({ limited: true, spent: false });
+    await visit(l.shortCode);
+    expect(await badges()).toMatchObject({ limited: true, spent: false });
+    // Spent at once, from this instance's count, before the click writer has the clicks.
+    await visit(l.shortCode);
+    expect(await badges()).toMatchObject({ limited: true, spent: true });
+    await t.settle();
+    expect(await badges()).toMatchObject({ limited: true, spent: true });
+    await put(l.id, { maxClicks: 5 });
+    expect(await badges()).toMatchObject({ limited: true, spent: false });
+  });
+
   test("a limit set on a link that already has clicks counts them", async () => {
     const l = await makeLink();
     await visit(l.shortCode);

@@ -94,7 +94,8 @@ export function LinkRow({ link: l, tagColors, brand, onAnalytics, onEdit, onSmar
           {l.hostWarning && <span className="badge badge-ended">Look-alike</span>}
           {/* Smart links at a glance (issue 24): each badge says what the link does besides redirecting. */}
           {l.smart?.protected && <span className="badge badge-smart">Password</span>}
-          {l.smart?.limited && <span className="badge badge-smart">Click limit</span>}
+          {/* Spent says so in words (not only a colour): the link now answers its fallback or 410 page. */}
+          {l.smart?.limited && (l.smart.spent ? <span className="badge badge-ended">Click limit reached</span> : <span className="badge badge-smart">Click limit</span>)}
           {l.smart?.ruled && <span className="badge badge-smart">Rules</span>}
           {l.smart?.split && <span className="badge badge-smart">A/B split</span>}
           {/* On the title's line when they fit beside it (a row stays one line of title and one
