@@ -160,6 +160,8 @@ test("Smart settings dialog: rules are reordered by keyboard, and the redirect f
     { name: "Linux", when: { os: ["linux"] }, url: "https://example.com/linux" },
   ];
   expect((await page.request.put(`/api/links/${id}/smart`, { data: { rules } })).status()).toBe(200);
+  // A click before the move: it stays the first rule's wherever that rule goes.
+  expect((await page.request.get(`/${shortCode}`, { maxRedirects: 0 })).headers().location).toBe("https://example.com/everyone");
   await page.goto("/link-tracker");
   await page.getByRole("button", { name: "More actions for Ordered" }).click();
   await page.getByRole("menuitem", { name: "Smart settings" }).click();
@@ -174,12 +176,32 @@ test("Smart settings dialog: rules are reordered by keyboard, and the redirect f
   // The focus went with the rule: Enter again moves it back down.
   await expect(dialog.getByRole("button", { name: "Move rule 1 down" })).toBeFocused();
   expect(await seriousAxe(page)).toEqual([]);
+  // Renamed as well as moved: the dialog sends each rule's id back, so both keep theirs.
+  await dialog.getByLabel("Rule 2 name").fill("Everyone since 2000");
   await dialog.getByRole("button", { name: "Save settings" }).click();
   await expect(page.getByText("Smart settings saved")).toBeVisible();
-  const saved = (await (await page.request.get(`/api/links/${id}/smart`)).json()) as { rules: { name: string }[] };
-  expect(saved.rules.map((x) => x.name)).toEqual(["Linux", "Everyone in 2000s"]);
+  const saved = (await (await page.request.get(`/api/links/${id}/smart`)).json()) as { rules: { id: number; name: string }[] };
+  expect(saved.rules.map((x) => [x.id, x.name])).toEqual([[2, "Linux"], [1, "Everyone since 2000"]]);
+  // The click writer batches: the report has the click within a moment.
+  const routes = async () => ((await (await page.request.get(`/api/links/${id}/analytics`)).json()) as { smart: { routes: unknown[] } | null }).smart?.routes;
+  await expect.poll(routes).toEqual([{ route: "rule:1", name: "Rule 2: Everyone since 2000", count: 1 }]);
   const linux = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36";
   expect((await page.request.get(`/${shortCode}`, { maxRedirects: 0, headers: { "user-agent": linux } })).headers().location).toBe("https://example.com/linux");
+});
+
+test("Link Tracker: a used-up click limit says so in words", async ({ page }) => {
+  await registerViaApi(page.request);
+  const r = await page.request.post("/api/links", { data: { originalUrl: "https://example.com/once", title: "Only once" } });
+  const { id, shortCode } = (await r.json()) as { id: number; shortCode: string };
+  expect((await page.request.put(`/api/links/${id}/smart`, { data: { maxClicks: 1 } })).status()).toBe(200);
+  await page.goto("/link-tracker");
+  const row = page.locator("li.link-row", { hasText: "Only once" });
+  await expect(row.getByText("Click limit", { exact: true })).toBeVisible();
+  expect((await page.request.get(`/${shortCode}`, { maxRedirects: 0 })).status()).toBe(302);
+  await page.reload();
+  await expect(row.getByText("Click limit reached", { exact: true })).toBeVisible();
+  await expect(row.getByText("Click limit", { exact: true })).toHaveCount(0);
+  expect(await seriousAxe(page)).toEqual([]);
 });
 
 test("UTM builder in the create dialog writes the parameters into the URL and saves a template", async ({ page }) => {
