@@ -4,7 +4,7 @@ import { Elysia } from "elysia";
 import * as v from "valibot";
 import { rowId } from "../db/ids";
 import type { AppContext } from "../context";
-import type { AuthPlugin } from "../http/auth";
+import { ownerId, type AuthPlugin } from "../http/auth";
 import { forbidden, notFound } from "../shared/errors";
 import { clientAddress } from "../http/security";
 import { jsonBody } from "../http/bodyLimit";
@@ -36,8 +36,10 @@ const parseId = (raw: string) => rowId(raw) ?? 0;
 export function smartRoutes(ctx: AppContext, auth: AuthPlugin, links: Links, tracker: Tracker) {
   const prefix = tracker === "main" ? "/api/links" : "/api/pic-drift-links";
 
-  const find = async (rawId: string, userId: number) => {
-    const row = await links.store.get(parseId(rawId), userId, tracker);
+  /** The user's link in this tracker; with `allowRoot`, also the brand root link for the instance owner (PUT says 403 for it). */
+  const find = async (rawId: string, userId: number, allowRoot = false) => {
+    const root = allowRoot && tracker === "brand" && (await ownerId(ctx)) === userId;
+    const row = await links.store.get(parseId(rawId), userId, tracker, root);
     if (!row) throw notFound("Link not found");
     return row;
   };
@@ -64,7 +66,9 @@ export function smartRoutes(ctx: AppContext, auth: AuthPlugin, links: Links, tra
         // A new limit counts from every click this instance has captured, written or not: the
         // row read after the flush carries them all (the map seeds the limit from it).
         await links.recorder.flush();
-        const row = await find(params.id, user.id);
+        // The owner reaches the root link, to be told why it cannot be changed (as its edit is);
+        // without that it was 404, which said the link did not exist.
+        const row = await find(params.id, user.id, true);
         if (row.is_system) throw forbidden("The root link cannot have smart settings");
         const stored = await toStored(body, readStored(row), links.ownHosts);
         const updated = await links.store.setSmart(row.id, user.id, tracker, stored ? JSON.stringify(stored) : null);
@@ -204,7 +208,8 @@ export function smartOperations(tracker: Tracker) {
         `\`rules\`: tried in order, the first whose every condition holds wins; conditions are device (${DEVICES.join(", ")}), os (${OSES.join(", ")}), browser (${BROWSERS.join(", ")}), ` +
         `language (Accept-Language tags at quality ${LANGUAGE_MIN_Q} or more, so "en" does not match a visitor who lists English only as a fallback), country (ISO codes), city (as the analytics name it) and a from/until window (until exclusive). ` +
         "`split`: weighted destinations for visitors no rule matched; `sticky` gives one visitor one destination for as long as their tl_vid cookie lives (24 hours from their first visit: it is not renewed). Each click records which rule or destination sent it (the analytics `smart.routes`). " +
-        "Answered once every instance serving redirects has the change.",
+        "Answered once every instance serving redirects has the change." +
+        (tracker === "brand" ? " The root link cannot have smart settings (403 for the instance owner)." : ""),
       params: LINK_ID,
       body: SmartInput,
       example: {
@@ -215,6 +220,7 @@ export function smartOperations(tracker: Tracker) {
         split: { variants: [{ url: "https://example.com/a", weight: 50 }, { url: "https://example.com/b", weight: 50 }], sticky: true },
       },
       responses: { 200: SmartView },
+      ...(tracker === "brand" ? { errors: ["FORBIDDEN" as const] } : {}),
     },
     {
       method: "POST",

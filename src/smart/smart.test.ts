@@ -421,6 +421,16 @@ describe("brand tracker", () => {
     // Not through the Link Tracker's path.
     expect((await put(l.id, { maxClicks: 1 })).status).toBe(404);
   });
+  test("the root link: 403 in the error shape for the instance owner (it was 404), 404 for others; nothing stored", async () => {
+    const root = (await t.database.get<{ id: number }>("SELECT id FROM short_links WHERE short_code = 'root' AND is_system = 1"))!;
+    // alice signed up first: the instance owner.
+    const r = await put(root.id, { maxClicks: 1 }, alice, "pic-drift-links");
+    expect(r.status).toBe(403);
+    expect(r.json).toEqual({ error: { code: "FORBIDDEN", message: "The root link cannot have smart settings" } });
+    expect((await put(root.id, { maxClicks: 1 }, bob, "pic-drift-links")).status).toBe(404);
+    expect((await put(root.id, { maxClicks: 1 }, alice)).status).toBe(404);
+    expect(await smartCol(root.id)).toBeNull();
+  });
 });
 
 describe("UTM templates", () => {
