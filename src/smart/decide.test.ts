@@ -117,6 +117,27 @@ describe("A/B split", () => {
   });
 });
 
+describe("Accept-Language weights (RFC 9110 qvalue)", () => {
+  test.each([
+    ["en;q=abc", []],
+    ["en;q=1.5", []],
+    ["en;q=", []],
+    ["en;q=0.9x", []],
+    ["en;q=abc;q=1", []],
+    ["de;q=0.5,en;q=abc", [{ tag: "de", q: 0.5 }]],
+    ["en;Q=0.95", [{ tag: "en", q: 0.95 }]],
+    ["en;q=1.000", [{ tag: "en", q: 1 }]],
+    ["en; q = 0.9", [{ tag: "en", q: 0.9 }]],
+    ["en;level=1", [{ tag: "en", q: 1 }]],
+  ])("%p", (header, want) => {
+    expect(parseLanguages(header)).toEqual(want);
+  });
+  test("a malformed weight does not make a tag match a language rule at full weight", () => {
+    const c = compile(stored({ rules: [{ when: { language: ["en"] }, url: "https://example.com/en" }] }))!;
+    expect(decide(c, visitor({ languages: languagesOf("it,en;q=abc") }), 1, DEFAULT).route).toBe("default");
+  });
+});
+
 describe("compile", () => {
   test("a link with nothing that changes a redirect compiles to null (the plain-link path)", () => {
     expect(compile(null)).toBeNull();
@@ -167,7 +188,8 @@ describe("Accept-Language", () => {
     ["en-US,en;q=0.9", [{ tag: "en-us", q: 1 }, { tag: "en", q: 0.9 }]],
     ["it;q=0.5, de", [{ tag: "de", q: 1 }, { tag: "it", q: 0.5 }]],
     ["*, fr;q=0", []],
-    ["<script>, en;q=abc", [{ tag: "en", q: 1 }]],
+    // A malformed weight is no weight at all (RFC 9110's qvalue), not full weight.
+    ["<script>, en;q=abc", []],
     ["", []],
   ])("%p", (header, want) => {
     expect(parseLanguages(header)).toEqual(want);

@@ -256,7 +256,9 @@ export function compile(s: SmartStored | null): CompiledSmart | null {
 
 /**
  * An Accept-Language value as (tag, quality) pairs, highest quality first, at most 20 (a
- * header is capped before it gets here). Malformed entries are skipped; a missing q is 1.
+ * header is capped before it gets here). Malformed entries are skipped, a weight outside RFC
+ * 9110's qvalue grammar too ("q=abc", "q=1.5"): it was read as no weight, so full weight, and
+ * "en;q=abc" matched an "en" rule; a missing q is 1.
  */
 export function parseLanguages(header: string | null): Language[] {
   if (!header) return [];
@@ -267,8 +269,13 @@ export function parseLanguages(header: string | null): Language[] {
     if (!/^[a-z]{1,8}(-[a-z0-9]{1,8})*$/.test(tag)) continue;
     let q = 1;
     for (const p of params) {
-      const m = /^\s*q\s*=\s*([01](?:\.\d{0,3})?)\s*$/i.exec(p);
-      if (m) q = Math.min(1, Number(m[1]));
+      if (!/^\s*q\s*=/i.test(p)) continue;
+      const m = /^\s*q\s*=\s*(0(?:\.\d{0,3})?|1(?:\.0{0,3})?)\s*$/i.exec(p);
+      if (!m) {
+        q = 0;
+        break;
+      }
+      q = Number(m[1]);
     }
     if (q > 0) out.push({ tag, q });
   }
