@@ -254,7 +254,7 @@ export const FIELD_DOCS: Record<string, string> = {
   fallbackUrl: "Where a link past its click limit sends visitors; null or empty for the 410 page.",
   rules: "Redirect rules in order: the first whose conditions all hold sends the visitor to its URL; none matching, the link's own destination.",
   when: "A rule's conditions: each one given must hold; several values of one condition are alternatives.",
-  until: "The end of a rule's time window (a date-time), or null for none.",
+  until: "The end of a rule's time window, excluded (a date, UTC midnight, or an RFC 3339 date-time with its offset, from 1970), or null for none.",
   at: "The moment the visitor is simulated at (a date-time; default now).",
   variants: "The split's destinations, each with a weight (its share of visitors is its weight over the weights' sum).",
   weight: "This destination's share of visitors, relative to the others' weights (1–1000).",

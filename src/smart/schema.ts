@@ -4,6 +4,7 @@
 import * as v from "valibot";
 import { OriginalUrl } from "../links/destination";
 import { noControlChars } from "../shared/text";
+import { isRangeBound } from "../shared/time";
 
 export const RULES_MAX = 20;
 export const VARIANTS_MAX = 10;
@@ -51,10 +52,17 @@ export const SMART_MSG = {
 const list = <T extends v.GenericSchema<unknown, string>>(item: T) =>
   v.optional(v.pipe(v.array(item), v.maxLength(VALUES_MAX, SMART_MSG.valuesMax)));
 
+/**
+ * A date (2030-01-31, UTC midnight) or an RFC 3339 date-time, from 1970, as the analytics' ranges
+ * take them. Date.parse alone took "0" or "12" as a year 2000 or 2001 date, so a typo became a
+ * window decades ago (or a simulated visit then) instead of a refusal.
+ */
+const isWhen = (s: string) => s.length <= 40 && isRangeBound(s);
+
 const When = v.pipe(
   v.string(SMART_MSG.window),
   v.trim(),
-  v.check((s) => s.length <= 40 && !Number.isNaN(Date.parse(s)), SMART_MSG.window),
+  v.check(isWhen, SMART_MSG.window),
   v.transform((s) => new Date(Date.parse(s)).toISOString()),
 );
 
@@ -67,7 +75,7 @@ export const RuleConditions = v.pipe(
     language: list(v.pipe(v.string(SMART_MSG.language), v.trim(), v.regex(/^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})?$/, SMART_MSG.language), v.toLowerCase())),
     country: list(v.pipe(v.string(SMART_MSG.country), v.trim(), v.regex(/^[A-Za-z]{2}$/, SMART_MSG.country), v.toUpperCase())),
     city: list(v.pipe(v.string(SMART_MSG.city), v.trim(), v.minLength(1, SMART_MSG.city), v.maxLength(100, SMART_MSG.city), noControlChars("A city"))),
-    from: v.optional(v.pipe(v.nullable(When), v.description("The start of a rule's time window (a date-time), or null for none."))),
+    from: v.optional(v.pipe(v.nullable(When), v.description("The start of a rule's time window (a date, UTC midnight, or an RFC 3339 date-time with its offset, from 1970), or null for none."))),
     until: v.optional(v.nullable(When)),
   }),
   v.check((c) => !c.from || !c.until || Date.parse(c.until) > Date.parse(c.from), SMART_MSG.windowOrder),
@@ -253,9 +261,9 @@ export const SimulateBody = v.strictObject({
   language: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(200, "Language must be at most 200 characters"))), null),
   country: v.optional(v.nullable(v.pipe(v.string(), v.trim(), v.check((s) => s === "" || /^[A-Za-z]{2}$/.test(s), SMART_MSG.country), v.toUpperCase()))),
   city: v.optional(v.nullable(v.pipe(v.string(), v.trim(), v.maxLength(100, SMART_MSG.city)))),
-  /** When (default now). */
+  /** When (default now): a date or an RFC 3339 date-time with its offset, as a rule window takes. */
   // Not a union with "": its refusal named the union's types instead of the date's message.
-  at: v.optional(v.nullable(v.pipe(v.string(SMART_MSG.window), v.trim(), v.check((s) => s === "" || (s.length <= 40 && !Number.isNaN(Date.parse(s))), SMART_MSG.window)))),
+  at: v.optional(v.nullable(v.pipe(v.string(SMART_MSG.window), v.trim(), v.check((s) => s === "" || isWhen(s), SMART_MSG.window)))),
   /** Clicks so far, for a link with a limit (default: its real count). */
   clicks: v.optional(v.pipe(v.nullable(v.pipe(v.number(), v.integer(), v.minValue(0))), v.description("Clicks so far, for a link with a limit (default: its real count)."))),
   /** A visitor id, for a sticky split (default: this request's visitor cookie with useRequest, else a random one). */
