@@ -20,9 +20,17 @@ export const GATE_TEXT = {
   heading: "This link is password protected",
   message: "Enter the password you were given to continue.",
   wrong: "That password is not right. Please try again.",
-  limited: "Too many wrong passwords. Please wait a few minutes and try again.",
   button: "Continue",
 } as const;
+
+/**
+ * The rate-limited page's words for a wait of `ms`, in whole minutes rounded up: the real wait
+ * (the rest of the limit's window, up to 15 minutes), where "a few minutes" undersold it.
+ */
+export const limitedText = (ms: number) => {
+  const minutes = Math.max(1, Math.ceil(ms / 60_000));
+  return `Too many wrong passwords. Please wait ${minutes === 1 ? "1 minute" : `${minutes} minutes`} and try again.`;
+};
 
 const sha256 = (text: string) => `'sha256-${new Bun.CryptoHasher("sha256").update(text).digest("base64")}'`;
 
@@ -43,8 +51,12 @@ export function gatePageHtml(appName: string, error: string | null) {
   };
 }
 
-/** The three pages (ask, wrong, rate-limited), rendered once; each call answers with a fresh Response. */
-export function gatePages(appName: string) {
+/**
+ * The pages (ask, wrong, rate-limited), rendered once; each call answers with a fresh Response.
+ * The rate-limited page once per whole minute of wait up to `maxWaitMs` (the limit's window):
+ * still fixed texts only, and its Retry-After says the same wait in seconds.
+ */
+export function gatePages(appName: string, maxWaitMs: number) {
   const make = (error: string | null, status: number) => {
     const { css, html } = gatePageHtml(appName, error);
     const body = new TextEncoder().encode(html);
@@ -59,5 +71,12 @@ export function gatePages(appName: string) {
     return { html, respond: (extra: Record<string, string> = {}) => new Response(body, { status, headers: { ...headers, ...extra } }) };
   };
   // 200 for the page a visitor is meant to see; 403 after a wrong password (no WWW-Authenticate scheme applies).
-  return { ask: make(null, 200), wrong: make(GATE_TEXT.wrong, 403), limited: make(GATE_TEXT.limited, 429) };
+  const waits = Array.from({ length: Math.max(1, Math.ceil(maxWaitMs / 60_000)) }, (_, i) => make(limitedText((i + 1) * 60_000), 429));
+  // Never more than a window (the store caps its wait so too): the page and the header agree.
+  const limited = (waitMs: number) => {
+    const ms = Math.min(waitMs, maxWaitMs);
+    const i = Math.min(waits.length, Math.max(1, Math.ceil(ms / 60_000))) - 1;
+    return waits[i]!.respond({ "retry-after": String(Math.max(1, Math.ceil(ms / 1000))) });
+  };
+  return { ask: make(null, 200), wrong: make(GATE_TEXT.wrong, 403), limited };
 }

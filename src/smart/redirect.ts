@@ -7,6 +7,7 @@ import type { CachedLink, Links } from "../links/service";
 import { readCookie } from "../http/auth";
 import { attemptStore } from "../http/attemptStore";
 import { clientIp } from "../http/security";
+import { LIMITS } from "../http/rateLimit";
 import { decide, languagesOf, type CompiledSmart, type Facts, type Language } from "./decide";
 import { agentOf } from "./visitor";
 import { gatePages } from "./page";
@@ -33,7 +34,7 @@ const NONE: readonly Language[] = Object.freeze([]);
 
 export function smartRedirects(ctx: AppContext, links: Links, hooks: SmartHooks) {
   const rt = links.smart;
-  const pages = gatePages(ctx.config.appName);
+  const pages = gatePages(ctx.config.appName, LIMITS.linkPasswordPerAddress.windowMs);
   const attempts = attemptStore(ctx.db);
   const secure = ctx.config.secureCookies ? "; Secure" : "";
 
@@ -102,7 +103,7 @@ export function smartRedirects(ctx: AppContext, links: Links, hooks: SmartHooks)
     // Without a peer address (an in-process request) the link's guesses share one count.
     const address = clientIp(ctx, request, server) ?? "unknown";
     const taken = await attempts.take([["linkPasswordPerAddress", `${link.id}|${address}`]]);
-    if ("waitMs" in taken) return pages.limited.respond({ "retry-after": String(Math.ceil(taken.waitMs / 1000)) });
+    if ("waitMs" in taken) return pages.limited(taken.waitMs);
     const given = body && typeof body === "object" && "password" in body ? (body as { password: unknown }).password : null;
     const ok = typeof given === "string" && given.length > 0 && given.length <= 1024 && (await Bun.password.verify(given, s.password.hash).catch(() => false));
     // A password changed while the hash ran bumped the version: this cookie then opens nothing.

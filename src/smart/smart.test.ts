@@ -4,7 +4,7 @@
 import { describe, expect, test } from "bun:test";
 import { setup } from "../test/helpers";
 import { unlockCookieName, unlockValue } from "./unlock";
-import { GATE_TEXT } from "./page";
+import { GATE_TEXT, gatePages, limitedText } from "./page";
 import { SMART_SYNC_MS } from "./runtime";
 
 const t = await setup();
@@ -287,9 +287,22 @@ describe("password", () => {
     for (let i = 0; i < 10; i++) expect((await t.call("POST", `/${l.shortCode}`, form("wrong"))).status).toBe(403);
     const limited = await t.call("POST", `/${l.shortCode}`, form("right one"));
     expect(limited.status).toBe(429);
-    expect(Number(limited.headers.get("retry-after"))).toBeGreaterThan(0);
-    expect(limited.text).toContain(GATE_TEXT.limited);
+    const wait = Number(limited.headers.get("retry-after"));
+    expect(wait).toBeGreaterThan(14 * 60);
+    // The real wait, in the same minutes as Retry-After (it said "a few minutes" for 15).
+    expect(limited.text).toContain("Please wait 15 minutes and try again.");
+    expect(limited.text).toContain(limitedText(wait * 1000));
     expect((await t.call("POST", `/${other.shortCode}`, form("right one"))).status).toBe(303);
+  });
+
+  test("the rate-limited page says the wait in whole minutes, rounded up, as Retry-After does", async () => {
+    const pages = gatePages("Threadlink", 15 * 60_000);
+    for (const [ms, words, after] of [[1, "1 minute", "1"], [60_000, "1 minute", "60"], [60_001, "2 minutes", "61"], [15 * 60_000, "15 minutes", "900"], [20 * 60_000, "15 minutes", "900"]] as const) {
+      const r = pages.limited(ms);
+      expect(r.status).toBe(429);
+      expect(r.headers.get("retry-after")).toBe(after);
+      expect(await r.text()).toContain(`Please wait ${words} and try again.`);
+    }
   });
 
   test("page views and unlocks are counted apart from clicks", async () => {
