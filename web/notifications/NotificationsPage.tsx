@@ -21,6 +21,8 @@ export function NotificationsPage() {
   const next = older ? older.next : (first?.next ?? null);
   // Where the older pages were read from: the newest page's end at the time.
   const olderFrom = useRef<string | null>(null);
+  // The notification to focus once the last older page is shown (see loadMore).
+  const focusAfterLoad = useRef<number | null>(null);
   const loadMore = async () => {
     if (!next) return;
     setLoading(true);
@@ -28,9 +30,10 @@ export function NotificationsPage() {
     try {
       if (!older) olderFrom.current = next;
       const page = await loadOlder(next);
+      // Load more leaves with the last page: focus moves to the first notification it showed,
+      // once it is on the page (the effect below; a frame after this could come before React's commit).
+      if (!page.next) focusAfterLoad.current = shownBefore;
       setOlder((o) => ({ items: [...(o?.items ?? []), ...page.body.notifications], next: page.next }));
-      // Load more leaves with the last page: focus moves to the first notification it showed.
-      if (!page.next) requestAnimationFrame(() => focusItem(shownBefore));
     } catch (e) {
       toastError(e, "Failed to load notifications");
     } finally {
@@ -68,6 +71,12 @@ export function NotificationsPage() {
     const li = document.querySelectorAll<HTMLElement>(".notification-list > li")[index];
     (li?.querySelector<HTMLElement>("a, [data-mark-read]") ?? heading.current)?.focus();
   };
+  useEffect(() => {
+    const index = focusAfterLoad.current;
+    if (index === null || document.querySelectorAll(".notification-list > li").length <= index) return;
+    focusAfterLoad.current = null;
+    focusItem(index);
+  }, [older]);
 
   // Mark all as read is disabled once nothing is unread, which would drop focus to the body:
   // it goes to the heading instead.
