@@ -78,7 +78,15 @@ function Deliveries({ hook }: { hook: WebhookView }) {
             {d.lastResponse ? <code className="muted">{d.lastResponse.slice(0, 80)}</code> : null}
             {/* Not disabled while it is sent (a disabled button drops the keyboard's focus to the
                 page's body): a second press meanwhile asks for nothing. */}
-            <Button size="sm" variant="secondary" aria-busy={busy === d.id || undefined} onClick={() => void redeliver(d)} aria-label={`Redeliver ${d.eventId}`}>
+            {/* A redelivered event has two deliveries in the log, and every endpoint's log has its own
+                evt_N rows: the name says which delivery of which event, to which endpoint. */}
+            <Button
+              size="sm"
+              variant="secondary"
+              aria-busy={busy === d.id || undefined}
+              onClick={() => void redeliver(d)}
+              aria-label={`Redeliver ${d.eventId}, delivery ${d.id}, to ${hook.url}`}
+            >
               Redeliver
             </Button>
           </li>
@@ -187,10 +195,20 @@ export function WebhooksSection() {
               {w.disabledReason ? ` · ${w.disabledReason}` : ""}
             </p>
             <div className="row">
-              <Button size="sm" variant="secondary" onClick={() => setOpen(open === w.id ? null : w.id)} aria-expanded={open === w.id}>
+              {/* The visible words stay short; each name says which endpoint it acts on (the same
+                  words on every card told a screen reader's list of buttons nothing). */}
+              <Button
+                size="sm"
+                variant="secondary"
+                onClick={() => setOpen(open === w.id ? null : w.id)}
+                aria-expanded={open === w.id}
+                aria-label={`${open === w.id ? "Hide deliveries" : "Deliveries"} to ${w.url}`}
+              >
                 {open === w.id ? "Hide deliveries" : "Deliveries"}
               </Button>
-              <Button size="sm" variant="secondary" onClick={() => void setEnabled(w, !w.enabled)}>{w.enabled ? "Turn off" : "Turn on"}</Button>
+              <Button size="sm" variant="secondary" onClick={() => void setEnabled(w, !w.enabled)} aria-label={`${w.enabled ? "Turn off" : "Turn on"} webhook ${w.url}`}>
+                {w.enabled ? "Turn off" : "Turn on"}
+              </Button>
               <Button size="sm" variant="danger" onClick={() => setRemoving(w)} aria-label={`Delete webhook ${w.url}`} data-delete-hook={w.id}>Delete</Button>
             </div>
             {open === w.id ? <Deliveries hook={w} /> : null}
