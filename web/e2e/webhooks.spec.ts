@@ -110,6 +110,48 @@ test("every button says which webhook and which delivery it acts on: no two shar
   }
 });
 
+test("rotate a secret by keyboard: asked first, the new secret shown once, focus back on the button", async ({ page }) => {
+  await registerViaApi(page.request);
+  const made = await page.request.post("/api/webhooks", { data: { url: "https://hooks.example.invalid/rotate", events: ["link.created"] } });
+  expect(made.status()).toBe(201);
+  const old = (await made.json()).secret as string;
+  await page.goto("/settings/webhooks");
+  const card = page.getByRole("list", { name: "Webhooks" }).getByRole("listitem").filter({ hasText: "https://hooks.example.invalid/rotate" });
+  await expect(card.getByText(`Secret …${old.slice(-4)}`)).toBeVisible();
+  const rotate = card.getByRole("button", { name: "Rotate secret of webhook https://hooks.example.invalid/rotate" });
+  await expect(rotate).toHaveText("Rotate secret");
+
+  // Cancel changes nothing and gives focus back.
+  await rotate.focus();
+  await page.keyboard.press("Enter");
+  const confirm = page.getByRole("alertdialog", { name: "Rotate secret" });
+  await expect(confirm).toContainText("https://hooks.example.invalid/rotate");
+  await expect(confirm.getByRole("button", { name: "Cancel" })).toBeFocused();
+  await page.keyboard.press("Enter");
+  await expect(confirm).toHaveCount(0);
+  await expect(rotate).toBeFocused();
+  await expect(card.getByText(`Secret …${old.slice(-4)}`)).toBeVisible();
+
+  await page.keyboard.press("Enter");
+  await confirm.getByRole("button", { name: "Rotate secret" }).press("Enter");
+  const dialog = page.getByRole("dialog", { name: "New signing secret" });
+  const field = dialog.getByLabel("Signing secret");
+  await expect(field).toBeFocused();
+  const secret = await field.inputValue();
+  expect(secret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
+  expect(secret).not.toBe(old);
+  const { violations } = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze();
+  expect(violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id}: ${v.help}`)).toEqual([]);
+  await dialog.getByRole("button", { name: "Done" }).press("Enter");
+  await expect(dialog).toHaveCount(0);
+  await expect(rotate).toBeFocused();
+  // Shown once: the card has only its last four characters, and the server signs with it.
+  await expect(card.getByText(`Secret …${secret.slice(-4)}`)).toBeVisible();
+  await expect(page.getByText(secret)).toHaveCount(0);
+  const listed = (await (await page.request.get("/api/webhooks")).json()) as { url: string; secretHint: string; enabled: boolean; events: string[] }[];
+  expect(listed).toEqual([expect.objectContaining({ url: "https://hooks.example.invalid/rotate", secretHint: secret.slice(-4), enabled: true, events: ["link.created"] })]);
+});
+
 test("the delivery log is read afresh when opened again and on Refresh log, not kept from an earlier opening", async ({ page }) => {
   await registerViaApi(page.request);
   const made = await page.request.post("/api/webhooks", { data: { url: "https://hooks.example.invalid/fresh", events: ["link.created"] } });
