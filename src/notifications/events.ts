@@ -36,10 +36,36 @@ export const premiumEndingNotice = (expiresAt: string) => ({
   dedupeKey: `premium-ending:${expiresAt}`,
 });
 
+/** A path segment that may be a receiver's own token (Slack's, Discord's): long, or long enough with a digit. */
+const SECRET_LIKE = /^(?=.{24,}$)|^(?=.{16,}$)(?=.*\d)/;
+
+/**
+ * An endpoint as a notification names it: scheme, host and path, so two endpoints on one host
+ * are told apart. Notifications can be read with an API key, which may not read the webhooks
+ * themselves (src/apikeys/access.ts), and a receiver's URL often carries its own token, so the
+ * query and fragment are left out ("?…") and token-like path segments shown as "…". The URL
+ * parser's own serialisation escapes the rest: spaces, quotes, angle brackets, control and
+ * direction characters are percent-encoded, a host is ASCII (punycode), user info is dropped.
+ */
+export function endpointLabel(raw: string): string {
+  let u: URL;
+  try {
+    u = new URL(raw);
+  } catch {
+    return "an endpoint";
+  }
+  const path = u.pathname
+    .split("/")
+    .map((seg) => (SECRET_LIKE.test(seg) ? "…" : seg))
+    .join("/");
+  const label = `${u.protocol}//${u.host}${path === "/" ? "" : path}${u.search || u.hash ? "?…" : ""}`;
+  return label.length > 200 ? `${label.slice(0, 199)}…` : label;
+}
+
 /** For webhooks: an endpoint disabled after failing too often in a row. */
 export const webhookDisabledNotice = (url: string, failures: number) => ({
   kind: "webhook_disabled",
-  message: `Your webhook to ${new URL(url).host} failed ${failures} times in a row and was turned off. Fix the receiver, then turn it on again under Settings → Webhooks.`,
+  message: `Your webhook to ${endpointLabel(url)} failed ${failures} times in a row and was turned off. Fix the receiver, then turn it on again under Settings → Webhooks.`,
   link: "/settings/webhooks",
 });
 

@@ -10,6 +10,7 @@ import { backoffMs } from "./worker";
 import { MAX_WEBHOOKS, WEBHOOK_MSG } from "./schema";
 import { clickFanOutSql, webhooksStore } from "./store";
 import { eventsWritten } from "../events/feed";
+import { endpointLabel } from "../notifications/events";
 
 const env = { WEBHOOK_ALLOW_PRIVATE: "true", WEBHOOK_RETRY_BASE_MS: "40", WEBHOOK_TIMEOUT_SECONDS: "1" };
 const t = await setup(env);
@@ -259,7 +260,8 @@ describe("delivery", () => {
     const row = await until(() => t.database.get<{ enabled: number; failures: number; disabled_reason: string }>("SELECT enabled, failures, disabled_reason FROM webhooks WHERE id = ?", w.id), (r) => r!.enabled === 0);
     expect(row).toEqual({ enabled: 0, failures: 20, disabled_reason: "Disabled after 20 failed deliveries in a row" });
     const note = await t.database.all("SELECT kind, message, link FROM notifications WHERE user_id = ? AND kind = 'webhook_disabled'", alice.user.id);
-    expect(note).toEqual([{ kind: "webhook_disabled", message: expect.stringContaining("failed 20 times in a row and was turned off"), link: "/settings/webhooks" }]);
+    // The endpoint is named by its address (scheme, host and path), not its host alone.
+    expect(note).toEqual([{ kind: "webhook_disabled", message: expect.stringContaining(`Your webhook to ${rx.url("/dead")} failed 20 times in a row and was turned off`), link: "/settings/webhooks" }]);
     // Disabled: nothing is sent, and new events queue no delivery.
     const sent = rx.received.filter((r) => r.path === "/dead").length;
     expect(sent).toBe(2);
@@ -375,5 +377,31 @@ describe("SSRF rules", () => {
     const r = await send({ url: rx.url("/ssrf"), secret: "s", id: "evt_1", body: "{}" }, { allowPrivate: false, timeoutMs: 1000, userAgent: "t" });
     expect(r).toMatchObject({ ok: false, result: { status: null, error: expect.stringContaining("Refused: 127.0.0.1 resolves to a private or local address") } });
     expect(rx.received.length).toBe(before);
+  });
+});
+
+describe("the disabled notice's name for an endpoint", () => {
+  // Notifications can be read with an API key and webhooks cannot: the receiver's own tokens stay out.
+  test.each([
+    ["https://hooks.example.com/threadlink/incoming", "https://hooks.example.com/threadlink/incoming"],
+    ["https://hooks.example.com/", "https://hooks.example.com"],
+    ["https://hooks.slack.com/services/T0123ABCD/B0123ABCD/abcdefghijklmnopqrstuvwx", "https://hooks.slack.com/services/T0123ABCD/B0123ABCD/…"],
+    [`https://discord.com/api/webhooks/123456789012345678/${"aBcD-eFgH_".repeat(7)}`, "https://discord.com/api/webhooks/…/…"],
+    ["https://h.example/in?token=abc", "https://h.example/in?…"],
+    ["https://h.example/in#frag", "https://h.example/in?…"],
+    // Escaped by the URL's own serialisation: nothing in it can read as markup or turn the text around.
+    ['https://h.example/<b>"x', "https://h.example/%3Cb%3E%22x"],
+    ["https://h.example/a\u202eb", "https://h.example/a%E2%80%AEb"],
+    ["https://Bücher.example:8443/in", "https://xn--bcher-kva.example:8443/in"],
+    ["https://user:pw@h.example/in", "https://h.example/in"],
+    ["not a url", "an endpoint"],
+  ])("%s → %s", (url, label) => {
+    expect(endpointLabel(url)).toBe(label);
+  });
+
+  test("a long address is cut at 200 characters", () => {
+    const label = endpointLabel(`https://h.example/${"ab/".repeat(300)}`);
+    expect(label).toHaveLength(200);
+    expect(label.endsWith("…")).toBe(true);
   });
 });

@@ -1,3 +1,4 @@
+import AxeBuilder from "@axe-core/playwright";
 import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
 import { expectNoHorizontalOverflow, registerViaApi, trackOutsideRequests, uniqueName } from "./helpers";
 
@@ -360,5 +361,78 @@ test("at 360 px, light and dark: topic, list and detail pages never scroll sidew
     await expect(notesBox).toHaveAttribute("readonly", "");
     await expect(notesBox).toHaveValue(notes);
     await expect(page.getByRole("button", { name: "Edit notes" })).toBeFocused();
+  }
+});
+
+test("topic page: the titles are searched through the server, by keyboard, with an empty state of their own; 360 px and desktop, light and dark, axe clean", async ({ page }) => {
+  const user = await registerViaApi(page.request, uniqueName("tsearch"));
+  const topic = await createTopic(page.request, "Searchable");
+  const add = async (name: string) => {
+    const res = await page.request.post(`/api/${user}/${topic.linkSlug}/titles`, { data: { name, originalName: name, notes: "", version: 1 } });
+    expect(res.status(), await res.text()).toBe(201);
+  };
+  for (const name of ["Packing List", "Grocery list", "Travel plans"]) await add(name);
+  // A second version of one title: the search keeps one row per title, as the list does.
+  expect((await page.request.post(`/api/${user}/${topic.linkSlug}/titles`, { data: { name: "Packing List" } })).status()).toBe(201);
+
+  const searches: string[] = [];
+  page.on("request", (r) => {
+    const u = new URL(r.url());
+    if (u.pathname.endsWith("/titles") && r.method() === "GET") searches.push(u.searchParams.get("q") ?? "");
+  });
+  await page.goto(`/topic/${user}/${topic.linkSlug}`);
+  const list = page.locator(".title-list");
+  await expect(list.getByRole("listitem")).toHaveCount(3);
+  const box = page.getByRole("searchbox", { name: "Search titles" });
+  await expect(box).toHaveAttribute("maxlength", "100");
+
+  // By keyboard: Tab from the Sort select reaches the box.
+  await page.getByLabel("Sort").focus();
+  await page.keyboard.press("Tab");
+  await expect(box).toBeFocused();
+  await page.keyboard.type("LIST", { delay: 30 });
+  await expect(list.getByRole("listitem")).toHaveCount(2);
+  await expect(list.getByRole("heading", { name: "Packing List" })).toBeVisible();
+  await expect(list.getByRole("heading", { name: "Grocery list" })).toBeVisible();
+  await expect(page.getByRole("status").filter({ hasText: '2 titles match "LIST"' })).toBeVisible();
+  // Debounced: the server was asked for the whole word once typing paused, not for each letter.
+  expect(searches).toContain("LIST");
+  expect(searches.filter((q) => q !== "" && q !== "LIST")).toEqual([]);
+
+  await page.keyboard.type("zzz");
+  await expect(page.getByText('No titles match "LISTzzz". Try a different search.')).toBeVisible();
+  await expect(page.getByText("No titles found. Add your first title above.")).toHaveCount(0);
+  expect(searches).toContain("LISTzzz");
+
+  // Clearing the box (Escape in a search field) shows the whole list again.
+  await page.keyboard.press("Escape");
+  await expect(box).toHaveValue("");
+  await expect(list.getByRole("listitem")).toHaveCount(3);
+  await expect(page.getByRole("status").filter({ hasText: "match" })).toHaveCount(0);
+
+  // A title added while searching shows when it matches the search.
+  await box.fill("plans");
+  await expect(list.getByRole("listitem")).toHaveCount(1);
+  await page.getByLabel("Title name").fill("Weekend plans");
+  await page.getByRole("button", { name: "Add Title" }).click();
+  await expect(list.getByRole("listitem")).toHaveCount(2);
+  await expect(list.getByRole("heading", { name: "Weekend plans" })).toBeVisible();
+  // One added elsewhere (live updates, issue 26) shows in the searched list too, without a reload.
+  await add("Evening plans");
+  await expect(list.getByRole("heading", { name: "Evening plans" })).toBeVisible({ timeout: 2000 });
+
+  for (const [width, height] of [[360, 740], [1280, 800]] as const) {
+    await page.setViewportSize({ width, height });
+    for (const colorScheme of ["light", "dark"] as const) {
+      await page.emulateMedia({ colorScheme });
+      await box.fill(`nothing-${width}`);
+      await expect(page.getByText(`No titles match "nothing-${width}". Try a different search.`)).toBeVisible();
+      await expectNoHorizontalOverflow(page);
+      const { violations } = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze();
+      expect(violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id}: ${v.help}`)).toEqual([]);
+      await box.fill("list");
+      await expect(list.getByRole("listitem")).toHaveCount(2);
+      await page.screenshot({ path: `${test.info().outputDir}/titles-search-${width}-${colorScheme}.png`, fullPage: true });
+    }
   }
 });

@@ -33,13 +33,13 @@ test("add a webhook, see the secret once, read its delivery log, redeliver, turn
 
   // A change makes a delivery; the receiver does not exist, so the log shows the failure.
   expect((await page.request.post("/api/links", { data: { originalUrl: "https://example.com/hooked", title: "Hooked" } })).status()).toBe(201);
-  await card.getByRole("button", { name: "Deliveries" }).click();
+  await card.getByRole("button", { name: "Deliveries to https://hooks.example.invalid/in", exact: true }).click();
   const log = card.getByRole("list", { name: "Deliveries to https://hooks.example.invalid/in" });
   await expect(log.getByText("link.created")).toBeVisible();
-  await log.getByRole("button", { name: /^Redeliver evt_\d+$/ }).first().click();
+  await log.getByRole("button", { name: /^Redeliver evt_\d+, delivery \d+, to https:\/\/hooks\.example\.invalid\/in$/ }).first().click();
   await expect(page.getByText("Delivery queued again")).toBeVisible();
 
-  await card.getByRole("button", { name: "Turn off" }).click();
+  await card.getByRole("button", { name: "Turn off webhook https://hooks.example.invalid/in" }).click();
   await expect(card.getByText("Off", { exact: true })).toBeVisible();
   await card.getByRole("button", { name: "Delete webhook https://hooks.example.invalid/in" }).click();
   await page.getByRole("alertdialog", { name: "Delete webhook" }).getByRole("button", { name: "Delete" }).click();
@@ -60,20 +60,96 @@ test("by keyboard, focus never falls to the page: after the secret's dialog, a R
 
   expect((await page.request.post("/api/links", { data: { originalUrl: "https://example.com/keys", title: "Keys" } })).status()).toBe(201);
   const card = page.getByRole("list", { name: "Webhooks" }).getByRole("listitem").filter({ hasText: "https://hooks.example.invalid/keys" });
-  await card.getByRole("button", { name: "Deliveries" }).press("Enter");
+  await card.getByRole("button", { name: "Deliveries to https://hooks.example.invalid/keys", exact: true }).press("Enter");
   const log = card.getByRole("list", { name: "Deliveries to https://hooks.example.invalid/keys" });
-  const redeliver = log.getByRole("button", { name: /^Redeliver evt_\d+$/ }).first();
+  const redeliver = log.getByRole("button", { name: /^Redeliver evt_\d+, delivery \d+, to / }).first();
   await redeliver.focus();
   await page.keyboard.press("Enter");
   await expect(page.getByText("Delivery queued again")).toBeVisible();
   // The pressed button keeps focus (a disabled one would have dropped it to the body).
-  await expect(page.locator(":focus")).toHaveAccessibleName(/^Redeliver evt_\d+$/);
+  await expect(page.locator(":focus")).toHaveAccessibleName(/^Redeliver evt_\d+, delivery \d+, to https:\/\/hooks\.example\.invalid\/keys$/);
 
   await card.getByRole("button", { name: "Delete webhook https://hooks.example.invalid/keys" }).press("Enter");
   await page.getByRole("alertdialog", { name: "Delete webhook" }).getByRole("button", { name: "Delete" }).press("Enter");
   await expect(page.getByText("You have no webhooks yet.")).toBeVisible();
   // Its card went with it: focus moves to the form rather than the body.
   await expect(url).toBeFocused();
+});
+
+test("every button says which webhook and which delivery it acts on: no two share a name", async ({ page }) => {
+  await registerViaApi(page.request);
+  for (const url of ["https://one.example.invalid/in", "https://two.example.invalid/in"]) {
+    expect((await page.request.post("/api/webhooks", { data: { url, events: ["link.created"] } })).status()).toBe(201);
+  }
+  expect((await page.request.post("/api/links", { data: { originalUrl: "https://example.com/named", title: "Named" } })).status()).toBe(201);
+  await page.goto("/settings/webhooks");
+  const hooks = page.getByRole("list", { name: "Webhooks" });
+  await expect(hooks.getByRole("listitem")).toHaveCount(2);
+  const names = () => hooks.getByRole("button").evaluateAll((buttons) => buttons.map((b) => b.getAttribute("aria-label") ?? b.textContent ?? ""));
+  // The same event redelivered: two deliveries of evt_N in one log, each with its own name.
+  await hooks.getByRole("button", { name: "Deliveries to https://one.example.invalid/in", exact: true }).click();
+  const one = hooks.getByRole("list", { name: "Deliveries to https://one.example.invalid/in" });
+  await expect(one.getByRole("listitem")).toHaveCount(1);
+  await one.getByRole("button", { name: /^Redeliver / }).click();
+  await expect(page.getByText("Delivery queued again")).toBeVisible();
+  await expect(one.getByRole("listitem")).toHaveCount(2);
+  const withOne = await names();
+  // Each card's Deliveries (or Hide deliveries), Turn off and Delete; the open log's Refresh log and two Redelivers.
+  expect(withOne.length).toBeGreaterThanOrEqual(9);
+  expect(withOne.length).toBe(new Set(withOne).size);
+  // The other endpoint's log: its delivery of the same event is named apart from the first's.
+  await hooks.getByRole("button", { name: "Deliveries to https://two.example.invalid/in", exact: true }).click();
+  await expect(hooks.getByRole("list", { name: "Deliveries to https://two.example.invalid/in" }).getByRole("listitem")).toHaveCount(1);
+  const withTwo = await names();
+  const redelivers = [...withOne, ...withTwo].filter((n) => n.startsWith("Redeliver"));
+  expect(redelivers).toHaveLength(3);
+  expect(new Set(redelivers).size).toBe(3);
+  expect(withTwo.length).toBe(new Set(withTwo).size);
+  for (const url of ["https://one.example.invalid/in", "https://two.example.invalid/in"]) {
+    await expect(hooks.getByRole("button", { name: `Turn off webhook ${url}`, exact: true })).toHaveText("Turn off");
+  }
+});
+
+test("rotate a secret by keyboard: asked first, the new secret shown once, focus back on the button", async ({ page }) => {
+  await registerViaApi(page.request);
+  const made = await page.request.post("/api/webhooks", { data: { url: "https://hooks.example.invalid/rotate", events: ["link.created"] } });
+  expect(made.status()).toBe(201);
+  const old = (await made.json()).secret as string;
+  await page.goto("/settings/webhooks");
+  const card = page.getByRole("list", { name: "Webhooks" }).getByRole("listitem").filter({ hasText: "https://hooks.example.invalid/rotate" });
+  await expect(card.getByText(`Secret …${old.slice(-4)}`)).toBeVisible();
+  const rotate = card.getByRole("button", { name: "Rotate secret of webhook https://hooks.example.invalid/rotate" });
+  await expect(rotate).toHaveText("Rotate secret");
+
+  // Cancel changes nothing and gives focus back.
+  await rotate.focus();
+  await page.keyboard.press("Enter");
+  const confirm = page.getByRole("alertdialog", { name: "Rotate secret" });
+  await expect(confirm).toContainText("https://hooks.example.invalid/rotate");
+  await expect(confirm.getByRole("button", { name: "Cancel" })).toBeFocused();
+  await page.keyboard.press("Enter");
+  await expect(confirm).toHaveCount(0);
+  await expect(rotate).toBeFocused();
+  await expect(card.getByText(`Secret …${old.slice(-4)}`)).toBeVisible();
+
+  await page.keyboard.press("Enter");
+  await confirm.getByRole("button", { name: "Rotate secret" }).press("Enter");
+  const dialog = page.getByRole("dialog", { name: "New signing secret" });
+  const field = dialog.getByLabel("Signing secret");
+  await expect(field).toBeFocused();
+  const secret = await field.inputValue();
+  expect(secret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
+  expect(secret).not.toBe(old);
+  const { violations } = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze();
+  expect(violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id}: ${v.help}`)).toEqual([]);
+  await dialog.getByRole("button", { name: "Done" }).press("Enter");
+  await expect(dialog).toHaveCount(0);
+  await expect(rotate).toBeFocused();
+  // Shown once: the card has only its last four characters, and the server signs with it.
+  await expect(card.getByText(`Secret …${secret.slice(-4)}`)).toBeVisible();
+  await expect(page.getByText(secret)).toHaveCount(0);
+  const listed = (await (await page.request.get("/api/webhooks")).json()) as { url: string; secretHint: string; enabled: boolean; events: string[] }[];
+  expect(listed).toEqual([expect.objectContaining({ url: "https://hooks.example.invalid/rotate", secretHint: secret.slice(-4), enabled: true, events: ["link.created"] })]);
 });
 
 test("the delivery log is read afresh when opened again and on Refresh log, not kept from an earlier opening", async ({ page }) => {
@@ -85,13 +161,13 @@ test("the delivery log is read afresh when opened again and on Refresh log, not 
   await page.goto("/settings/webhooks");
   const card = page.getByRole("list", { name: "Webhooks" }).getByRole("listitem").filter({ hasText: "https://hooks.example.invalid/fresh" });
   const log = card.getByRole("list", { name: "Deliveries to https://hooks.example.invalid/fresh" });
-  await card.getByRole("button", { name: "Deliveries" }).click();
+  await card.getByRole("button", { name: "Deliveries to https://hooks.example.invalid/fresh", exact: true }).click();
   await expect(log.getByRole("listitem")).toHaveCount(1);
-  await card.getByRole("button", { name: "Hide deliveries" }).click();
+  await card.getByRole("button", { name: "Hide deliveries to https://hooks.example.invalid/fresh" }).click();
 
   // Made while the log was closed: opening it again shows it.
   expect((await link("Second")).status()).toBe(201);
-  await card.getByRole("button", { name: "Deliveries" }).click();
+  await card.getByRole("button", { name: "Deliveries to https://hooks.example.invalid/fresh", exact: true }).click();
   await expect(log.getByRole("listitem")).toHaveCount(2);
 
   // Made while the log is open: Refresh log shows it.

@@ -10,6 +10,7 @@ import { Spinner } from "../ui/Spinner";
 import { toast } from "../ui/Toast";
 import { api, pageFetcher, type ApiPage } from "../lib/api";
 import { useConfig } from "../lib/config";
+import { useSettled } from "../lib/useSettled";
 import { CreateLinkDialog } from "./CreateLinkDialog";
 import { SmartDialog } from "./SmartDialog";
 import { LinkRow } from "./LinkRow";
@@ -54,16 +55,6 @@ const STATUSES: { value: Status; label: string }[] = [
   { value: "expired", label: "Expired" },
   { value: "inactive", label: "Inactive" },
 ];
-
-/** The value once it has stopped changing for `ms`. */
-function useSettled<T>(value: T, ms: number) {
-  const [settled, setSettled] = useState(value);
-  useEffect(() => {
-    const t = setTimeout(() => setSettled(value), ms);
-    return () => clearTimeout(t);
-  }, [value, ms]);
-  return settled;
-}
 
 type Pending = { kind: "delete" | "reset"; link: LinkView } | null;
 

@@ -25,8 +25,8 @@ function emit(kind: Kind, e: EventBody | null) {
   for (const h of handlers.get(kind) ?? []) h(e);
 }
 
-/** Plain SWR keys a title added to a topic may change: the topic's titles and topic lists. */
-const topicKeys = (key: unknown) => typeof key === "string" && (key.endsWith("/titles") || key.startsWith("/api/topic/") || key.startsWith("/api/shared-topics") || key === "/api/topics");
+/** Plain SWR keys a title added to a topic may change: the topic's titles (searched or not) and topic lists. */
+const topicKeys = (key: unknown) => typeof key === "string" && (/\/titles(\?|$)/.test(key) || key.startsWith("/api/topic/") || key.startsWith("/api/shared-topics") || key === "/api/topics");
 
 /** Reads again at most every this long (the first at once, the last of a burst after it). */
 const REREAD_MS = 500;

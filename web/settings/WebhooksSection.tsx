@@ -78,7 +78,15 @@ function Deliveries({ hook }: { hook: WebhookView }) {
             {d.lastResponse ? <code className="muted">{d.lastResponse.slice(0, 80)}</code> : null}
             {/* Not disabled while it is sent (a disabled button drops the keyboard's focus to the
                 page's body): a second press meanwhile asks for nothing. */}
-            <Button size="sm" variant="secondary" aria-busy={busy === d.id || undefined} onClick={() => void redeliver(d)} aria-label={`Redeliver ${d.eventId}`}>
+            {/* A redelivered event has two deliveries in the log, and every endpoint's log has its own
+                evt_N rows: the name says which delivery of which event, to which endpoint. */}
+            <Button
+              size="sm"
+              variant="secondary"
+              aria-busy={busy === d.id || undefined}
+              onClick={() => void redeliver(d)}
+              aria-label={`Redeliver ${d.eventId}, delivery ${d.id}, to ${hook.url}`}
+            >
               Redeliver
             </Button>
           </li>
@@ -95,7 +103,11 @@ export function WebhooksSection() {
   const [events, setEvents] = useState<EventType[]>(["link.created", "clicks.recorded"]);
   const [errors, setErrors] = useState<Errors>({});
   const [busy, setBusy] = useState(false);
+  // The secret to show once: from adding an endpoint, or from rotating one (`rotated`: its id).
   const [secret, setSecret] = useState<string | null>(null);
+  const [rotated, setRotated] = useState<number | null>(null);
+  const [rotating, setRotating] = useState<WebhookView | null>(null);
+  const [rotateBusy, setRotateBusy] = useState(false);
   const [open, setOpen] = useState<number | null>(null);
   const [removing, setRemoving] = useState<WebhookView | null>(null);
   const [removeBusy, setRemoveBusy] = useState(false);
@@ -127,9 +139,36 @@ export function WebhooksSection() {
 
   // The form was disabled while the endpoint was added, so focus had left it for the page's
   // body before the secret's dialog opened: closing the dialog brings it back to the URL field.
+  // After a rotation it goes back to that endpoint's Rotate secret button, where the user was.
   function closeSecret() {
+    const from = rotated;
     setSecret(null);
-    requestAnimationFrame(() => document.getElementById(urlId)?.focus());
+    setRotated(null);
+    requestAnimationFrame(() => {
+      const target = from !== null ? document.querySelector<HTMLElement>(`[data-rotate-hook="${from}"]`) : null;
+      (target ?? document.getElementById(urlId))?.focus();
+    });
+  }
+
+  // PUT with rotateSecret: the endpoint's other settings are sent back as they are listed.
+  async function rotate() {
+    if (!rotating) return;
+    const w = rotating;
+    setRotateBusy(true);
+    try {
+      const made = await api<WebhookView & { secret: string }>(`${HOOKS}/${w.id}`, {
+        method: "PUT",
+        body: { url: w.url, events: w.events, linkIds: w.linkIds, enabled: w.enabled, rotateSecret: true },
+      });
+      setRotating(null);
+      setRotated(w.id);
+      setSecret(made.secret);
+      await mutate();
+    } catch (err) {
+      toastError(err, "Failed to rotate the secret");
+    } finally {
+      setRotateBusy(false);
+    }
   }
 
   async function setEnabled(w: WebhookView, enabled: boolean) {
@@ -187,10 +226,23 @@ export function WebhooksSection() {
               {w.disabledReason ? ` · ${w.disabledReason}` : ""}
             </p>
             <div className="row">
-              <Button size="sm" variant="secondary" onClick={() => setOpen(open === w.id ? null : w.id)} aria-expanded={open === w.id}>
+              {/* The visible words stay short; each name says which endpoint it acts on (the same
+                  words on every card told a screen reader's list of buttons nothing). */}
+              <Button
+                size="sm"
+                variant="secondary"
+                onClick={() => setOpen(open === w.id ? null : w.id)}
+                aria-expanded={open === w.id}
+                aria-label={`${open === w.id ? "Hide deliveries" : "Deliveries"} to ${w.url}`}
+              >
                 {open === w.id ? "Hide deliveries" : "Deliveries"}
               </Button>
-              <Button size="sm" variant="secondary" onClick={() => void setEnabled(w, !w.enabled)}>{w.enabled ? "Turn off" : "Turn on"}</Button>
+              <Button size="sm" variant="secondary" onClick={() => void setEnabled(w, !w.enabled)} aria-label={`${w.enabled ? "Turn off" : "Turn on"} webhook ${w.url}`}>
+                {w.enabled ? "Turn off" : "Turn on"}
+              </Button>
+              <Button size="sm" variant="secondary" onClick={() => setRotating(w)} aria-label={`Rotate secret of webhook ${w.url}`} data-rotate-hook={w.id}>
+                Rotate secret
+              </Button>
               <Button size="sm" variant="danger" onClick={() => setRemoving(w)} aria-label={`Delete webhook ${w.url}`} data-delete-hook={w.id}>Delete</Button>
             </div>
             {open === w.id ? <Deliveries hook={w} /> : null}
@@ -231,7 +283,16 @@ export function WebhooksSection() {
       <section className="stack" aria-label="Your webhooks">
         {list}
       </section>
-      <Dialog open={secret !== null} onClose={closeSecret} title="Webhook added" description="Copy its signing secret now: it will not be shown again.">
+      <Dialog
+        open={secret !== null}
+        onClose={closeSecret}
+        title={rotated !== null ? "New signing secret" : "Webhook added"}
+        description={
+          rotated !== null
+            ? "Deliveries are signed with this secret from now on; the old one no longer checks. Copy it now: it will not be shown again."
+            : "Copy its signing secret now: it will not be shown again."
+        }
+      >
         {secret && (
           <div className="stack">
             <Field label="Signing secret" value={secret} readOnly data-autofocus="true" onFocus={(e) => e.currentTarget.select()} spellCheck={false} />
@@ -242,6 +303,15 @@ export function WebhooksSection() {
           </div>
         )}
       </Dialog>
+      <ConfirmDialog
+        open={rotating !== null}
+        title="Rotate secret"
+        description={`Deliveries to ${rotating?.url ?? ""} will be signed with a new secret at once, so your receiver must be given it: signatures made with the old one stop checking.`}
+        confirmLabel="Rotate secret"
+        busy={rotateBusy}
+        onConfirm={rotate}
+        onCancel={() => setRotating(null)}
+      />
       <ConfirmDialog
         open={removing !== null}
         title="Delete webhook"

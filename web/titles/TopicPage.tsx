@@ -33,9 +33,13 @@ import {
 import { PhoneNumber } from "../topics/PhoneNumber";
 import "./titles.css";
 import { usePageTitle } from "../shell/usePageTitle";
+import { useSettled } from "../lib/useSettled";
+import { SEARCH_MAX } from "../../src/shared/paging";
 
 const PRODUCT = "Messages";
 export const HIGHLIGHT_MS = 2000;
+/** Typing settles this long before the search goes to the server (as on the Link Tracker). */
+const SEARCH_DELAY_MS = 250;
 
 const SORTS = [
   { value: "newest", label: "Newest" },
@@ -74,7 +78,11 @@ export function TopicProblem({ error }: { error?: unknown }) {
 export function TopicPage() {
   const { username, topicSlug } = useParams<{ username?: string; topicSlug?: string }>();
   const topic = useTopic(username, topicSlug);
-  const titles = useTitles(username, topicSlug);
+  // The search box's text, and what the server is asked for once typing pauses (issue 21: the
+  // server searches the titles list; this page still reads every page of what matches).
+  const [search, setSearch] = useState("");
+  const query = useSettled(search.trim(), SEARCH_DELAY_MS);
+  const titles = useTitles(username, topicSlug, query);
   useTopicOpen(username, topicSlug);
   usePageTitle(topic.error ? "Topic Not Found" : topic.data ? topicLabel(topic.data) : undefined);
 
@@ -88,7 +96,18 @@ export function TopicPage() {
   }
   if (topic.error) return <TopicProblem error={topic.error} />;
   if (!topic.data) return <TopicProblem />;
-  return <TopicLoaded topic={topic.data} username={username} topicSlug={topicSlug} titles={titles.data} titlesError={titles.error} />;
+  return (
+    <TopicLoaded
+      topic={topic.data}
+      username={username}
+      topicSlug={topicSlug}
+      titles={titles.data}
+      titlesError={titles.error}
+      search={search}
+      onSearch={setSearch}
+      query={query}
+    />
+  );
 }
 
 function TopicLoaded({
@@ -97,12 +116,19 @@ function TopicLoaded({
   topicSlug,
   titles,
   titlesError,
+  search,
+  onSearch,
+  query,
 }: {
   topic: TopicView;
   username: string;
   topicSlug: string;
   titles: Title[] | undefined;
   titlesError: unknown;
+  /** The search box's text; `query`, what the shown list was searched for. */
+  search: string;
+  onSearch: (text: string) => void;
+  query: string;
 }) {
   const { user } = useUser();
   const host = useHost();
@@ -167,14 +193,34 @@ function TopicLoaded({
             <Select label="View" options={VIEWS} value={view} onChange={(e) => setView(e.target.value as ViewKey)} />
             <Select label="Sort" options={SORTS} value={sort} onChange={(e) => setSort(e.target.value as SortKey)} />
           </div>
+          <Field
+            label="Search titles"
+            type="search"
+            className="field-inline titles-search"
+            placeholder="Search titles..."
+            // The server refuses a longer search (400): the box takes no more than it accepts.
+            maxLength={SEARCH_MAX}
+            value={search}
+            onChange={(e) => onSearch(e.target.value)}
+            autoComplete="off"
+          />
           {titlesError ? (
             <p className="field-error" role="alert">{titlesError instanceof Error ? titlesError.message : "Could not load the titles."}</p>
           ) : !titles ? (
             <Spinner label="Loading titles" />
+          ) : rows.length === 0 && query ? (
+            // A search that finds nothing is not an empty topic: the spec's empty text stays for that.
+            <p className="empty" role="status">No titles match "{query}". Try a different search.</p>
           ) : rows.length === 0 ? (
             // Readers of a public topic have no form to add with (issue 13).
             <p className="empty">{canWrite ? "No titles found. Add your first title above." : "No titles found."}</p>
           ) : (
+            <>
+            {query && (
+              <p className="muted" role="status">
+                {rows.length === 1 ? "1 title matches" : `${rows.length.toLocaleString("en")} titles match`} "{query}"
+              </p>
+            )}
             <ul className="title-list">
               {rows.map((t) => (
                 <TitleRow
@@ -201,6 +247,7 @@ function TopicLoaded({
                 />
               ))}
             </ul>
+            </>
           )}
         </section>
       </main>

@@ -19,6 +19,9 @@ export const topicKey = (username?: string, topicSlug?: string) =>
 export const titlesKey = (username?: string, topicSlug?: string) =>
   username && topicSlug ? `/api/${enc(username)}/${enc(topicSlug)}/titles` : null;
 
+/** A key of this titles list, searched or not: the list's address, with `?q=` when searched. */
+const isTitlesKey = (key: unknown, base: string | null) => typeof key === "string" && !!base && (key === base || key.startsWith(`${base}?`));
+
 /** Spec §7: fetched only when both parameters exist; no retry, no refetch on focus. */
 export function useTopic(username?: string, topicSlug?: string) {
   return useSWR<TopicView>(topicKey(username, topicSlug));
@@ -99,20 +102,29 @@ const TITLES_PER_REQUEST = TITLE_PAGE_MAX;
 async function allTitles(key: string): Promise<Title[]> {
   const titles: Title[] = [];
   for (let cursor: string | null = null; ; ) {
-    const page: ApiPage<Title[]> = await apiPage<Title[]>(`${key}?limit=${TITLES_PER_REQUEST}${cursor ? `&cursor=${cursor}` : ""}`);
+    const page: ApiPage<Title[]> = await apiPage<Title[]>(`${key}${key.includes("?") ? "&" : "?"}limit=${TITLES_PER_REQUEST}${cursor ? `&cursor=${cursor}` : ""}`);
     titles.push(...page.body);
     cursor = page.next;
     if (!cursor) return titles;
   }
 }
 
-/** Spec §7: the titles list is not cached, so every visit to a page reads it afresh. */
-export function useTitles(username?: string, topicSlug?: string) {
-  return useSWR<Title[]>(titlesKey(username, topicSlug), allTitles, { revalidateOnMount: true, dedupingInterval: 0 });
+/**
+ * Spec §7: the titles list is not cached, so every visit to a page reads it afresh. `search`
+ * (the topic page's search box): the server's `q`, read page by page like the whole list; the
+ * previous answer stays on screen until the new one lands.
+ */
+export function useTitles(username?: string, topicSlug?: string, search = "") {
+  const base = titlesKey(username, topicSlug);
+  const key = base && search ? `${base}?q=${enc(search)}` : base;
+  return useSWR<Title[]>(key, allTitles, { revalidateOnMount: true, dedupingInterval: 0, keepPreviousData: !!search });
 }
 
-/** Spec §7: after each title success the titles list is refetched. */
-export const refetchTitles = (username: string, topicSlug: string) => mutate(titlesKey(username, topicSlug));
+/** Spec §7: after each title success the titles list is refetched (searched or not). */
+export const refetchTitles = (username: string, topicSlug: string) => {
+  const base = titlesKey(username, topicSlug);
+  return mutate((key) => isTitlesKey(key, base));
+};
 
 export function titlesApi(username: string, topicSlug: string) {
   const base = titlesKey(username, topicSlug)!;
