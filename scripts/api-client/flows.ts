@@ -405,7 +405,7 @@ export async function flows(h: Harness) {
     same([saved.hasPassword, saved.maxClicks, saved.fallbackUrl, saved.rules.map((r) => r.name), saved.split?.variants.map((v) => v.weight)], [true, 1000, "https://example.com/sold-out", ["iPhone", "Italian"], [3, 1]], "saved settings");
     same(ok(await alice.GET("/api/links/{id}/smart", { params: id }), "read"), saved, "settings read back");
     const view = ok(await alice.GET("/api/links/{id}", { params: id }), "the link");
-    same(view.smart, { protected: true, limited: true, ruled: true, split: true }, "the link's smart summary");
+    same(view.smart, { protected: true, limited: true, spent: false, ruled: true, split: true }, "the link's smart summary");
     const sim = async (body: Schemas["SimulateBody"]) => ok(await alice.POST("/api/links/{id}/simulate", { params: id, body }), "simulate");
     const iphone = await sim({ os: "ios", device: "mobile", language: "en-US" });
     same([iphone.destination, iphone.passwordFirst], ["https://apps.apple.com/app/id1", true], "an iPhone visitor");

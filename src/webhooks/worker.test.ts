@@ -63,7 +63,10 @@ test("idle: no statement at all; an event wakes it; a failed attempt is retried 
   const end = Date.now() + 5_000;
   while (rx.received.filter((r) => r.path === "/woken").length < 2 && Date.now() < end) await Bun.sleep(25);
   expect(rx.received.filter((r) => r.path === "/woken").map((r) => r.json.data.shortCode)).toEqual(["woken-1", "woken-1"]);
-  expect(await t.database.get("SELECT state, attempts FROM webhook_deliveries WHERE webhook_id = ?", w.id)).toEqual({ state: "delivered", attempts: 2 });
+  // The attempt is recorded once the receiver's answer is in, a moment after the receiver saw it.
+  const row = () => t.database.get<{ state: string; attempts: number }>("SELECT state, attempts FROM webhook_deliveries WHERE webhook_id = ?", w.id);
+  while ((await row())?.state !== "delivered" && Date.now() < end) await Bun.sleep(25);
+  expect(await row()).toEqual({ state: "delivered", attempts: 2 });
 
   // Idle again: nothing pending, so no timer and no statement.
   const idle = await settled(c.count);
