@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openDb } from "./open";
 import { sqliteDatabase } from "./database";
-import { APP_FIRST_MS, letAppWritesFirst, newWriteTurn } from "./writeTurn";
+import { APP_FIRST_MS, busyTimeoutOf, letAppWritesFirst, newWriteTurn } from "./writeTurn";
 
 function fresh() {
   const dir = mkdtempSync(join(tmpdir(), "threadlink-turn-"));
@@ -50,6 +50,29 @@ test("past busy_timeout the write fails with SQLite's busy error (a 503 upstream
   expect(handle.query("PRAGMA busy_timeout").get()).toEqual({ timeout: 80 });
   other.exec("ROLLBACK");
   expect(await db.all("SELECT n FROM t")).toEqual([]);
+  other.close();
+  await db.close();
+});
+
+test("a caller that turns busy_timeout off around a write for a moment does not leave it off", async () => {
+  // As the webhook loop's claim did (webhooks/store.ts): busy_timeout 0 while the write starts,
+  // restored once it has. The write went on waiting, and each later try put back the 0 it had
+  // read at its start: every app write after it then failed at once behind the click writer.
+  const { handle, db, other } = fresh();
+  other.exec("BEGIN IMMEDIATE");
+  handle.exec("PRAGMA busy_timeout = 0");
+  const write = db.run("INSERT INTO t (n) VALUES (1)").catch((e) => e);
+  handle.exec("PRAGMA busy_timeout = 5000");
+  await Bun.sleep(30);
+  other.exec("COMMIT");
+  await write;
+  expect(busyTimeoutOf(handle)).toBe(5000);
+  // A write behind the lock now waits for it again, rather than failing at once.
+  other.exec("BEGIN IMMEDIATE");
+  const later = db.run("INSERT INTO t (n) VALUES (2)");
+  await Bun.sleep(30);
+  other.exec("COMMIT");
+  expect(await later).toBe(1);
   other.close();
   await db.close();
 });

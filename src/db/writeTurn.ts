@@ -90,7 +90,10 @@ export function lockTaker(handle: Handle, turn: WriteTurn) {
         const deadline = performance.now() + ms;
         for (let pause = 1; ; pause = Math.min(pause * 2, RETRY_MAX_MS)) {
           await Bun.sleep(pause);
-          const next = once(attempt, ms);
+          // The setting as it is now, not `ms`: a caller may have turned it off around the start
+          // of this write (webhooks/store.ts, withoutWaiting) and back on since; putting back the
+          // 0 read then left every later write on this connection failing at once.
+          const next = once(attempt, timeout());
           if ("value" in next) return { value: next.value, waited: true };
           if (performance.now() >= deadline) throw next.error;
         }
