@@ -130,6 +130,7 @@ try {
       hooks.push(((await r.json()) as { id: number }).id);
     }
     let events = 0;
+    let frames = 0;
     const aborts: AbortController[] = [];
     const reading: Promise<void>[] = [];
     for (let i = 0; i < STREAMS; i++) {
@@ -141,11 +142,19 @@ try {
         (async () => {
           const dec = new TextDecoder();
           const reader = res.body!.getReader();
+          let rest = "";
           try {
             for (;;) {
               const { done, value } = await reader.read();
               if (done) break;
-              events += dec.decode(value).split("event: clicks.recorded").length - 1;
+              // Whole frames only (a chunk may end inside one): frames, and the link summaries
+              // they carry (one per frame before session 14, a batch's since).
+              const text = rest + dec.decode(value, { stream: true });
+              const cut = text.lastIndexOf("\n\n") + 2;
+              rest = text.slice(cut);
+              const whole = text.slice(0, cut);
+              frames += whole.split("event: clicks.recorded").length - 1;
+              events += whole.split('"linkId":').length - 1;
             }
           } catch {
             /* aborted */
@@ -155,6 +164,7 @@ try {
     }
     return {
       events: () => events,
+      frames: () => frames,
       async remove() {
         for (const a of aborts) a.abort();
         await Promise.all(reading);
@@ -166,6 +176,7 @@ try {
   const none: Run[] = [];
   const subs: Run[] = [];
   let streamEvents = 0;
+  let streamFrames = 0;
   for (let round = 1; round <= ROUNDS; round++) {
     console.log(`round ${round}/${ROUNDS}`);
     none.push(await runWrk("(a) no subscribers"));
@@ -180,6 +191,7 @@ try {
     }
     recording = false;
     streamEvents += s.events();
+    streamFrames += s.frames();
     await s.remove();
   }
   receiver.stop(true);
@@ -193,7 +205,7 @@ try {
   console.log(`  hooks + streams       ${b.rps.toFixed(0)} req/s  p99 ${b.p99.toFixed(2)} ms`);
   console.log(`  b/a                   ${(b.rps / a.rps).toFixed(3)}   (target: within noise of 1; p99 ≤ 10 ms)`);
   console.log(`  webhook deliveries    ${latencies.length.toLocaleString("en-US")} under load (${summaries.toLocaleString("en-US")} link summaries); latency from commit p50 ${pct(latencies, 50)} ms, p99 ${pct(latencies, 99)} ms`);
-  console.log(`  stream events         ${streamEvents.toLocaleString("en-US")} clicks.recorded received over ${STREAMS} streams`);
+  console.log(`  stream events         ${streamEvents.toLocaleString("en-US")} link summaries in ${streamFrames.toLocaleString("en-US")} clicks.recorded frames received over ${STREAMS} streams`);
 } finally {
   await stop();
 }

@@ -127,18 +127,44 @@ describe("whose events", () => {
     await b.close();
   });
 
-  test("clicks: one clicks.recorded per batch with the total, and a notifications nudge on the first click", async () => {
+  test("clicks: one clicks.recorded frame per batch, a webhook body with the batch's links; a notifications nudge on the first click", async () => {
     const a = await stream(alice.cookie);
     const b = await stream(bob.cookie);
     const link = await makeLink("live-click");
+    const links = (f: Frame) => f.data.data.links as { linkId: number; shortCode: string; tracker: string; title: string; clicks: number; total: number }[];
+    const mine = () => a.of("clicks.recorded").flatMap(links).filter((l) => l.linkId === link.id);
     await Promise.all([...Array(3)].map(() => t.call("GET", "/live-click")));
-    await a.waitFor(() => a.of("clicks.recorded").filter((f) => f.data.data.linkId === link.id).reduce((n, f) => n + f.data.data.clicks, 0) === 3);
-    expect(a.of("clicks.recorded").filter((f) => f.data.data.linkId === link.id).at(-1)!.data.data.total).toBe(3);
+    await a.waitFor(() => mine().reduce((n, l) => n + l.clicks, 0) === 3);
+    expect(mine().at(-1)).toEqual({ linkId: link.id, shortCode: "live-click", tracker: "main", title: "T live-click", clicks: expect.any(Number), total: 3 });
     await a.next("notifications");
     expect(b.of("clicks.recorded")).toEqual([]);
     expect(b.of("notifications")).toEqual([]);
-    await a.close();
-    await b.close();
+
+    // Clicks on five links written in one batch: one frame, its id the last event's, the body a
+    // webhook delivery's (id and time of the first event, the links in order).
+    const five = [];
+    for (let i = 0; i < 5; i++) five.push(await makeLink(`live-batch-${i}`));
+    await t.settle();
+    const framesBefore = a.of("clicks.recorded").length;
+    const lastBefore = Number((await t.database.get<{ id: number }>("SELECT MAX(id) AS id FROM events"))!.id);
+    await Promise.all(five.map((l) => t.call("GET", `/${l.shortCode}`)));
+    await t.settle();
+    const rows = await t.database.all<{ id: number; link_id: number }>("SELECT id, link_id FROM events WHERE id > ? AND type = 'clicks.recorded' ORDER BY id", lastBefore);
+    expect(rows.map((r) => r.link_id).sort()).toEqual(five.map((l) => l.id).sort());
+    await a.waitFor(() => a.of("clicks.recorded").slice(framesBefore).flatMap(links).length === 5);
+    const got = a.of("clicks.recorded").slice(framesBefore);
+    // The writer may split them over batches; each batch is one frame.
+    const batches = new Set((await t.database.all<{ created_at: string }>("SELECT DISTINCT created_at FROM events WHERE id > ? AND type = 'clicks.recorded'", lastBefore)).map((r) => r.created_at));
+    expect(got.length).toBe(batches.size);
+    expect(got.flatMap(links).map((l) => l.linkId)).toEqual(rows.map((r) => r.link_id));
+    expect(Number(got.at(-1)!.id)).toBe(rows.at(-1)!.id);
+    expect(got[0]!.data).toMatchObject({ id: `evt_${rows[0]!.id}`, type: "clicks.recorded", createdAt: expect.any(String) });
+
+    // Resuming from before them replays them as frames of the same shape.
+    const r = await stream(alice.cookie, { lastEventId: lastBefore });
+    expect(r.of("clicks.recorded").flatMap(links).map((l) => l.linkId)).toEqual(rows.map((x) => x.link_id));
+    expect(Number(r.of("clicks.recorded").at(-1)!.id)).toBe(rows.at(-1)!.id);
+    for (const s of [a, b, r]) await s.close();
   });
 
   test("titles: the owner and the members the owner shares with hear a shared topic's titles; others and private topics not", async () => {

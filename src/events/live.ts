@@ -7,6 +7,11 @@
 // batch from the click writer (src/events/store.ts), and the hub reads the log only when woken by
 // the feed (./feed.ts) and only while a stream is open. An idle hub has no timer.
 //
+// A batch's clicks.recorded events go out as one frame whose data is a webhook delivery's body,
+// `data.links` (src/webhooks/store.ts): a flood over thousands of links is a frame per batch, not
+// one per link (20 streams were sent 146,000 frames a second under the events benchmark, and the
+// web app patched its cards once per frame: docs/performance.md, session 14).
+//
 // Resume: every event goes out with `id:` (its id in the log), so a browser reconnecting sends
 // Last-Event-ID and gets what it missed from the log, at most CATCH_UP events; past that (or
 // further back than the log or CATCH_UP_SCAN ids) it gets `reset`, meaning "read everything
@@ -19,6 +24,7 @@ import { noticesFor } from "../notifications/events";
 import type { EventBody, StoredEvent } from "./schema";
 import type { EventFeed, Wake } from "./feed";
 import { eventsStore } from "./store";
+import { CLICK_LINKS_PER_DELIVERY } from "../webhooks/store";
 
 /** Events a reconnecting stream is sent from the log at most; more missed means `reset`. */
 export const CATCH_UP = 200;
@@ -35,16 +41,26 @@ export const RETRY_MS = 2_000;
 
 const encoder = new TextEncoder();
 
+/** Links' summaries in one clicks.recorded frame at most: a webhook delivery's bound (README "Webhooks"). */
+export const CLICK_LINKS_PER_FRAME = CLICK_LINKS_PER_DELIVERY;
+
 export const eventBody = (e: StoredEvent): EventBody => ({ id: `evt_${e.id}`, type: e.type, createdAt: e.createdAt, data: e.data as Record<string, unknown> });
 /** One event as SSE lines: its log id, its type as the SSE event name, the webhook body as data. */
 export const sseFrame = (e: StoredEvent) => `id: ${e.id}\nevent: ${e.type}\ndata: ${JSON.stringify(eventBody(e))}\n\n`;
+/**
+ * A batch's clicks.recorded events (in id order) as one frame: `data` is the body a webhook
+ * delivery of them carries (id and time of the first, `data.links` in order), `id:` the last
+ * one's, so a stream that resumes from it has had all of them.
+ */
+export const clicksFrame = (run: readonly StoredEvent[]) =>
+  `id: ${run.at(-1)!.id}\nevent: clicks.recorded\ndata: {"id":"evt_${run[0]!.id}","type":"clicks.recorded","createdAt":${JSON.stringify(run[0]!.createdAt)},"data":{"links":[${run.map((e) => JSON.stringify(e.data)).join(",")}]}}\n\n`;
 
 type Stream = {
   userId: number;
   /** Events for it while its catch-up runs: sent after, in order, repeats dropped. */
   held: StoredEvent[] | null;
   sentIds: Set<number>;
-  write(text: string): void;
+  write(chunk: string | Uint8Array): void;
   close(): void;
 };
 
@@ -80,41 +96,69 @@ export function startLiveHub(ctx: AppContext, feed: EventFeed) {
     return (e: StoredEvent) => [...(e.userId === null ? [] : [e.userId]), ...(e.type === "title.added" && e.topicId != null ? (members.get(e.topicId) ?? []) : [])];
   }
 
+  /** The users `e` raised a notice for, found once however many streams it goes to. */
+  const noticed = new WeakMap<StoredEvent, Set<number>>();
+  const noticedBy = (e: StoredEvent, userId: number) => {
+    let users = noticed.get(e);
+    if (!users) noticed.set(e, (users = new Set(noticesFor(e).map((n) => n.userId))));
+    return users.has(userId);
+  };
+  // The bell reads its notifications again when an event raised one for this user.
+  const NUDGE = "event: notifications\ndata: {}\n\n";
+
   /**
-   * An event's frame and the users it raised a notice for, made once however many streams it
-   * goes to (20 streams under a click flood made each event's JSON 20 times: docs/performance.md).
+   * What a stream of `userId` is sent for `events` (in id order): each event its frame, and the
+   * clicks.recorded of one batch one frame (clicksFrame), with the bell's nudge after a frame
+   * whose events raised a notice for this user.
    */
-  const framed = new WeakMap<StoredEvent, { frame: string; noticed: Set<number> }>();
-  const frameOf = (e: StoredEvent) => {
-    let f = framed.get(e);
-    if (!f) framed.set(e, (f = { frame: sseFrame(e), noticed: new Set(noticesFor(e).map((n) => n.userId)) }));
-    return f;
-  };
-  /** Frames for each stream while a batch is dispatched: written as one chunk per stream, not one per event. */
-  const pending = new Map<Stream, string>();
-  const flush = () => {
-    for (const [s, text] of pending) s.write(text);
-    pending.clear();
-  };
-  const deliverTo = (s: Stream, e: StoredEvent) => {
-    if (s.held) return void s.held.push(e);
-    if (s.sentIds.has(e.id)) return;
-    const f = frameOf(e);
-    // The bell reads its notifications again when this event raised one for this user.
-    const text = f.noticed.has(s.userId) ? `${f.frame}event: notifications\ndata: {}\n\n` : f.frame;
-    pending.set(s, (pending.get(s) ?? "") + text);
-  };
+  function framesFor(userId: number, events: readonly StoredEvent[]) {
+    let text = "";
+    for (let i = 0; i < events.length; ) {
+      const e = events[i]!;
+      if (e.type !== "clicks.recorded") {
+        text += sseFrame(e) + (noticedBy(e, userId) ? NUDGE : "");
+        i++;
+        continue;
+      }
+      let j = i + 1;
+      // One batch's (its events share the writer's commit time), as a webhook delivery holds.
+      while (j < events.length && j - i < CLICK_LINKS_PER_FRAME && events[j]!.type === "clicks.recorded" && events[j]!.createdAt === e.createdAt) j++;
+      const run = events.slice(i, j);
+      text += clicksFrame(run) + (run.some((c) => noticedBy(c, userId)) ? NUDGE : "");
+      i = j;
+    }
+    return text;
+  }
+
+  /** Sends `events` to the streams of one user, the text made and encoded once for all of them. */
+  function deliver(userId: number, streams: Iterable<Stream>, events: readonly StoredEvent[]) {
+    let bytes: Uint8Array | null = null;
+    for (const s of streams) {
+      if (s.held) {
+        s.held.push(...events);
+        continue;
+      }
+      bytes ??= encoder.encode(framesFor(userId, events));
+      if (bytes.length) s.write(bytes);
+    }
+  }
 
   async function dispatch(batch: StoredEvent[]) {
     const fresh = postgres ? batch.filter((e) => !seen.has(e.id)) : batch;
     if (fresh.length === 0) return;
     const who = await viewers(fresh);
+    const perUser = new Map<number, StoredEvent[]>();
     for (const e of fresh) {
       if (postgres) remember(e.id);
       newest = Math.max(newest, e.id);
-      for (const userId of who(e)) for (const s of byUser.get(userId) ?? []) deliverTo(s, e);
+      for (const userId of who(e)) {
+        if (!byUser.has(userId)) continue;
+        const list = perUser.get(userId);
+        if (list) list.push(e);
+        else perUser.set(userId, [e]);
+      }
     }
-    flush();
+    for (const [userId, list] of perUser) deliver(userId, byUser.get(userId) ?? [], list);
   }
 
   const broadcastReset = () => {
@@ -214,11 +258,12 @@ export function startLiveHub(ctx: AppContext, feed: EventFeed) {
         userId,
         held: [],
         sentIds: new Set(),
-        write(text) {
+        write(chunk) {
           if (closed) return;
           try {
             if ((controller.desiredSize ?? 0) < -MAX_QUEUED) return s.close();
-            controller.enqueue(encoder.encode(text));
+            // The same bytes may go to several streams of a user: they are never written to.
+            controller.enqueue(typeof chunk === "string" ? encoder.encode(chunk) : chunk);
           } catch {
             s.close();
           }
@@ -258,10 +303,8 @@ export function startLiveHub(ctx: AppContext, feed: EventFeed) {
           if (missed === null || missed.length > CATCH_UP) {
             s.write("event: reset\ndata: {}\n\n");
           } else {
-            for (const e of missed) {
-              s.sentIds.add(e.id);
-              s.write(sseFrame(e));
-            }
+            for (const e of missed) s.sentIds.add(e.id);
+            s.write(framesFor(userId, missed));
             last = Math.max(last, missed.at(-1)?.id ?? 0);
           }
         }
@@ -271,10 +314,9 @@ export function startLiveHub(ctx: AppContext, feed: EventFeed) {
         log.error("live events: opening a stream failed", { error: String(e) });
         s.write("event: reset\ndata: {}\n\n");
       }
-      const held = s.held ?? [];
+      const held = (s.held ?? []).filter((e) => !s.sentIds.has(e.id)).sort((a, b) => a.id - b.id);
       s.held = null;
-      for (const e of held.sort((a, b) => a.id - b.id)) deliverTo(s, e);
-      flush();
+      if (held.length) s.write(framesFor(userId, held));
       s.sentIds.clear();
       return body;
     },

@@ -10,7 +10,7 @@ import { ClicksChart } from "./ClicksChart";
 import { capitalise, copyLink, countryName, formatDate, locationOf, orUnknown, referrerHost } from "./format";
 import type { AnalyticsReport, ClickView, Tally, Tracker } from "./types";
 import { API_BASE } from "./types";
-import { useLiveEvent } from "../notifications/live";
+import { clickSummaries, useLiveEvent } from "../notifications/live";
 
 const LIVE_KINDS = ["clicks.recorded", "resync"] as const;
 
@@ -325,7 +325,7 @@ export function AnalyticsDialog({ linkId, title, tracker, onClose }: { linkId: n
   // Live updates (issue 26): this link's clicks read the report again, at most once a second
   // (a report is a heavy call, counted against HEAVY_RATE_LIMIT).
   useLiveEvent(LIVE_KINDS, () => void (linkId !== null && mutate()), {
-    only: (e) => (e.data as { linkId?: number }).linkId === linkId,
+    only: (e) => clickSummaries(e).some((l) => l.linkId === linkId),
     throttleMs: 1_000,
   });
   // Try again goes with the error it answers: on success focus moves to the report's first tab.

@@ -22,7 +22,7 @@ import { QrCodeDialog } from "../brand/QrCodeDialog";
 import { RootLinkCard } from "../brand/RootLinkCard";
 import { TagsDialog, useTags } from "./tags";
 import "./links.css";
-import { useLiveEvent } from "../notifications/live";
+import { clickSummaries, useLiveEvent } from "../notifications/live";
 import { PublicStatsDialog } from "../publicstats/PublicStatsDialog";
 
 const CLICK_KINDS = ["clicks.recorded"] as const;
@@ -114,10 +114,13 @@ export function TrackerPage({ tracker }: { tracker: Tracker }) {
   // once per LIST_REREAD_MS: an import or a bulk create of 1,000 links is 1,000 events, and each
   // open tab read its list 1,000 times.
   useLiveEvent(CLICK_KINDS, (e) => {
-    if (!e || e.data.tracker !== tracker) return;
-    const { linkId, total } = e.data as { linkId: number; total: number };
-    if (rereads.current > 0) heldTotals.current.set(linkId, total);
-    else void setTotals(new Map([[linkId, total]]));
+    if (!e) return;
+    // One frame carries a batch's links (README "Live updates"): the cards move in one change.
+    const totals = new Map<number, number>();
+    for (const l of clickSummaries(e)) if (l.tracker === tracker) totals.set(l.linkId, l.total);
+    if (totals.size === 0) return;
+    if (rereads.current > 0) for (const [id, total] of totals) heldTotals.current.set(id, total);
+    else void setTotals(totals);
   });
   useLiveEvent(LIST_KINDS, () => void reread(), { only: (e) => e.data.tracker === tracker, throttleMs: LIST_REREAD_MS });
   // A new search, sort or filter starts again from its first page.

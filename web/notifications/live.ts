@@ -7,7 +7,7 @@
 // or says `reset` when it cannot, and then every screen reads its data again (`resync`).
 import { useEffect, useRef } from "react";
 import { mutate } from "swr";
-import { EVENT_TYPES, type EventBody, type EventType } from "../../src/events/schema";
+import { EVENT_TYPES, type EventBody, type EventData, type EventType } from "../../src/events/schema";
 import { NOTIFICATIONS_KEY } from "./data";
 
 export const STREAM_URL = "/api/events/stream";
@@ -156,4 +156,12 @@ export function useLiveEvent(kinds: readonly Kind[], handler: Handler, opts: { o
       for (const k of kinds) handlers.get(k)?.delete(h);
     };
   }, [kinds.join(","), throttleMs]);
+}
+
+/** A click summary in a live clicks.recorded frame (README "Live updates"). */
+export type ClickSummary = EventData["clicks.recorded"];
+/** The links' summaries a clicks.recorded frame carries (`data.links`: a batch's, in order); none for other events. */
+export function clickSummaries(e: EventBody): ClickSummary[] {
+  const links = e.type === "clicks.recorded" ? (e.data as { links?: unknown }).links : undefined;
+  return Array.isArray(links) ? (links as ClickSummary[]) : [];
 }
