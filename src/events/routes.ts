@@ -55,12 +55,13 @@ export const eventOperations = defineOperations({ tag: "Live updates", auth: "se
     summary: "Live updates (Server-Sent Events)",
     description:
       `The events of your own links and topics, and titles added to topics shared with you, as they are committed: ` +
-      `each is \`id: <n>\`, \`event: <type>\` (${EVENT_TYPES.join(", ")}) and \`data:\` with the same JSON a webhook delivery carries. ` +
+      `each is \`id: <n>\`, \`event: <type>\` (${EVENT_TYPES.join(", ")}) and \`data:\` with the same JSON a webhook delivery carries; ` +
+      "a click batch's clicks.recorded events are one frame (`data.links`, up to 1,000 links; `id:` is the last one's). " +
       "Also `ready` (the stream's position, once the catch-up is sent), `notifications` (one of the events raised a notification for you), " +
       "`reset` (more was missed than can be replayed: read everything again) and a keep-alive comment every LIVE_HEARTBEAT_SECONDS. " +
       `Send \`Last-Event-ID\` (browsers do when they reconnect) to get up to ${CATCH_UP} missed events first. ` +
       "At most LIVE_STREAMS_PER_USER streams per account (429 past it).",
-    responses: { 200: { description: "An endless text/event-stream", media: { type: "text/event-stream", example: 'id: 42\nevent: clicks.recorded\ndata: {"id":"evt_42","type":"clicks.recorded","createdAt":"2026-01-01T00:00:00.000Z","data":{"linkId":7,"shortCode":"spring","tracker":"main","title":"Spring sale","clicks":3,"total":120}}\n\n' } } },
+    responses: { 200: { description: "An endless text/event-stream", media: { type: "text/event-stream", example: 'id: 43\nevent: clicks.recorded\ndata: {"id":"evt_42","type":"clicks.recorded","createdAt":"2026-01-01T00:00:00.000Z","data":{"links":[{"linkId":7,"shortCode":"spring","tracker":"main","title":"Spring sale","clicks":3,"total":120},{"linkId":9,"shortCode":"fall","tracker":"main","title":"Fall sale","clicks":1,"total":88}]}}\n\n' } } },
     errors: ["RATE_LIMITED"],
   },
 ]);
