@@ -16,7 +16,7 @@
 //    latency p50/p99 under load: the receiver's arrival time minus the event's createdAt (the
 //    click writer's commit), and the events the streams received.
 import { $ } from "bun";
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ensureWrk, parseWrk, writeRandomCodesScript } from "../lib/wrk";
@@ -113,11 +113,34 @@ try {
   let recording = false;
 
   type Run = { rps: number; p50: number; p99: number; errors: number };
+  /** CPU ticks per thread name of the server (the request thread, "Worker" threads, GC helpers…). */
+  const threadTicks = () => {
+    const by = new Map<string, number>();
+    for (const tid of readdirSync(`/proc/${proc.pid}/task`)) {
+      try {
+        const name = readFileSync(`/proc/${proc.pid}/task/${tid}/comm`, "utf8").trim();
+        const f = readFileSync(`/proc/${proc.pid}/task/${tid}/stat`, "utf8");
+        const x = f.slice(f.lastIndexOf(")") + 2).split(" ");
+        by.set(name, (by.get(name) ?? 0) + Number(x[11]) + Number(x[12]));
+      } catch {
+        /* the thread ended */
+      }
+    }
+    return by;
+  };
   const runWrk = async (label: string): Promise<Run> => {
+    const ticks0 = threadTicks();
+    const own0 = process.cpuUsage();
     const out = await $`wrk -t2 -c${C} -d${SECONDS}s --timeout 5s -s ${script} ${BASE}/`.quiet().text();
+    const own = process.cpuUsage(own0);
+    const ticks = threadTicks();
     const j = parseWrk(out);
     const r = { rps: j.requests / (j.duration / 1e6), p50: j.p50 / 1000, p99: j.p99 / 1000, errors: j.connect + j.read + j.write + j.timeout + j.status };
     console.log(`${label.padEnd(26)} c=${C}  ${r.rps.toFixed(0).padStart(7)} req/s  p50 ${r.p50.toFixed(2)} ms  p99 ${r.p99.toFixed(2)} ms  errors ${r.errors}`);
+    // CPU µs per request: the server's threads (10 ms ticks), and this process (the receiver and the streams' readers share the cores).
+    const per = (ticks: number) => ((ticks * 10_000) / j.requests).toFixed(1);
+    const threads = [...ticks].map(([name, t]) => [name, t - (ticks0.get(name) ?? 0)] as const).filter(([, t]) => t > 0).sort((x, y) => y[1] - x[1]);
+    console.log(`${"".padEnd(26)} CPU µs/req: ${threads.map(([name, t]) => `${name} ${per(t)}`).join(", ")}; bench process ${(((own.user + own.system) / j.requests)).toFixed(1)}`);
     return r;
   };
 

@@ -111,7 +111,8 @@ export type DeliveryRow = {
 /** A claimed delivery with what sending it needs but its body (webhooksStore.bodyOf reads it when its turn comes). */
 export type SummaryRow = Omit<DeliveryRow, "body"> & { body_bytes: number };
 
-export type Claimed = Omit<DeliveryRow, "body"> & { url: string; secret: string; user_id: number };
+/** `body_id`: the click chunk's stored body it sends (null: its own body). */
+export type Claimed = Omit<DeliveryRow, "body"> & { url: string; secret: string; user_id: number; body_id: number | null };
 
 /** One attempt's outcome, as the delivery log shows it. */
 export type AttemptResult = { status: number | null; latencyMs: number; response: string | null; error: string | null };
@@ -265,7 +266,7 @@ export function webhooksStore(db: Database) {
       // buffers what it returns, and a clicks.recorded body is up to a thousand links' summaries
       // (~100 KB); the sender reads each when it sends it (bodyOf), one at a time.
       return db.all<Claimed>(
-        `SELECT ${DCOLS.split(", ").filter((c) => c !== "body").map((c) => `d.${c}`).join(", ")}, w.url, w.secret, w.user_id
+        `SELECT ${DCOLS.split(", ").filter((c) => c !== "body").map((c) => `d.${c}`).join(", ")}, d.body_id, w.url, w.secret, w.user_id
          FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
          WHERE d.id IN (${rows.map(() => "?").join(", ")}) AND d.claimed_until = ? ORDER BY d.id`,
         ...rows.map((r) => r.id), leaseUntil,

@@ -151,6 +151,8 @@ describe("delivery", () => {
     const [a, b, c] = [await makeLink(), await makeLink(), await makeLink()];
     const all = (await hook(alice.cookie, { url: rx.url("/clicks-all"), events: ["clicks.recorded"] })).json;
     const onlyA = (await hook(alice.cookie, { url: rx.url("/clicks-a"), events: ["clicks.recorded"], linkIds: [a.id] })).json;
+    // A second endpoint on every link shares the chunks' stored bodies (sent from one read), signed with its own secret.
+    const all2 = (await hook(alice.cookie, { url: rx.url("/clicks-all-2"), events: ["clicks.recorded"] })).json;
     await Promise.all([...[a, a, a, b, b, c].map((l) => t.call("GET", `/${l.shortCode}`))]);
     const mine = new Set([a.id, b.id, c.id]);
     type Summary = { linkId: number; shortCode: string; clicks: number; total: number };
@@ -171,10 +173,18 @@ describe("delivery", () => {
       // Its id is its first summary's event.
       expect(r.id).toBe(`evt_${events.find((e) => JSON.parse(e.data).linkId === first.linkId && e.created_at === r.json.createdAt)!.id}`);
     }
+    await until(async () => linksAt("/clicks-all-2"), (l) => l.reduce((n, x) => n + x.clicks, 0) === 6);
+    const got2 = rx.received.filter((r) => r.path === "/clicks-all-2");
+    expect(got2.map((r) => r.body)).toEqual(got.map((r) => r.body));
+    for (const r of got2) {
+      expect(rx.verify(r, all2.secret)).toBe(true);
+      expect(rx.verify(r, all.secret)).toBe(false);
+    }
     expect(linksAt("/clicks-a").every((l) => l.linkId === a.id)).toBe(true);
     expect(linksAt("/clicks-a").at(-1)).toMatchObject({ shortCode: a.shortCode, total: 3 });
     await t.call("DELETE", `/api/webhooks/${all.id}`, { cookie: alice.cookie });
     await t.call("DELETE", `/api/webhooks/${onlyA.id}`, { cookie: alice.cookie });
+    await t.call("DELETE", `/api/webhooks/${all2.id}`, { cookie: alice.cookie });
   }, 20_000);
 
   test("a batch of more than 1,000 links goes in chunks of at most 1,000, in order, per endpoint; each chunk's body is stored once; Redeliver and retention", async () => {

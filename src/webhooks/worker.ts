@@ -64,7 +64,7 @@ export function startWebhookWorker(ctx: AppContext, feed: EventFeed) {
   const claimFailed = rateLimitedLog(3, 60_000);
 
   /** Sends one claimed delivery; what to record of it. */
-  async function attempt(d: Claimed, body: string) {
+  async function attempt(d: Claimed, body: Uint8Array<ArrayBuffer>) {
     const { ok, result } = await send(
       { url: d.url, secret: d.secret, id: `evt_${d.event_id}`, body },
       { allowPrivate: ctx.config.webhookAllowPrivate, timeoutMs: ctx.config.webhookTimeoutMs, userAgent: `Threadlink-Webhooks/${VERSION}` },
@@ -77,13 +77,21 @@ export function startWebhookWorker(ctx: AppContext, feed: EventFeed) {
   /**
    * Sends a round's deliveries in parallel and records them together (one transaction). Each
    * one's body is read and signed in its own turn of the event loop: a click chunk's is ~100 KB,
-   * and eight read and signed at once were milliseconds the redirects waited behind.
+   * and eight read and signed at once were milliseconds the redirects waited behind. A click
+   * chunk's body is shared by its owner's endpoints, which a round mostly holds together: it is
+   * read and encoded once for all of them (docs/performance.md, session 14).
    */
   async function deliver(claimed: Claimed[]) {
     const started: Promise<Awaited<ReturnType<typeof attempt>>>[] = [];
+    const shared = new Map<number, Uint8Array<ArrayBuffer> | null>();
     for (const d of claimed) {
       if (started.length) await Bun.sleep(0);
-      const body = await store.bodyOf(d.id);
+      let body = d.body_id === null ? undefined : shared.get(d.body_id);
+      if (body === undefined) {
+        const text = await store.bodyOf(d.id);
+        body = text === null ? null : Buffer.from(text);
+        if (d.body_id !== null && body !== null) shared.set(d.body_id, body);
+      }
       // Gone meanwhile (its endpoint deleted): nothing to send; the lease check skips its record.
       if (body !== null) started.push(attempt(d, body));
     }
