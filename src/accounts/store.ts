@@ -115,6 +115,16 @@ export function accountsStore(db: Database) {
       ),
     extendSession: (id: string, expires: string) => db.run(`UPDATE sessions SET expires_at = $expires WHERE id = $id`, { id, expires }),
     deleteSession: (id: string) => db.run(`DELETE FROM sessions WHERE id = ?`, id),
+    /** Which of `ids` are live sessions now (the live hub ends the streams of the others). */
+    liveSessionIds: async (ids: readonly string[]) => {
+      const live = new Set<string>();
+      for (let at = 0; at < ids.length; at += 500) {
+        const part = ids.slice(at, at + 500);
+        const rows = await db.all<{ id: string }>(`SELECT id FROM sessions WHERE id IN (${part.map(() => "?").join(", ")}) AND expires_at > ?`, ...part, nowIso());
+        for (const r of rows) live.add(r.id);
+      }
+      return live;
+    },
     deleteExpiredSessions: () => db.run(`DELETE FROM sessions WHERE expires_at <= ?`, nowIso()),
     /** Has this browser (its device token's hash) signed in to this account since `since`? */
     isKnownDevice: async (hash: string, userId: number, since: string) =>

@@ -25,6 +25,7 @@ async function openStream(cookie: string, opts: { lastEventId?: number; app?: { 
   const comments: string[] = [];
   let waiters: (() => void)[] = [];
   let buf = "";
+  let ended = false;
   const reading = (async () => {
     if (res.status !== 200 || !res.body) return;
     const reader = res.body.getReader();
@@ -52,6 +53,8 @@ async function openStream(cookie: string, opts: { lastEventId?: number; app?: { 
       }
     } catch {
       /* aborted */
+    } finally {
+      ended = true;
     }
   })();
   const waitFor = async (ok: () => boolean, ms = 5_000) => {
@@ -72,6 +75,8 @@ async function openStream(cookie: string, opts: { lastEventId?: number; app?: { 
     comments,
     of,
     waitFor,
+    /** The server ended the stream (or it was closed here). */
+    ended: () => ended,
     /** Waits for a frame of `type` matching `match`. */
     async next(type: string, match: (d: any) => boolean = () => true) {
       await waitFor(() => of(type).some((f) => match(f.data)));
@@ -216,6 +221,30 @@ describe("access and limits", () => {
     const again = await stream(carol.cookie);
     expect(again.res.status).toBe(200);
     for (const s of [...open.slice(1), other, again]) await s.close();
+  });
+
+  test("a stream ends with its session: signed out, or its sessions ended elsewhere; no event reaches it after", async () => {
+    const dave = await t.signUp("dave");
+    const link = await makeLink("live-signed-out", dave.cookie);
+    const s = await stream(dave.cookie);
+    expect((await t.call("POST", "/api/logout", { cookie: dave.cookie })).status).toBe(200);
+    // Within a keep-alive or two (1 s here), not left open for as long as the browser keeps it.
+    await s.waitFor(() => s.ended(), 3_000);
+    expect((await t.call("GET", `/${link.shortCode}`)).status).toBe(302);
+    await t.settle();
+    await Bun.sleep(300);
+    expect(s.of("clicks.recorded")).toEqual([]);
+
+    // Sessions ended behind this app's back (threadlink user reset-password, another instance).
+    const erin = await t.signUp("erin");
+    const e1 = await stream(erin.cookie);
+    const e2 = await stream(erin.cookie);
+    const keep = await stream(carol.cookie);
+    await t.database.run("DELETE FROM sessions WHERE user_id = ?", erin.user.id);
+    await e1.waitFor(() => e1.ended() && e2.ended(), 3_000);
+    await Bun.sleep(1_200);
+    expect(keep.ended()).toBe(false);
+    await keep.close();
   });
 
   test("keep-alive comments while nothing happens", async () => {

@@ -18,6 +18,11 @@
 // again". On PostgreSQL two transactions may commit out of id order, so an event committed just
 // as a stream reconnects can be missed by the catch-up; the web app reads its screens again on
 // every reconnect anyway (web/notifications/live.ts).
+//
+// A stream belongs to the session that opened it: with each keep-alive the hub looks up the
+// sessions of its open streams (one query) and ends the streams whose session has ended (signed
+// out, a new password, expired; on any instance), so a signed-out tab or a revoked cookie is not
+// sent the account's events for as long as it keeps the connection.
 import type { AppContext } from "../context";
 import { log } from "../http/log";
 import { noticesFor } from "../notifications/events";
@@ -57,6 +62,8 @@ export const clicksFrame = (run: readonly StoredEvent[]) =>
 
 type Stream = {
   userId: number;
+  /** The session that opened it (sessions.id): the stream ends with it. */
+  sessionId: string;
   /** Events for it while its catch-up runs: sent after, in order, repeats dropped. */
   held: StoredEvent[] | null;
   sentIds: Set<number>;
@@ -213,10 +220,27 @@ export function startLiveHub(ctx: AppContext, feed: EventFeed) {
   }
   const unsubscribe = feed.on(onWake);
 
+  /** Ends the streams whose session has ended (one look at a time). */
+  let checking = false;
+  async function endSignedOut() {
+    if (checking || open === 0) return;
+    checking = true;
+    try {
+      const all = [...byUser.values()].flatMap((set) => [...set]);
+      const live = await ctx.accounts.liveSessionIds([...new Set(all.map((s) => s.sessionId))]);
+      for (const s of all) if (!live.has(s.sessionId)) s.close();
+    } catch (e) {
+      log.error("live events: checking the streams' sessions failed", { error: String(e) });
+    } finally {
+      checking = false;
+    }
+  }
+
   const ensureHeartbeat = () => {
     if (heartbeat || open === 0) return;
     heartbeat = setInterval(() => {
       for (const set of byUser.values()) for (const s of set) s.write(": keep-alive\n\n");
+      void endSignedOut();
     }, ctx.config.liveHeartbeatMs);
     heartbeat.unref?.();
   };
@@ -248,14 +272,16 @@ export function startLiveHub(ctx: AppContext, feed: EventFeed) {
       for (const set of [...byUser.values()]) for (const s of [...set]) s.close();
     },
     /**
-     * Opens a stream for `userId`; `lastEventId` (Last-Event-ID) asks for what was missed. The
-     * caller has checked the per-user limit. `signal` ends it when the client goes away.
+     * Opens a stream for `userId` in session `sessionId`; `lastEventId` (Last-Event-ID) asks for
+     * what was missed. The caller has checked the per-user limit. `signal` ends it when the
+     * client goes away; the session's end ends it too (endSignedOut).
      */
-    async open(userId: number, lastEventId: number | null, signal: AbortSignal): Promise<ReadableStream<Uint8Array>> {
+    async open(userId: number, sessionId: string, lastEventId: number | null, signal: AbortSignal): Promise<ReadableStream<Uint8Array>> {
       let controller!: ReadableStreamDefaultController<Uint8Array>;
       let closed = false;
       const s: Stream = {
         userId,
+        sessionId,
         held: [],
         sentIds: new Set(),
         write(chunk) {

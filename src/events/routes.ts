@@ -33,7 +33,7 @@ export function eventRoutes(ctx: AppContext, auth: AuthPlugin, hub: LiveHub) {
       }
       // A stream is silent between events and keep-alives: Bun's idle timeout (10 s) must not end it.
       server?.timeout(request, 0);
-      const body = await hub.open(user.id, lastEventId(request.headers.get("last-event-id"), query.lastEventId), request.signal);
+      const body = await hub.open(user.id, user.sessionId, lastEventId(request.headers.get("last-event-id"), query.lastEventId), request.signal);
       return new Response(body, {
         headers: {
           ...BASE_SECURITY_HEADERS,
