@@ -29,7 +29,6 @@ import { noticesFor } from "../notifications/events";
 import type { EventBody, StoredEvent } from "./schema";
 import type { EventFeed, Wake } from "./feed";
 import { eventsStore } from "./store";
-import { CLICK_LINKS_PER_DELIVERY } from "../webhooks/store";
 
 /** Events a reconnecting stream is sent from the log at most; more missed means `reset`. */
 export const CATCH_UP = 200;
@@ -46,8 +45,11 @@ export const RETRY_MS = 2_000;
 
 const encoder = new TextEncoder();
 
-/** Links' summaries in one clicks.recorded frame at most: a webhook delivery's bound (README "Webhooks"). */
-export const CLICK_LINKS_PER_FRAME = CLICK_LINKS_PER_DELIVERY;
+/**
+ * Links' summaries in one clicks.recorded frame at most: the log is read a PAGE at a time, so a
+ * batch larger than that comes as several frames whatever this says (README "Live updates").
+ */
+export const CLICK_LINKS_PER_FRAME = PAGE;
 
 export const eventBody = (e: StoredEvent): EventBody => ({ id: `evt_${e.id}`, type: e.type, createdAt: e.createdAt, data: e.data as Record<string, unknown> });
 /** One event as SSE lines: its log id, its type as the SSE event name, the webhook body as data. */

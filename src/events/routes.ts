@@ -56,7 +56,7 @@ export const eventOperations = defineOperations({ tag: "Live updates", auth: "se
     description:
       `The events of your own links and topics, and titles added to topics shared with you, as they are committed: ` +
       `each is \`id: <n>\`, \`event: <type>\` (${EVENT_TYPES.join(", ")}) and \`data:\` with the same JSON a webhook delivery carries; ` +
-      "a click batch's clicks.recorded events are one frame (`data.links`, up to 1,000 links; `id:` is the last one's). " +
+      "a click batch's clicks.recorded events are one frame (`data.links`, up to 500 links a frame; `id:` is the last one's). " +
       "Also `ready` (the stream's position, once the catch-up is sent), `notifications` (one of the events raised a notification for you), " +
       "`reset` (more was missed than can be replayed: read everything again) and a keep-alive comment every LIVE_HEARTBEAT_SECONDS. " +
       `Send \`Last-Event-ID\` (browsers do when they reconnect) to get up to ${CATCH_UP} missed events first. ` +

@@ -13,9 +13,9 @@ export type EventData = {
   "link.deleted": { id: number; shortCode: string; tracker: string };
   /**
    * One per link per batch of clicks the writer commits: `clicks` in this batch, `total` after
-   * it. In the log one event each; a webhook delivery and a live stream's frame carry a run of
-   * them as `data.links`, up to 1,000 (src/webhooks/store.ts clickFanOutSql, src/events/live.ts
-   * clicksFrame; README "Webhooks").
+   * it. In the log one event each; a webhook delivery (up to 1,000) and a live stream's frame (up
+   * to 500) carry a batch's as `data.links` (src/webhooks/store.ts clickFanOutSql,
+   * src/events/live.ts clicksFrame; README "Webhooks", "Live updates").
    */
   "clicks.recorded": { linkId: number; shortCode: string; tracker: string; title: string; clicks: number; total: number };
   "title.added": { topicId: number; topicName: string; titleId: number; titleName: string; version: number; actorId: number; actor: string; path: string };
