@@ -255,6 +255,19 @@ describe("access and limits", () => {
 });
 
 describe("resume with Last-Event-ID", () => {
+  test("nothing of one's own missed (only others' events since): ready, and the stream stays open for what comes next", async () => {
+    const s = await stream(alice.cookie);
+    const from = Number(s.of("ready")[0]!.id);
+    await s.close();
+    await makeLink("live-bobs-while-away", bob.cookie);
+    const r = await stream(alice.cookie, { lastEventId: from });
+    expect(r.frames.map((f) => f.event)).toEqual(["ready"]);
+    const later = await makeLink("live-after-empty-catch-up");
+    await r.next("link.created", (d) => d.data.id === later.id);
+    expect(r.ended()).toBe(false);
+    await r.close();
+  });
+
   test("what was missed comes first, in order, only one's own; then ready at the newest", async () => {
     const s = await stream(alice.cookie);
     const from = Number(s.of("ready")[0]!.id);

@@ -148,7 +148,7 @@ export function startLiveHub(ctx: AppContext, feed: EventFeed) {
         continue;
       }
       bytes ??= encoder.encode(framesFor(userId, events));
-      if (bytes.length) s.write(bytes);
+      s.write(bytes);
     }
   }
 
@@ -287,7 +287,8 @@ export function startLiveHub(ctx: AppContext, feed: EventFeed) {
         held: [],
         sentIds: new Set(),
         write(chunk) {
-          if (closed) return;
+          // An empty chunk is nothing to send (and never the end of a chunked body).
+          if (closed || chunk.length === 0) return;
           try {
             if ((controller.desiredSize ?? 0) < -MAX_QUEUED) return s.close();
             // The same bytes may go to several streams of a user: they are never written to.
@@ -332,7 +333,7 @@ export function startLiveHub(ctx: AppContext, feed: EventFeed) {
             s.write("event: reset\ndata: {}\n\n");
           } else {
             for (const e of missed) s.sentIds.add(e.id);
-            s.write(framesFor(userId, missed));
+            if (missed.length) s.write(framesFor(userId, missed));
             last = Math.max(last, missed.at(-1)?.id ?? 0);
           }
         }
