@@ -96,7 +96,7 @@ export async function createApp({ db, config, maxClickBacklog }: { db: Database;
     // JSON bodies everywhere; the link import alone takes a CSV file (its own 10 MB cap).
     .use(bodyLimit(ctx, [IMPORT_PATH], heavy.gate, { [BULK_PATH]: BULK_MAX_VALUES }))
     .use(healthRoutes(ctx, links))
-    .use(accountRoutes(ctx, auth))
+    .use(accountRoutes(ctx, auth, (sessionId) => events.live.endSession(sessionId)))
     // Only 4-segment paths ending in /titles reach it (titles.test.ts checks the neighbours).
     .use(titleRoutes(ctx, auth))
     .use(topicRoutes(ctx, auth))

@@ -41,7 +41,8 @@ export const DEVICES_PER_ACCOUNT = 20;
 const DEVICE_TOKEN = /^[A-Za-z0-9_-]{43}$/;
 const SIGN_IN_LIMITED = "Too many failed sign-in attempts.";
 
-export function accountRoutes(ctx: AppContext, auth: AuthPlugin) {
+/** `signedOut`: told the id of a session this instance ended (its live streams end at once). */
+export function accountRoutes(ctx: AppContext, auth: AuthPlugin, signedOut: (sessionId: string) => void = () => {}) {
   const attempts = attemptStore(ctx.db);
   let staleDevicesSweptAt = 0;
 
@@ -149,7 +150,10 @@ export function accountRoutes(ctx: AppContext, auth: AuthPlugin) {
     )
     .post("/logout", async ({ request, set }) => {
       const token = readCookie(request, SESSION_COOKIE);
-      if (token) await ctx.accounts.deleteSession(hashToken(token));
+      if (token) {
+        await ctx.accounts.deleteSession(hashToken(token));
+        signedOut(hashToken(token));
+      }
       clearSessionCookie(ctx, set);
       return { ok: true };
     })

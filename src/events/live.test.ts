@@ -3,7 +3,7 @@
 // user; keep-alives; resume with Last-Event-ID from the log, bounded. On PostgreSQL also across
 // two apps on one database (LISTEN/NOTIFY).
 import { afterAll, describe, expect, test } from "bun:test";
-import { ORIGIN, onPostgres, setup } from "../test/helpers";
+import { ORIGIN, PASSWORD, onPostgres, setup } from "../test/helpers";
 import { createApp } from "../app";
 import { openDatabase } from "../db/connect";
 import { CATCH_UP } from "./live";
@@ -245,6 +245,20 @@ describe("access and limits", () => {
     await Bun.sleep(1_200);
     expect(keep.ended()).toBe(false);
     await keep.close();
+  });
+
+  test("signing out on this instance ends that session's streams at once, not at the next keep-alive; another session's stays", async () => {
+    const slow = await setup({ LIVE_HEARTBEAT_SECONDS: "60" });
+    const frank = await slow.signUp("frank");
+    const other = await slow.call("POST", "/api/login", { body: { username: "frank", password: PASSWORD } });
+    const otherCookie = other.headers.get("set-cookie")!.split(";")[0]!;
+    const mine = await stream(frank.cookie, { app: slow.app });
+    const theirs = await stream(otherCookie, { app: slow.app });
+    expect((await slow.call("POST", "/api/logout", { cookie: frank.cookie })).status).toBe(200);
+    await mine.waitFor(() => mine.ended(), 500);
+    await Bun.sleep(200);
+    expect(theirs.ended()).toBe(false);
+    await theirs.close();
   });
 
   test("keep-alive comments while nothing happens", async () => {

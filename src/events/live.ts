@@ -267,6 +267,10 @@ export function startLiveHub(ctx: AppContext, feed: EventFeed) {
   });
 
   return {
+    /** Ends at once the streams a session opened (its sign-out here; elsewhere the keep-alive's look finds it). */
+    endSession(sessionId: string) {
+      for (const set of [...byUser.values()]) for (const s of [...set]) if (s.sessionId === sessionId) s.close();
+    },
     /** Streams open now for `userId`. */
     count: (userId: number) => byUser.get(userId)?.size ?? 0,
     /** Ends every stream (a graceful stop: browsers reconnect to another instance or later). */
