@@ -151,8 +151,9 @@ export function accountRoutes(ctx: AppContext, auth: AuthPlugin, signedOut: (ses
     .post("/logout", async ({ request, set }) => {
       const token = readCookie(request, SESSION_COOKIE);
       if (token) {
-        await ctx.accounts.deleteSession(hashToken(token));
-        signedOut(hashToken(token));
+        const sessionId = hashToken(token);
+        await ctx.accounts.deleteSession(sessionId);
+        signedOut(sessionId);
       }
       clearSessionCookie(ctx, set);
       return { ok: true };
