@@ -111,9 +111,15 @@ const generatedPath = join(staging, "builtAssets.ts");
 writeFileSync(generatedPath, generated);
 
 const result = await Bun.build({
-  // The click worker and the reader thread are entrypoints of their own: `new Worker(new URL(…))`
-  // in src/analytics/recorder.ts and src/db/reader.ts finds them inside the binary.
-  entrypoints: [join(root, "src/main.ts"), join(root, "src/analytics/clickWorker.ts"), join(root, "src/downloads/worker.ts")],
+  // The click worker, the reader thread and the webhook sender are entrypoints of their own:
+  // `new Worker(new URL(…))` in src/analytics/recorder.ts, src/db/reader.ts and
+  // src/webhooks/sender.ts finds them inside the binary.
+  entrypoints: [
+    join(root, "src/main.ts"),
+    join(root, "src/analytics/clickWorker.ts"),
+    join(root, "src/downloads/worker.ts"),
+    join(root, "src/webhooks/senderThread.ts"),
+  ],
   compile: {
     outfile,
     // The binary must not pick up a bunfig.toml preload or a .env from whatever folder it is

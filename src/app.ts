@@ -33,7 +33,7 @@ import { openApiRoutes } from "./openapi/routes";
 import { OPERATIONS } from "./openapi/operations";
 import { keyReachTable } from "./apikeys/access";
 import { webhookRoutes } from "./webhooks/routes";
-import { startWebhookWorker } from "./webhooks/worker";
+import { startWebhookSender } from "./webhooks/sender";
 import { startEventRetention } from "./events/service";
 import { eventFeed } from "./events/feed";
 import { startLiveHub } from "./events/live";
@@ -62,7 +62,7 @@ export async function createApp({ db, config, maxClickBacklog }: { db: Database;
   // The event log's consumers that run on their own: retention, the webhook outbox's sender and
   // the live updates, the last two woken by the feed when events are committed (src/events/feed.ts).
   const feed = eventFeed(config);
-  const events = { retention: startEventRetention(ctx), webhooks: startWebhookWorker(ctx, feed), live: startLiveHub(ctx, feed), feed };
+  const events = { retention: startEventRetention(ctx), webhooks: startWebhookSender(ctx, feed), live: startLiveHub(ctx, feed), feed };
   ctx.shutdownHooks.push(() => feed.stop());
   // Paths no route serves go to the web app, after a look for an imported multi-segment code.
   const spa = await spaPlugin(multiSegmentRedirects(ctx, links));

@@ -78,13 +78,18 @@ const insideTx = process.env.NODE_ENV === "test" ? new AsyncLocalStorage<object>
  * transaction's body still awaits between them: while one is open, statements from other
  * requests wait for it to end (a queue of microtasks, not a sleep) instead of running inside it.
  */
-export function sqliteDatabase(handle: SqliteHandle, { reader: withReader = true, nice }: { reader?: boolean; nice?: number } = {}): Database {
+export function sqliteDatabase(
+  handle: SqliteHandle,
+  { reader: withReader = true, nice, writeTurn: shared }: { reader?: boolean; nice?: number; writeTurn?: WriteTurn } = {},
+): Database {
   let open: Promise<void> | null = null;
   // The open transaction's own mark: work it started that outlives it (a timer, a wake) keeps
   // its context, and must not be taken for a statement inside a later transaction.
   let openMark: object | null = null;
-  // The write lock is waited for asynchronously, never inside SQLite (src/db/writeTurn.ts).
-  const writeTurn = newWriteTurn();
+  // The write lock is waited for asynchronously, never inside SQLite (src/db/writeTurn.ts). A
+  // connection of another thread of the app (the webhook sender's) counts its waits in the
+  // request thread's counter, so the click worker lets it in as it lets the app's writes in.
+  const writeTurn = shared ?? newWriteTurn();
   const locks = lockTaker(handle, writeTurn);
   /**
    * A statement outside a transaction: at once when the write lock is free (or not needed: a

@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { afterAll } from "bun:test";
 import { loadConfig } from "../config";
 import type { Db } from "../db/open";
+import type { Database } from "../db/database";
 import { openDatabase } from "../db/connect";
 import { migratePg, openPg } from "../db/pg";
 import { createApp } from "../app";
@@ -43,7 +44,8 @@ export const PASSWORD = "correct horse battery";
 
 type Json = Record<string, unknown> | unknown[] | string | number | boolean | null;
 
-export async function setup(env: Record<string, string> = {}) {
+/** `wrap`: what the app is given in place of its database (a test that watches its statements). */
+export async function setup(env: Record<string, string> = {}, { wrap }: { wrap?: (db: Database) => Database } = {}) {
   const dir = mkdtempSync(join(tmpdir(), "threadlink-test-"));
   const backend = onPostgres ? { DATABASE_URL: await testDatabaseUrl() } : {};
   // The per-user heavy-call limit is off unless a test sets it: suites make hundreds of
@@ -52,7 +54,7 @@ export async function setup(env: Record<string, string> = {}) {
   const { db: database } = await openDatabase(config);
   /** The bun:sqlite handle, for SQLite-only tests (null on PostgreSQL: use `database`). */
   const db = database.sqlite as Db;
-  const { app, ctx, clicks } = await createApp({ db: database, config });
+  const { app, ctx, clicks, events } = await createApp({ db: wrap ? wrap(database) : database, config });
   afterAll(async () => {
     for (const hook of ctx.shutdownHooks) await hook();
     await database.close();
@@ -106,7 +108,7 @@ export async function setup(env: Record<string, string> = {}) {
   const settle = async () => {
     if (!(await clicks.flush())) throw new Error("click flush failed");
   };
-  return { app, ctx, clicks, settle, db, database, config, call, signUp, count, dir };
+  return { app, ctx, clicks, events, settle, db, database, config, call, signUp, count, dir };
 }
 
 /** Hostile strings every text field must survive as plain data. */

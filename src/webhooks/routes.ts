@@ -48,7 +48,7 @@ const deliverySummary = (d: SummaryRow | DeliveryRow, bodyBytes: number): Delive
 });
 const deliveryView = (d: DeliveryRow): DeliveryView => ({ ...deliverySummary(d, Buffer.byteLength(d.body)), body: d.body });
 
-/** `worker`: woken when a route makes deliveries due (Redeliver, an endpoint turned on again). */
+/** `worker`: the webhook sender (./sender.ts), poked when a route makes deliveries due (Redeliver, an endpoint turned on again). */
 export function webhookRoutes(ctx: AppContext, auth: AuthPlugin, worker: { poke(): Promise<void> }) {
   const store = webhooksStore(ctx.db);
   const checkUrl = (url: string) => {

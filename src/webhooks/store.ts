@@ -1,6 +1,5 @@
 // The only SQL for webhooks (issue 26): endpoints, the outbox of deliveries, and claiming.
 import type { Database, Dialect, Queries } from "../db/database";
-import { busyTimeoutOf } from "../db/writeTurn";
 import { nowIso } from "../shared/time";
 import { addNotices } from "../notifications/store";
 import { webhookDisabledNotice } from "../notifications/events";
@@ -143,40 +142,6 @@ const BODY_JOIN = "LEFT JOIN webhook_bodies b ON b.id = d.body_id";
 /** DSEL with the body's size in bytes (octet_length: the same on both backends) in place of the body. */
 const SUMMARY_SEL = DSEL.replace("COALESCE(b.body, d.body) AS body", "octet_length(COALESCE(b.body, d.body)) AS body_bytes");
 
-/** The store's answer when SQLite's write lock is held by another connection right now. */
-export const BUSY = Symbol("busy");
-
-/**
- * Runs a write of the webhook loop without waiting for SQLite's write lock. The loop runs on the
- * request thread, and SQLite waits for a lock synchronously (busy_timeout): behind the click
- * writer's transaction that stalled every redirect for its length, twice per round. So the
- * write is tried with busy_timeout 0 and, when the click writer holds the lock, answers BUSY
- * for the loop to try again shortly. Safe because `run` starts synchronously: the autocommit
- * statement, or the transaction's BEGIN IMMEDIATE, runs before it first awaits (nothing else
- * runs meanwhile), and once BEGIN IMMEDIATE holds the lock its statements need no waiting.
- * PostgreSQL waits without blocking the thread: `run` as it is.
- */
-async function withoutWaiting<T>(db: Database, run: () => Promise<T>): Promise<T | typeof BUSY> {
-  const h = db.sqlite;
-  if (!h) return run();
-  // A transaction of the app is open on this connection: its turn first.
-  if (h.inTransaction) return BUSY;
-  const timeout = busyTimeoutOf(h);
-  h.exec("PRAGMA busy_timeout = 0");
-  let started: Promise<T>;
-  try {
-    started = run();
-  } finally {
-    h.exec(`PRAGMA busy_timeout = ${timeout}`);
-  }
-  try {
-    return await started;
-  } catch (e) {
-    if ((e as { code?: string }).code === "SQLITE_BUSY" || /database is locked/i.test(String(e))) return BUSY;
-    throw e;
-  }
-}
-
 export function webhooksStore(db: Database) {
   return {
     list: (userId: number) => db.all<WebhookRow>(`SELECT ${COLS} FROM webhooks WHERE user_id = ? ORDER BY id`, userId),
@@ -238,9 +203,9 @@ export function webhooksStore(db: Database) {
      * PostgreSQL, several instances claim at once: SKIP LOCKED passes over rows another is
      * claiming, and the lease (re-checked on the locked row) keeps a claimed one theirs.
      */
-    async claim(now: string, leaseUntil: string, limit: number): Promise<Claimed[] | typeof BUSY> {
+    async claim(now: string, leaseUntil: string, limit: number): Promise<Claimed[]> {
       // A read first: with nothing due (the usual case) no write is attempted, so on SQLite an
-      // idle worker never waits out busy_timeout on the request thread behind another writer.
+      // idle sender never waits for the write lock (nor makes the click writer wait for it).
       if (!(await db.get("SELECT 1 AS x FROM webhook_deliveries WHERE state = 'pending' AND next_at <= ? LIMIT 1", now))) return [];
       const lock = db.dialect === "postgres" ? "FOR UPDATE OF d SKIP LOCKED" : "";
       // The heads first, one per endpoint, then each looked up by its id. Left to itself,
@@ -249,7 +214,7 @@ export function webhooksStore(db: Database) {
       // deliveries a batch before they were batched) a claim took 53 ms with 6,000 pending and
       // 370 ms with 50,000, on the request thread (scripts/bench/webhook-claim.ts). CROSS JOIN
       // is SQLite's way to fix the join order.
-      const rows = await withoutWaiting(db, () => db.all<{ id: number }>(
+      const rows = await db.all<{ id: number }>(
         `WITH heads AS MATERIALIZED (SELECT (${HEAD}) AS id FROM webhooks w WHERE w.enabled = 1)
          UPDATE webhook_deliveries SET claimed_until = ?1
          WHERE id IN (
@@ -259,8 +224,7 @@ export function webhooksStore(db: Database) {
            ORDER BY d.id LIMIT ?3 ${lock}
          ) RETURNING id`,
         leaseUntil, now, limit,
-      ));
-      if (rows === BUSY) return BUSY;
+      );
       if (rows.length === 0) return [];
       // The claimed rows are read apart from the UPDATE, and without their bodies: RETURNING
       // buffers what it returns, and a clicks.recorded body is up to a thousand links' summaries
@@ -272,6 +236,8 @@ export function webhooksStore(db: Database) {
         ...rows.map((r) => r.id), leaseUntil,
       );
     },
+    /** The outbox holds a delivery still to send, due now or later (the sender thread starts then). */
+    anyPending: async () => (await db.get("SELECT 1 AS x FROM webhook_deliveries WHERE state = 'pending' LIMIT 1")) !== null,
     /** A claimed delivery's body: its own, or its click chunk's (migrations/0025). */
     bodyOf: async (deliveryId: number) =>
       (await db.get<{ body: string }>(`SELECT COALESCE(b.body, d.body) AS body FROM webhook_deliveries d ${BODY_JOIN} WHERE d.id = ?`, deliveryId))?.body ?? null,
@@ -290,21 +256,18 @@ export function webhooksStore(db: Database) {
       ))?.at ?? null,
     /**
      * Records the attempts of deliveries this worker holds (its lease), a round's in one
-     * transaction: on SQLite every write transaction of the request thread may wait for the click
-     * writer's, so a busy outbox takes one such wait per round, not one per delivery. Each is
+     * transaction: on SQLite every write transaction may wait for the click writer's, so a busy
+     * outbox takes one such wait per round, not one per delivery. Each is
      * delivered, retried at `nextAt`, or given up (nextAt null); a failure counts against the
      * endpoint, and the one that reaches DISABLE_AFTER disables it and notifies its owner. Per
-     * attempt: whether it disabled the endpoint; null when the lease was lost. BUSY: SQLite's
-     * write lock was taken; nothing recorded, try again.
+     * attempt: whether it disabled the endpoint; null when the lease was lost.
      */
     finishAll: (attempts: readonly { d: Claimed; ok: boolean; r: AttemptResult; nextAt: string | null }[]) =>
-      withoutWaiting(db, () =>
-        db.tx(async (q) => {
-          const out: (boolean | null)[] = [];
-          for (const x of attempts) out.push(await finishIn(q, x.d, x.ok, x.r, x.nextAt));
-          return out;
-        }),
-      ),
+      db.tx(async (q) => {
+        const out: (boolean | null)[] = [];
+        for (const x of attempts) out.push(await finishIn(q, x.d, x.ok, x.r, x.nextAt));
+        return out;
+      }),
     /**
      * Retention: delivered and given-up deliveries older than `before` (pending ones stay), then
      * the click bodies of that age no delivery points at any more.

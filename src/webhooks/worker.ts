@@ -1,33 +1,44 @@
-// The webhook delivery loop (issue 26), one per instance, off the redirect path: it claims due
-// deliveries from the outbox (src/webhooks/store.ts), sends them (./send.ts) and records each
-// attempt. What the outbox gives: at least once (a delivery stays pending until an attempt is
+// The webhook delivery loop (issue 26), one per instance, off the redirect path: it runs on the
+// sender thread (./senderThread.ts, started by ./sender.ts) with its own database connection, and
+// claims due deliveries from the outbox (src/webhooks/store.ts), sends them (./send.ts) and
+// records each attempt. What the outbox gives: at least once (a delivery stays pending until an attempt is
 // recorded; a worker killed mid-send loses only its lease, which runs out), in order per
 // endpoint (only the oldest pending delivery of an endpoint is ever claimed), exactly one
 // claimant at a time across instances (the lease, taken with SKIP LOCKED on PostgreSQL).
-import type { AppContext } from "../context";
+import type { Config } from "../config";
+import type { Database } from "../db/database";
 import { isoIn } from "../shared/time";
 import { log, rateLimitedLog } from "../http/log";
 import { VERSION } from "../version";
 import { send } from "./send";
-import { BUSY, type Claimed, webhooksStore } from "./store";
+import { type Claimed, webhooksStore } from "./store";
 import type { EventFeed } from "../events/feed";
 
 /** A delivery is retried for this long after it was queued, then given up (README "Webhooks"). */
 export const RETRY_PERIOD_MS = 24 * 60 * 60 * 1000;
 /** The longest wait between two attempts, in multiples of the first. */
 const MAX_BACKOFF_FACTOR = 360;
-const BATCH = 8;
+/**
+ * Deliveries claimed per round at most (each the head of its endpoint's queue), sent in
+ * parallel. More than one account's worth of endpoints (10): with 8, a flood's rounds left two
+ * of ten endpoints waiting each time and their queues grew (seconds of latency).
+ */
+const BATCH = 32;
 /** A round that could not reach the database tries again after this long (or at the next wake). */
 const RETRY_ON_ERROR_MS = 5_000;
 /**
  * The pause between rounds while deliveries keep coming: each round's claim and record are write
- * transactions on the request thread, which on SQLite may wait for the click writer's; spaced
- * out, a flood of click events costs the redirects a bounded share (docs/decisions.md).
+ * transactions, and on SQLite the click writer lets a waiting one in before its next batch
+ * (src/db/writeTurn.ts); spaced out, a flood of click events holds the clicks back a bounded share.
  */
 const ROUND_GAP_MS = 20;
-/** While SQLite's write lock is the click writer's: the wait before trying again, and how often (a few seconds). */
-const BUSY_WAIT_MS = 10;
-const BUSY_TRIES = 500;
+
+/** What the loop needs of an app: the sender thread builds it from its own connection. */
+export type WebhookLoopContext = {
+  db: Database;
+  config: Pick<Config, "webhookRetryBaseMs" | "webhookTimeoutMs" | "webhookAllowPrivate">;
+  shutdownHooks: (() => void | Promise<void>)[];
+};
 
 /**
  * The wait before attempt `attempts + 1`: doubling from `baseMs` (10 s by default) up to 360×
@@ -47,7 +58,7 @@ const MAX_SLEEP_MS = 60 * 60 * 1000;
  * start, and on one timer set for the next retry or lease end the outbox holds. With nothing
  * pending there is no timer at all: an idle server does no periodic database work for webhooks.
  */
-export function startWebhookWorker(ctx: AppContext, feed: EventFeed) {
+export function startWebhookWorker(ctx: WebhookLoopContext, feed: Pick<EventFeed, "on" | "ready">) {
   const store = webhooksStore(ctx.db);
   const baseMs = ctx.config.webhookRetryBaseMs;
   // Longer than any attempt can take (the timeout covers the answer; recording it is a statement),
@@ -75,17 +86,14 @@ export function startWebhookWorker(ctx: AppContext, feed: EventFeed) {
   }
 
   /**
-   * Sends a round's deliveries in parallel and records them together (one transaction). Each
-   * one's body is read and signed in its own turn of the event loop: a click chunk's is ~100 KB,
-   * and eight read and signed at once were milliseconds the redirects waited behind. A click
-   * chunk's body is shared by its owner's endpoints, which a round mostly holds together: it is
-   * read and encoded once for all of them (docs/performance.md, session 14).
+   * Sends a round's deliveries in parallel and records them together (one transaction). A click
+   * chunk's body (~100 KB) is shared by its owner's endpoints, which a round mostly holds
+   * together: it is read and encoded once for all of them (docs/performance.md, session 14).
    */
   async function deliver(claimed: Claimed[]) {
     const started: Promise<Awaited<ReturnType<typeof attempt>>>[] = [];
     const shared = new Map<number, Uint8Array<ArrayBuffer> | null>();
     for (const d of claimed) {
-      if (started.length) await Bun.sleep(0);
       let body = d.body_id === null ? undefined : shared.get(d.body_id);
       if (body === undefined) {
         const text = await store.bodyOf(d.id);
@@ -97,13 +105,7 @@ export function startWebhookWorker(ctx: AppContext, feed: EventFeed) {
     }
     const attempts = await Promise.all(started);
     try {
-      let outcomes = await store.finishAll(attempts);
-      // The click writer holds SQLite's lock: again shortly (the leases last far longer).
-      for (let tries = 0; outcomes === BUSY && tries < BUSY_TRIES; tries++) {
-        await Bun.sleep(BUSY_WAIT_MS);
-        outcomes = await store.finishAll(attempts);
-      }
-      if (outcomes === BUSY) throw new Error("the database stayed locked");
+      const outcomes = await store.finishAll(attempts);
       outcomes.forEach((disabled, i) => disabled && log.warn("webhook disabled", { webhookId: attempts[i]!.d.webhook_id }));
     } catch (e) {
       // Not recorded: the leases run out and these are sent again (at least once).
@@ -119,13 +121,7 @@ export function startWebhookWorker(ctx: AppContext, feed: EventFeed) {
       again = false;
       let claimed: Claimed[] = [];
       try {
-        const got = await store.claim(new Date().toISOString(), isoIn(leaseMs), BATCH);
-        if (got === BUSY) {
-          // SQLite's lock is the click writer's now: look again shortly rather than wait on it.
-          if (!stopped) schedule(BUSY_WAIT_MS);
-          return;
-        }
-        claimed = got;
+        claimed = await store.claim(new Date().toISOString(), isoIn(leaseMs), BATCH);
         if (claimed.length > 0) {
           // Different endpoints, so in parallel: one slow receiver does not hold up the others' turn.
           const all = deliver(claimed);
@@ -141,7 +137,7 @@ export function startWebhookWorker(ctx: AppContext, feed: EventFeed) {
       }
       if (stopped) return;
       // An attempt made (its endpoint's next delivery may be due now) or a wake meanwhile: again,
-      // after a short turn for the redirects (a busy outbox's statements run on their thread).
+      // after a short pause (ROUND_GAP_MS).
       if (claimed.length > 0 || again) {
         if (claimed.length > 0) await Bun.sleep(ROUND_GAP_MS);
         continue;
