@@ -6,7 +6,8 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { ORIGIN, PASSWORD, onPostgres, setup } from "../test/helpers";
 import { createApp } from "../app";
 import { openDatabase } from "../db/connect";
-import { CATCH_UP } from "./live";
+import { CATCH_UP, mayCrossMilestone } from "./live";
+import type { StreamEvent } from "./store";
 
 const t = await setup({ LIVE_STREAMS_PER_USER: "3", LIVE_HEARTBEAT_SECONDS: "1" });
 const alice = await t.signUp("alice");
@@ -144,6 +145,12 @@ describe("whose events", () => {
     await a.next("notifications");
     expect(b.of("clicks.recorded")).toEqual([]);
     expect(b.of("notifications")).toEqual([]);
+    // A batch that crosses no milestone (3 → 4): its frame, and no nudge after it (it comes in
+    // the same write as the frame it follows).
+    const nudges = a.of("notifications").length;
+    await t.call("GET", "/live-click");
+    await a.waitFor(() => mine().at(-1)?.total === 4);
+    expect(a.of("notifications").length).toBe(nudges);
 
     // Clicks on five links written in one batch: one frame, its id the last event's, the body a
     // webhook delivery's (id and time of the first event, the links in order).
@@ -346,4 +353,17 @@ describe.if(onPostgres)("several instances (PostgreSQL)", () => {
     for (const h of other.ctx.shutdownHooks) await h();
     await db.close();
   });
+});
+
+describe("a click summary's milestone, read off its stored text (only those are parsed for a notice)", () => {
+  const summary = (raw: string) => mayCrossMilestone({ type: "clicks.recorded", raw } as StreamEvent);
+  test.each([
+    ["SQLite's text, the first click", '{"linkId":1,"shortCode":"a","tracker":"main","title":"A","clicks":1,"total":1}', true],
+    ["SQLite's text, 3 → 4", '{"linkId":1,"shortCode":"a","tracker":"main","title":"A","clicks":1,"total":4}', false],
+    ["PostgreSQL's text, 99 → 101", '{"linkId" : 1, "shortCode" : "a", "tracker" : "main", "title" : "A", "clicks" : 2, "total" : 101}', true],
+    ["PostgreSQL's text, 101 → 102", '{"linkId" : 1, "shortCode" : "a", "tracker" : "main", "title" : "A", "clicks" : 1, "total" : 102}', false],
+    ["a title that ends like a crossing", '{"linkId":1,"shortCode":"a","tracker":"main","title":"x\\"clicks\\":1,\\"total\\":1}","clicks":1,"total":5}', false],
+    ["9,999 → 10,000 in a batch of 3", '{"linkId":1,"shortCode":"a","tracker":"main","title":"A","clicks":3,"total":10002}', true],
+    ["a text of another shape: parsed", '{"linkId":1}', true],
+  ])("%s", (_, raw, crosses) => expect(summary(raw)).toBe(crosses));
 });

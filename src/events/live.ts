@@ -28,7 +28,8 @@ import { log } from "../http/log";
 import { noticesFor } from "../notifications/events";
 import type { EventBody, StoredEvent } from "./schema";
 import type { EventFeed, Wake } from "./feed";
-import { eventsStore } from "./store";
+import { eventsStore, type StreamEvent } from "./store";
+import { MILESTONES } from "../analytics/writerStore";
 
 /** Events a reconnecting stream is sent from the log at most; more missed means `reset`. */
 export const CATCH_UP = 200;
@@ -59,15 +60,29 @@ export const sseFrame = (e: StoredEvent) => `id: ${e.id}\nevent: ${e.type}\ndata
  * delivery of them carries (id and time of the first, `data.links` in order), `id:` the last
  * one's, so a stream that resumes from it has had all of them.
  */
-export const clicksFrame = (run: readonly StoredEvent[]) =>
-  `id: ${run.at(-1)!.id}\nevent: clicks.recorded\ndata: {"id":"evt_${run[0]!.id}","type":"clicks.recorded","createdAt":${JSON.stringify(run[0]!.createdAt)},"data":{"links":[${run.map((e) => JSON.stringify(e.data)).join(",")}]}}\n\n`;
+export const clicksFrame = (run: readonly StreamEvent[]) =>
+  `id: ${run.at(-1)!.id}\nevent: clicks.recorded\ndata: {"id":"evt_${run[0]!.id}","type":"clicks.recorded","createdAt":${JSON.stringify(run[0]!.createdAt)},"data":{"links":[${run.map((e) => e.raw).join(",")}]}}\n\n`;
+
+/**
+ * A click summary's count before and after its batch, read off the end of its stored text: both
+ * writers build it with `clicks` and `total` last (src/events/store.ts), so only a summary that
+ * crossed a milestone is parsed for its notice. A text of another shape is parsed (true).
+ */
+const CLICK_TAIL = /"clicks"\s*:\s*(\d+)\s*,\s*"total"\s*:\s*(\d+)\s*\}\s*$/;
+export function mayCrossMilestone(e: StreamEvent) {
+  const m = CLICK_TAIL.exec(e.raw);
+  if (!m) return true;
+  const after = Number(m[2]);
+  const before = after - Number(m[1]);
+  return MILESTONES.some((n) => before < n && after >= n);
+}
 
 type Stream = {
   userId: number;
   /** The session that opened it (sessions.id): the stream ends with it. */
   sessionId: string;
   /** Events for it while its catch-up runs: sent after, in order, repeats dropped. */
-  held: StoredEvent[] | null;
+  held: StreamEvent[] | null;
   sentIds: Set<number>;
   write(chunk: string | Uint8Array): void;
   close(): void;
@@ -97,7 +112,7 @@ export function startLiveHub(ctx: AppContext, feed: EventFeed) {
   };
 
   /** Who may see `e` besides its owner: members of a shared topic's owner (title.added only). */
-  async function viewers(batch: StoredEvent[]) {
+  async function viewers(batch: StreamEvent[]) {
     const members = new Map<number, number[]>();
     for (const e of batch) {
       if (e.type === "title.added" && e.topicId != null && !members.has(e.topicId)) members.set(e.topicId, await events.topicMembers(e.topicId));
@@ -106,8 +121,9 @@ export function startLiveHub(ctx: AppContext, feed: EventFeed) {
   }
 
   /** The users `e` raised a notice for, found once however many streams it goes to. */
-  const noticed = new WeakMap<StoredEvent, Set<number>>();
-  const noticedBy = (e: StoredEvent, userId: number) => {
+  const noticed = new WeakMap<StreamEvent, Set<number>>();
+  const noticedBy = (e: StreamEvent, userId: number) => {
+    if (e.type === "clicks.recorded" && !mayCrossMilestone(e)) return false;
     let users = noticed.get(e);
     if (!users) noticed.set(e, (users = new Set(noticesFor(e).map((n) => n.userId))));
     return users.has(userId);
@@ -120,7 +136,7 @@ export function startLiveHub(ctx: AppContext, feed: EventFeed) {
    * clicks.recorded of one batch one frame (clicksFrame), with the bell's nudge after a frame
    * whose events raised a notice for this user.
    */
-  function framesFor(userId: number, events: readonly StoredEvent[]) {
+  function framesFor(userId: number, events: readonly StreamEvent[]) {
     let text = "";
     for (let i = 0; i < events.length; ) {
       const e = events[i]!;
@@ -140,7 +156,7 @@ export function startLiveHub(ctx: AppContext, feed: EventFeed) {
   }
 
   /** Sends `events` to the streams of one user, the text made and encoded once for all of them. */
-  function deliver(userId: number, streams: Iterable<Stream>, events: readonly StoredEvent[]) {
+  function deliver(userId: number, streams: Iterable<Stream>, events: readonly StreamEvent[]) {
     let bytes: Uint8Array | null = null;
     for (const s of streams) {
       if (s.held) {
@@ -152,11 +168,11 @@ export function startLiveHub(ctx: AppContext, feed: EventFeed) {
     }
   }
 
-  async function dispatch(batch: StoredEvent[]) {
+  async function dispatch(batch: StreamEvent[]) {
     const fresh = postgres ? batch.filter((e) => !seen.has(e.id)) : batch;
     if (fresh.length === 0) return;
     const who = await viewers(fresh);
-    const perUser = new Map<number, StoredEvent[]>();
+    const perUser = new Map<number, StreamEvent[]>();
     for (const e of fresh) {
       if (postgres) remember(e.id);
       newest = Math.max(newest, e.id);

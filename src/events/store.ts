@@ -17,6 +17,21 @@ type EventRow = { id: number; type: string; user_id: number | null; link_id: num
 export const toEvent = (r: EventRow): StoredEvent =>
   ({ id: r.id, type: r.type as EventType, userId: r.user_id, linkId: r.link_id, topicId: r.topic_id, data: JSON.parse(r.data), createdAt: r.created_at }) as StoredEvent;
 
+/** A stored event as the live streams take it: `raw` its data as stored (see toStreamEvent). */
+export type StreamEvent = StoredEvent & { raw: string };
+
+/**
+ * An event for the live streams (./live.ts): its data is parsed only when something reads `data`.
+ * A clicks.recorded frame is made of the stored texts themselves, and a flood's summaries were
+ * parsed here and made into JSON again there for nothing (~4 % of the request thread's CPU
+ * samples under the events benchmark, session 15).
+ */
+export const toStreamEvent = (r: EventRow): StreamEvent => {
+  let data: unknown;
+  const e = { id: r.id, type: r.type as EventType, userId: r.user_id, linkId: r.link_id, topicId: r.topic_id, createdAt: r.created_at, raw: r.data };
+  return Object.defineProperty(e, "data", { enumerable: true, get: () => (data ??= JSON.parse(r.data)) }) as StreamEvent;
+};
+
 const COLS = "id, type, user_id, link_id, topic_id, data, created_at";
 // Rows per INSERT: a bulk create's batch of links is a few statements, not one per link.
 const CHUNK = 100;
@@ -165,7 +180,7 @@ export function eventsStore(db: Database) {
           })) ORDER BY id LIMIT ?`,
           afterId, upTo, JSON.stringify(userIds), limit,
         )
-      ).map(toEvent),
+      ).map(toStreamEvent),
     lastId: async () => Number((await db.get<{ id: number | null }>("SELECT MAX(id) AS id FROM events"))?.id ?? 0),
     firstId: async () => Number((await db.get<{ id: number | null }>("SELECT MIN(id) AS id FROM events"))?.id ?? 0),
     /**
@@ -192,7 +207,7 @@ export function eventsStore(db: Database) {
          ORDER BY id LIMIT ?`,
         afterId, userId, userId, limit,
       );
-      return [...own, ...shared].map(toEvent).sort((a, b) => a.id - b.id).slice(0, limit);
+      return [...own, ...shared].map(toStreamEvent).sort((a, b) => a.id - b.id).slice(0, limit);
     },
     /** Appends outside a caller's transaction (a change that is itself the event: an import's end). */
     append: (events: readonly NewEvent[]) => db.tx((q) => appendEvents(q, events)),
