@@ -60,6 +60,39 @@ test("a click in another browser context moves the open Link Tracker's count and
   await visitor.close();
 });
 
+test("a burst of clicks moves the dialog's total with each frame, while its report is read again at most every 3 s (a heavy call)", async ({ page, browser }) => {
+  await registerViaApi(page.request);
+  const link = await makeLink(page, "Burst");
+  const streamOpen = page.waitForResponse((r) => new URL(r.url()).pathname === "/api/events/stream");
+  await page.goto("/link-tracker");
+  await card(page, "Burst").getByRole("button", { name: "Analytics for Burst" }).click();
+  const analytics = page.getByRole("dialog", { name: "Analytics: Burst" });
+  const total = analytics.locator(".stat").filter({ hasText: "Total Clicks" });
+  await expect(total).toContainText("0");
+  expect((await streamOpen).status()).toBe(200);
+  const reads: number[] = [];
+  page.on("request", (r) => {
+    if (new URL(r.url()).pathname === `/api/links/${link.id}/analytics`) reads.push(Date.now());
+  });
+
+  // Eight visits, each shown within a second, each its own click batch.
+  const visitor = await browser.newContext();
+  const started = Date.now();
+  for (let i = 1; i <= 8; i++) {
+    const r = await visitor.request.get(link.shortUrl, { maxRedirects: 0 });
+    expect(r.status()).toBe(302);
+    await expect(total).toContainText(String(i), { timeout: 1_000 });
+  }
+  await visitor.close();
+  const burst = Date.now();
+  // The first frame read the report at once; the rest of the burst at most once per 3 s.
+  expect(reads.length).toBeGreaterThanOrEqual(1);
+  expect(reads.length).toBeLessThanOrEqual(1 + Math.ceil((burst - started) / 3_000));
+  // And once more after it, within 3 s: the report (chart, visitors) catches up with the total.
+  await expect.poll(() => reads.filter((at) => at >= burst).length, { timeout: 4_000 }).toBeGreaterThanOrEqual(1);
+  await expect(total).toContainText("8");
+});
+
 test("publish a link's stats from its menu, copy the address, and the page works at 360 px, light and dark, axe clean; stop publishing → 404", async ({ page, browser }) => {
   await registerViaApi(page.request);
   const link = await makeLink(page, "Spring");

@@ -13,6 +13,8 @@ import { API_BASE } from "./types";
 import { clickSummaries, useLiveEvent } from "../notifications/live";
 
 const LIVE_KINDS = ["clicks.recorded", "resync"] as const;
+/** The open dialog reads its link's report again at most this often while clicks come (the first at once). */
+const REPORT_REREAD_MS = 3_000;
 
 const PAGE_SIZE = 25;
 
@@ -108,14 +110,14 @@ function Timeline({ report, days, setDays }: { report: AnalyticsReport; days: nu
 
 const known = (rows: Tally[]) => rows.filter((r) => r.name !== "Unknown");
 
-function Overview({ report, tracker, days, setDays }: { report: AnalyticsReport; tracker: Tracker; days: number; setDays: (d: number) => void }) {
+function Overview({ report, tracker, days, setDays, liveTotal }: { report: AnalyticsReport; tracker: Tracker; days: number; setDays: (d: number) => void; liveTotal: number | null }) {
   const countries = known(report.tallies.country);
   const cities = known(report.tallies.city);
   const hasLocation = countries.length > 0 || cities.length > 0;
   return (
     <div className="stack">
       <div className="stats">
-        <Stat label="Total Clicks" value={report.clickCount.toLocaleString("en-US")} />
+        <Stat label="Total Clicks" value={Math.max(report.clickCount, liveTotal ?? 0).toLocaleString("en-US")} />
         <Stat label="Unique Visitors" value={report.uniqueVisitors.toLocaleString("en-US")} />
         <Stat label="Last Click" value={report.lastClick ? formatDate(report.lastClick) : "Never"} />
       </div>
@@ -322,12 +324,30 @@ export function AnalyticsDialog({ linkId, title, tracker, onClose }: { linkId: n
     previous: () => setCursors(cursors.slice(0, -1)),
   });
 
-  // Live updates (issue 26): this link's clicks read the report again, at most once a second
-  // (a report is a heavy call, counted against HEAVY_RATE_LIMIT).
-  useLiveEvent(LIVE_KINDS, () => void (linkId !== null && mutate()), {
-    only: (e) => clickSummaries(e).some((l) => l.linkId === linkId),
-    throttleMs: 1_000,
+  // Live updates (issue 26): the total moves with every frame that has this link (its summary's
+  // `total`), and the report is read again at most every REPORT_REREAD_MS. A report is a heavy
+  // call, counted against HEAVY_RATE_LIMIT (120 a minute by default): at one a second, two open
+  // dialogs on busy links used it all, and the user's exports and imports were refused.
+  const [liveTotal, setLiveTotal] = useState<number | null>(null);
+  useEffect(() => setLiveTotal(null), [linkId]);
+  useLiveEvent(LIVE_KINDS, (e) => {
+    const total = e ? clickSummaries(e).findLast((l) => l.linkId === linkId)?.total : undefined;
+    if (total !== undefined) setLiveTotal((t) => Math.max(t ?? 0, total));
   });
+  // Set while such a re-read is under way: when it fails, the numbers shown stay, without a toast
+  // (the next frame tries again; the heavy-call limit may have said no for a moment).
+  const liveRead = useRef(false);
+  useLiveEvent(LIVE_KINDS, () => {
+    if (linkId === null) return;
+    liveRead.current = true;
+    void mutate();
+  }, {
+    only: (e) => clickSummaries(e).some((l) => l.linkId === linkId),
+    throttleMs: REPORT_REREAD_MS,
+  });
+  useEffect(() => {
+    liveRead.current = false;
+  }, [key, data]);
   // Try again goes with the error it answers: on success focus moves to the report's first tab.
   async function retry() {
     if (await mutate()) requestAnimationFrame(() => document.querySelector<HTMLElement>("[role=dialog] [role=tab]")?.focus());
@@ -341,7 +361,8 @@ export function AnalyticsDialog({ linkId, title, tracker, onClose }: { linkId: n
   }, [linkId]);
 
   useEffect(() => {
-    if (error) toast({ title: "Error", description: "Failed to fetch analytics", variant: "destructive" });
+    if (error && !(liveRead.current && data)) toast({ title: "Error", description: "Failed to fetch analytics", variant: "destructive" });
+    liveRead.current = false;
   }, [error]);
 
   return (
@@ -361,7 +382,7 @@ export function AnalyticsDialog({ linkId, title, tracker, onClose }: { linkId: n
         <Tabs
           label="Analytics views"
           tabs={[
-            { id: `overview-${linkId}`, label: "Overview", panel: <Overview report={data} tracker={tracker} days={days} setDays={setDays} /> },
+            { id: `overview-${linkId}`, label: "Overview", panel: <Overview report={data} tracker={tracker} days={days} setDays={setDays} liveTotal={liveTotal} /> },
             { id: `clicks-${linkId}`, label: "Click Details", panel: <ClickDetails report={data} tracker={tracker} paging={paging(data)} csvHref={`${base}/clicks.csv`} /> },
           ]}
         />
