@@ -62,6 +62,7 @@ export function startWebhookSender(ctx: AppContext, feed: EventFeed): WebhookSen
       path: ctx.db.sqlite?.filename ?? "",
       url: ctx.db.dialect === "postgres" ? ctx.config.databaseUrl : null,
       writeTurn: (ctx.db.writeTurn?.buffer as SharedArrayBuffer | undefined) ?? null,
+      walLimitBytes: ctx.config.walLimitBytes,
       config: { webhookRetryBaseMs, webhookTimeoutMs, webhookAllowPrivate },
     });
   }

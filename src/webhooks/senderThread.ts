@@ -25,6 +25,8 @@ export type ToSender =
       /** DATABASE_URL on PostgreSQL. */
       url: string | null;
       writeTurn: SharedArrayBuffer | null;
+      /** WAL_LIMIT_MB in bytes: the same journal_size_limit as the app's other connections. */
+      walLimitBytes: number;
       config: WebhookLoopContext["config"];
     }
   | { type: "wake" }
@@ -46,7 +48,7 @@ self.onmessage = (e: MessageEvent<ToSender>) => {
     try {
       db = m.url
         ? pgDatabase(openPg(m.url, { max: 2, bigint: true, connection: PG_SESSION }))
-        : sqliteDatabase(openDbFile(m.path), { reader: false, ...(m.writeTurn ? { writeTurn: new Int32Array(m.writeTurn) } : {}) });
+        : sqliteDatabase(openDbFile(m.path, m.walLimitBytes), { reader: false, ...(m.writeTurn ? { writeTurn: new Int32Array(m.writeTurn) } : {}) });
       ctx = { db, config: m.config, shutdownHooks: [] };
       // The request thread's feed (in-process commits on SQLite, LISTEN on PostgreSQL) wakes it
       // through messages; it was listening before this thread was started.
