@@ -58,6 +58,19 @@ describe("two instances on one database", () => {
     }
   });
 
+  test("a database restart: the instances' sender threads connect again and send what is queued after it", async () => {
+    const cookie = await signUp(a, "restarted");
+    expect((await post(a, "/api/webhooks", { url: rx.url("/restart"), events: ["link.created"] }, cookie)).status).toBe(201);
+    expect((await post(a, "/api/links", { originalUrl: "https://example.com/r0", title: "r0", shortCode: "restart-0" }, cookie)).status).toBe(201);
+    await until(() => rx.received.filter((r) => r.path === "/restart").length, (n) => n === 1);
+    await twins.cluster.restartServer();
+    // Writes come back within a few seconds of the database (the app's pool reconnects).
+    const made = await until(async () => (await post(b, "/api/links", { originalUrl: "https://example.com/r1", title: "r1", shortCode: "restart-1" }, cookie)).status, (s) => s === 201 || s === 409);
+    expect([201, 409]).toContain(made);
+    const got = await until(() => rx.received.filter((r) => r.path === "/restart").map((r) => r.json.data.title as string), (t) => t.includes("r1"));
+    expect(got).toEqual(["r0", "r1"]);
+  });
+
   test("kill -9 mid-delivery: the lease runs out and the other instance sends it; nothing lost", async () => {
     rx.received.length = 0;
     const cookie = await signUp(a, "killed");
