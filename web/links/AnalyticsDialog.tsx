@@ -209,16 +209,16 @@ function caption(report: AnalyticsReport) {
   return n > report.clicks.length ? `Showing ${from}–${to} of ${total}, newest first` : `${total}, newest first`;
 }
 
-/** Which clicks the detail covers, when it is not all of them (retention, the per-address limit). */
-function coverage(report: AnalyticsReport) {
+/** Which clicks the detail covers, when it is not all of them (retention, the per-address limit). Exported for its test. */
+export function coverage(report: AnalyticsReport) {
   const d = report.detail;
   if (d.rows >= report.clickCount && d.retentionDays === null) return null;
-  const parts = [`Click details cover ${d.rows.toLocaleString("en-US")} of ${report.clickCount.toLocaleString("en-US")} clicks`];
+  const parts = [`Click details cover ${d.rows.toLocaleString("en-US")} of ${report.clickCount.toLocaleString("en-US")} ${report.clickCount === 1 ? "click" : "clicks"}`];
   if (d.since) parts.push(` since ${formatDate(d.since)}`);
-  if (d.retentionDays !== null) parts.push(` (details are kept ${d.retentionDays} days)`);
+  if (d.retentionDays !== null) parts.push(` (details are kept ${d.retentionDays} ${d.retentionDays === 1 ? "day" : "days"})`);
   if (d.withoutDetail > 0) {
     const limit = d.perSourcePerMinute === null ? "" : ` past ${d.perSourcePerMinute} a minute from one address`;
-    parts.push(`; ${d.withoutDetail.toLocaleString("en-US")} were counted without details${limit}`);
+    parts.push(`; ${d.withoutDetail.toLocaleString("en-US")} ${d.withoutDetail === 1 ? "was" : "were"} counted without details${limit}`);
   }
   return `${parts.join("")}. Totals and charts include every click.`;
 }
