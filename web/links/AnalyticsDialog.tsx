@@ -84,7 +84,8 @@ function Timeline({ report, days, setDays }: { report: AnalyticsReport; days: nu
         <summary>Show as a table</summary>
         <div className="table-wrap">
           <table>
-            <caption>Clicks per day (UTC), last {days} days</caption>
+            {/* The report's own range: after a refused read the select names the range asked for, the table the one kept. */}
+            <caption>Clicks per day (UTC), last {report.timeline.days} days</caption>
             <thead>
               <tr>
                 <th scope="col">Day</th>
@@ -358,13 +359,24 @@ export function AnalyticsDialog({ linkId, title, tracker, onClose }: { linkId: n
       ) : !data ? (
         <p className="empty">No analytics data available.</p>
       ) : (
-        <Tabs
-          label="Analytics views"
-          tabs={[
-            { id: `overview-${linkId}`, label: "Overview", panel: <Overview report={data} tracker={tracker} days={days} setDays={setDays} /> },
-            { id: `clicks-${linkId}`, label: "Click Details", panel: <ClickDetails report={data} tracker={tracker} paging={paging(data)} csvHref={`${base}/clicks.csv`} /> },
-          ]}
-        />
+        <>
+          {error && (
+            // A read refused while an earlier report is kept on screen (another range or page past
+            // the heavy-call limit, a live update's read): the figures are that report's, so say
+            // so, and why, in the server's words; the toast alone gave only the spec's generic text.
+            <div className="row">
+              <p className="field-error" role="alert">These figures were not updated: {error instanceof Error && error.message ? error.message : "Failed to fetch analytics"}</p>
+              <Button variant="secondary" size="sm" aria-busy={isValidating || undefined} onClick={() => !isValidating && void retry()}>Try again</Button>
+            </div>
+          )}
+          <Tabs
+            label="Analytics views"
+            tabs={[
+              { id: `overview-${linkId}`, label: "Overview", panel: <Overview report={data} tracker={tracker} days={days} setDays={setDays} /> },
+              { id: `clicks-${linkId}`, label: "Click Details", panel: <ClickDetails report={data} tracker={tracker} paging={paging(data)} csvHref={`${base}/clicks.csv`} /> },
+            ]}
+          />
+        </>
       )}
     </Dialog>
   );
