@@ -271,6 +271,27 @@ test("one source past the detail limit: every click counted and tallied, detail 
   }
 }, 30_000);
 
+test("an IPv6 source past the detail limit is its /64: addresses of one network share the limit, another network has its own", async () => {
+  const f = await clickFixture();
+  const r = f.recorder({ detailPerMinute: 5 });
+  try {
+    const owner = await f.user("flood6");
+    const a = await f.make(owner, "flood6a", "brand");
+    const minute = Math.floor(Date.now() / 60_000) * 60_000 - 120_000;
+    // One client holding 2001:db8:1:2::/64 (a subscriber's usual share) sends each click from a
+    // new address of it, written in the forms an address can take; a neighbour /64 sends 3.
+    for (let i = 0; i < 40; i++) r.capture(f.click(a.id, null, false, { at: minute + i * 100, ip: i % 2 ? `2001:db8:1:2::${(i + 1).toString(16)}` : `2001:0db8:0001:0002:${i}:0:0:1` }));
+    for (let i = 0; i < 3; i++) r.capture(f.click(a.id, null, false, { at: minute + 5_000 + i, ip: `2001:db8:1:3::${i + 1}` }));
+    expect(await r.flush()).toBe(true);
+    expect(await f.count(a.id)).toBe(43);
+    expect(await f.rows(a.id)).toBe(5 + 3);
+    const report = await analyticsReports(f.db, { detailPerMinute: 5 }).report((await f.links.get(a.id, owner, "brand"))!, "x", { pageSize: "100" });
+    expect(report.detail).toMatchObject({ rows: 8, withoutDetail: 35, perSourcePerMinute: 5 });
+  } finally {
+    await f.done();
+  }
+}, 30_000);
+
 test("user agents and referrers are stored at most 512 characters long; the agent is parsed whole", async () => {
   const f = await clickFixture();
   const r = f.recorder();

@@ -10,6 +10,7 @@ import { clickWriterStore, MILESTONES, type ClickRecord, type CountMove, type Li
 import { Geo } from "./geo";
 import type { IpStorage, RawClick } from "./clickMessages";
 import { clip, DetailThrottle } from "./tallies";
+import { limitKey } from "../http/ip";
 import { letAppWritesFirst, type WriteTurn } from "../db/writeTurn";
 
 const UA_CACHE_MAX = 2_000;
@@ -157,8 +158,10 @@ export class ClickEnricher {
       isBot: ua.isBot,
       source: c.source,
       route: c.route,
-      // The source is the full address (before IP_STORAGE), else the visitor.
-      detail: this.throttle.keep(c.linkId, c.ip ?? c.visitorId ?? "", c.at),
+      // The source is the address (before IP_STORAGE), an IPv6 one by its /64 as the per-address
+      // limits count it: one client holds a whole /64 and could send each click from a new
+      // address of it, keeping a detail row for every one. Without an address, the visitor.
+      detail: this.throttle.keep(c.linkId, c.ip ? limitKey(c.ip) : (c.visitorId ?? ""), c.at),
     };
   }
 }

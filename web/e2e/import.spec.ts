@@ -200,3 +200,35 @@ test("a file that is JSON but not this app's export is refused on the page, befo
   await expect(page.getByText(/The file is not valid JSON/)).toBeVisible();
   expect(sent).toBe(false);
 });
+
+test("an import the server pauses for the account's heavy-call limit waits as it asks and goes on; Cancel ends the wait", async ({ page }) => {
+  // One wait for the limit's minute to end (HEAVY_RATE_LIMIT: the server's default, 120 a minute).
+  test.setTimeout(180_000);
+  await registerViaApi(page.request);
+  const link = await (await page.request.post("/api/links", { data: { originalUrl: "https://example.com/heavy", title: "Heavy" } })).json();
+  // Analytics reads count against the same per-user budget as each part of an import: use it up.
+  const spendHeavyBudget = async () => {
+    for (let i = 0; i < 1000; i++) if ((await page.request.get(`/api/links/${link.id}/analytics`)).status() === 429) return;
+    throw new Error("the heavy-call limit never answered 429");
+  };
+  const csv = (prefix: string, n: number) => ["url,title", ...Array.from({ length: n }, (_, i) => `https://example.com/${prefix}/${i},${prefix} ${i}`)].join("\n");
+  await spendHeavyBudget();
+
+  await page.goto("/link-tracker/import");
+  await page.getByLabel("CSV or JSON file").setInputFiles({ name: "paused.csv", mimeType: "text/csv", buffer: Buffer.from(csv("paused", 3)) });
+  await page.getByRole("button", { name: "Import", exact: true }).click();
+  // Refused for the rate, the part is not a failure: the page says it waits, and for how long.
+  await expect(page.getByRole("status").filter({ hasText: /Paused: the server takes \d+ imports, exports and analytics views a minute from one account; the import goes on at \d\d:\d\d:\d\d\./ })).toBeVisible();
+  await expect(page.getByText(/^Stopped: /)).toHaveCount(0);
+  await page.getByRole("button", { name: "Cancel import" }).click();
+  await expect(page.getByText("Cancelled: 0 imported, 0 skipped; rows after 1 were not imported.")).toBeVisible({ timeout: 5_000 });
+
+  // 501 rows are two parts: the first waits out the minute, then both go through.
+  await page.getByRole("button", { name: "Import another file" }).click();
+  await page.getByLabel("CSV or JSON file").setInputFiles({ name: "resumed.csv", mimeType: "text/csv", buffer: Buffer.from(csv("resumed", 501)) });
+  await page.getByRole("button", { name: "Import", exact: true }).click();
+  await expect(page.getByRole("status").filter({ hasText: /Paused: / })).toBeVisible();
+  await expect(page.getByText("Done: 501 imported, 0 skipped.")).toBeVisible({ timeout: 90_000 });
+  const list = await page.request.get("/api/links?limit=1");
+  expect(Number(list.headers()["x-total-count"])).toBe(502);
+});

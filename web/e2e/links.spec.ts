@@ -369,3 +369,28 @@ test("the analytics dialog reads its report once when opened, and a refused repo
   await expect(dialog.locator(".stat").filter({ hasText: "Total Clicks" })).toContainText("0");
   await expect(dialog.getByRole("tab", { name: "Overview" })).toBeFocused();
 });
+
+test("a report refused while the dialog shows another (the heavy-call limit) says why over the figures it kept, with Try again", async ({ page }) => {
+  await registerViaApi(page.request);
+  const r = await page.request.post("/api/links", { data: { originalUrl: `${destBase}/kept`, title: "Kept" } });
+  expect(r.status()).toBe(201);
+  const { id } = await r.json();
+  await page.goto("/link-tracker");
+  await card(page, "Kept").getByRole("button", { name: "Analytics for Kept" }).click();
+  const dialog = page.getByRole("dialog", { name: "Analytics: Kept" });
+  await expect(dialog.locator(".stat").filter({ hasText: "Total Clicks" })).toContainText("0");
+  await expect(dialog.getByRole("alert")).toHaveCount(0);
+  // The account's heavy calls for this minute used up, as by a script with one of its keys.
+  let refused = false;
+  for (let i = 0; i < 1000 && !refused; i++) refused = (await page.request.get(`/api/links/${id}/analytics`)).status() === 429;
+  expect(refused).toBe(true);
+
+  // Another range is a new report: refused, the 30 days stay on screen, and the dialog says
+  // they were not updated and why (the toast alone said only "Failed to fetch analytics").
+  await dialog.getByLabel("Range").selectOption({ label: "Last 90 days" });
+  const alert = dialog.getByRole("alert");
+  await expect(alert).toContainText(/^These figures were not updated: Too many requests for bulk, import, export and analytics calls of this account: the limit is \d+ a minute\. Please try again in \d+ seconds?\.$/);
+  await expect(dialog.getByRole("button", { name: "Try again" })).toBeVisible();
+  // The kept figures are labelled as what they are (the table's caption said "last 90 days").
+  await expect(dialog.locator("caption")).toHaveText(["Clicks per day (UTC), last 30 days"]);
+});

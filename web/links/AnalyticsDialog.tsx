@@ -86,7 +86,8 @@ function Timeline({ report, days, setDays }: { report: AnalyticsReport; days: nu
         <summary>Show as a table</summary>
         <div className="table-wrap">
           <table>
-            <caption>Clicks per day (UTC), last {days} days</caption>
+            {/* The report's own range: after a refused read the select names the range asked for, the table the one kept. */}
+            <caption>Clicks per day (UTC), last {report.timeline.days} days</caption>
             <thead>
               <tr>
                 <th scope="col">Day</th>
@@ -211,16 +212,16 @@ function caption(report: AnalyticsReport) {
   return n > report.clicks.length ? `Showing ${from}–${to} of ${total}, newest first` : `${total}, newest first`;
 }
 
-/** Which clicks the detail covers, when it is not all of them (retention, the per-address limit). */
-function coverage(report: AnalyticsReport) {
+/** Which clicks the detail covers, when it is not all of them (retention, the per-address limit). Exported for its test. */
+export function coverage(report: AnalyticsReport) {
   const d = report.detail;
   if (d.rows >= report.clickCount && d.retentionDays === null) return null;
-  const parts = [`Click details cover ${d.rows.toLocaleString("en-US")} of ${report.clickCount.toLocaleString("en-US")} clicks`];
+  const parts = [`Click details cover ${d.rows.toLocaleString("en-US")} of ${report.clickCount.toLocaleString("en-US")} ${report.clickCount === 1 ? "click" : "clicks"}`];
   if (d.since) parts.push(` since ${formatDate(d.since)}`);
-  if (d.retentionDays !== null) parts.push(` (details are kept ${d.retentionDays} days)`);
+  if (d.retentionDays !== null) parts.push(` (details are kept ${d.retentionDays} ${d.retentionDays === 1 ? "day" : "days"})`);
   if (d.withoutDetail > 0) {
     const limit = d.perSourcePerMinute === null ? "" : ` past ${d.perSourcePerMinute} a minute from one address`;
-    parts.push(`; ${d.withoutDetail.toLocaleString("en-US")} were counted without details${limit}`);
+    parts.push(`; ${d.withoutDetail.toLocaleString("en-US")} ${d.withoutDetail === 1 ? "was" : "were"} counted without details${limit}`);
   }
   return `${parts.join("")}. Totals and charts include every click.`;
 }
@@ -334,8 +335,9 @@ export function AnalyticsDialog({ linkId, title, tracker, onClose }: { linkId: n
     const total = e ? clickSummaries(e).findLast((l) => l.linkId === linkId)?.total : undefined;
     if (total !== undefined) setLiveTotal((t) => Math.max(t ?? 0, total));
   });
-  // Set while such a re-read is under way: when it fails, the numbers shown stay, without a toast
-  // (the next frame tries again; the heavy-call limit may have said no for a moment).
+  // Set while such a re-read is under way: when it fails, the figures shown stay under the note
+  // that says they were not updated, without a toast each time (the next frame tries again; the
+  // heavy-call limit may have said no for a moment).
   const liveRead = useRef(false);
   useLiveEvent(LIVE_KINDS, () => {
     if (linkId === null) return;
@@ -379,13 +381,24 @@ export function AnalyticsDialog({ linkId, title, tracker, onClose }: { linkId: n
       ) : !data ? (
         <p className="empty">No analytics data available.</p>
       ) : (
-        <Tabs
-          label="Analytics views"
-          tabs={[
-            { id: `overview-${linkId}`, label: "Overview", panel: <Overview report={data} tracker={tracker} days={days} setDays={setDays} liveTotal={liveTotal} /> },
-            { id: `clicks-${linkId}`, label: "Click Details", panel: <ClickDetails report={data} tracker={tracker} paging={paging(data)} csvHref={`${base}/clicks.csv`} /> },
-          ]}
-        />
+        <>
+          {error && (
+            // A read refused while an earlier report is kept on screen (another range or page past
+            // the heavy-call limit, a live update's read): the figures are that report's, so say
+            // so, and why, in the server's words; the toast alone gave only the spec's generic text.
+            <div className="row">
+              <p className="field-error" role="alert">These figures were not updated: {error instanceof Error && error.message ? error.message : "Failed to fetch analytics"}</p>
+              <Button variant="secondary" size="sm" aria-busy={isValidating || undefined} onClick={() => !isValidating && void retry()}>Try again</Button>
+            </div>
+          )}
+          <Tabs
+            label="Analytics views"
+            tabs={[
+              { id: `overview-${linkId}`, label: "Overview", panel: <Overview report={data} tracker={tracker} days={days} setDays={setDays} liveTotal={liveTotal} /> },
+              { id: `clicks-${linkId}`, label: "Click Details", panel: <ClickDetails report={data} tracker={tracker} paging={paging(data)} csvHref={`${base}/clicks.csv`} /> },
+            ]}
+          />
+        </>
       )}
     </Dialog>
   );

@@ -1,3 +1,4 @@
+import { format } from "date-fns";
 import Papa from "papaparse";
 import { useEffect, useMemo, useRef, useState, type ChangeEvent } from "react";
 import { mutate } from "swr";
@@ -67,6 +68,21 @@ function readJsonExport(text: string): { links: unknown[]; preview: string[][] }
   return { links, preview: [["code", "url", "title", "tags"], ...preview] };
 }
 
+/** Times the page waits out the server's per-user limit for one part before it stops with the limit's message. */
+const MAX_WAITS = 10;
+
+/**
+ * A part refused by the server's per-user limit on heavy calls (HEAVY_RATE_LIMIT, README "Heavy
+ * calls, per user"): each part is one call, so a file of more parts than the limit allows in a
+ * minute (60,000+ rows at the default 120) always meets it. Not a failure: the page waits as
+ * long as the server asks (Retry-After) and sends the part again.
+ */
+class RateLimited extends Error {
+  constructor(message: string, readonly waitMs: number, readonly limit: number | null) {
+    super(message);
+  }
+}
+
 async function sendPart(part: Extract<Part, { kind: "send" }>, brandDomains: string[], json: boolean): Promise<ImportReport> {
   let res: Response;
   const query = new URLSearchParams({ rowOffset: String(part.rowOffset) });
@@ -82,6 +98,11 @@ async function sendPart(part: Extract<Part, { kind: "send" }>, brandDomains: str
     throw new Error(NO_ANSWER);
   }
   const body = await res.json().catch(() => null);
+  if (res.status === 429 && body?.error?.code === "RATE_LIMITED") {
+    const seconds = Number(res.headers.get("retry-after"));
+    const limit = Number(res.headers.get("ratelimit-limit"));
+    throw new RateLimited(body.error.message, (Number.isFinite(seconds) && seconds > 0 ? seconds : 60) * 1000, limit > 0 ? limit : null);
+  }
   if (!res.ok) throw new Error(body?.error?.message ?? `${res.status}: ${res.statusText || "Import failed"}`);
   return body as ImportReport;
 }
@@ -110,6 +131,9 @@ export function ImportPage() {
   const [done, setDone] = useState(0);
   const [results, setResults] = useState<ImportRowResult[]>([]);
   const [failure, setFailure] = useState<string | null>(null);
+  // While a part waits out the server's heavy-call limit: when it is sent again, and the limit.
+  // A time, set once per wait, rather than a countdown, which the live status would read out every second.
+  const [paused, setPaused] = useState<{ until: number; limit: number | null } | null>(null);
   const [filter, setFilter] = useState<Filter>("all");
   // Shlink domains whose links go to the brand tracker (the rest to the Link Tracker).
   const [brandDomains, setBrandDomains] = useState<string[]>([]);
@@ -167,6 +191,28 @@ export function ImportPage() {
     setPicked({ name: file.name, text, format: layout?.format ?? null, layout, links: null, preview: records.map((r) => r.cells), problem, domains: problem ? [] : shlinkDomains(text, layout) });
   }
 
+  /**
+   * Sends a part; while the server refuses it for the account's heavy-call limit, waits as long
+   * as it asks and sends it again (Cancel ends the wait). Null when cancelled while waiting.
+   */
+  async function sendWhenAllowed(part: Extract<Part, { kind: "send" }>, json: boolean): Promise<ImportReport | null> {
+    for (let waits = 0; ; waits++) {
+      try {
+        return await sendPart(part, brandDomains, json);
+      } catch (e) {
+        if (!(e instanceof RateLimited) || waits >= MAX_WAITS) throw e;
+        const until = Date.now() + e.waitMs;
+        setPaused({ until, limit: e.limit });
+        try {
+          while (Date.now() < until && !cancelled.current) await new Promise((r) => setTimeout(r, 250));
+        } finally {
+          setPaused(null);
+        }
+        if (cancelled.current) return null;
+      }
+    }
+  }
+
   async function start() {
     if (!picked?.format || started.current) return;
     started.current = true;
@@ -193,7 +239,10 @@ export function ImportPage() {
         got = [{ row: part.rowOffset + (json ? 1 : 2), status: "skipped", error: { code: "BAD_REQUEST", message: TOO_LARGE_ROW } }];
       } else {
         try {
-          got = (await sendPart(part, brandDomains, json)).results;
+          const sent = await sendWhenAllowed(part, json);
+          // Cancelled while waiting for the limit: this part was not imported, as after a Cancel between parts.
+          if (!sent) break;
+          got = sent.results;
         } catch (e) {
           setFailure(`${e instanceof Error ? e.message : String(e)} — ${json ? "links" : "rows"} from ${part.rowOffset + (json ? 1 : 2)} on were not imported.`);
           setPhase("failed");
@@ -361,6 +410,9 @@ export function ImportPage() {
             <progress id="import-progress-bar" max={Math.max(total, 1)} value={done} aria-label="Import progress" aria-valuetext={`${done} of ${total} rows`} />
             <p role="status" aria-live="polite">
               {phase === "running" && `${done.toLocaleString("en")} of ${total.toLocaleString("en")} rows (${percent}%)`}
+              {phase === "running" &&
+                paused &&
+                `. Paused: the server takes ${paused.limit === null ? "a limited number of" : paused.limit.toLocaleString("en")} imports, exports and analytics views a minute from one account; the import goes on at ${format(paused.until, "HH:mm:ss")}.`}
               {phase === "cancelling" && `Cancelling after the rows in progress… ${done.toLocaleString("en")} of ${total.toLocaleString("en")} rows`}
               {phase === "done" && `Done: ${imported.toLocaleString("en")} imported, ${skipped.toLocaleString("en")} skipped.`}
               {phase === "cancelled" &&
