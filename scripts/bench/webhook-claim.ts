@@ -1,11 +1,12 @@
-// Webhook claim benchmark (issue 26, H-hooks): what one claim of the outbox costs the request
-// thread with a backlog. Bounded, no network; not part of `npm test`.
+// Webhook claim benchmark (issue 26, H-hooks): what one claim of the outbox costs with a backlog.
+// Bounded, no network; not part of `npm test`.
 //
 //   BENCH_ENDPOINTS=10 BENCH_PER_ENDPOINT=600 node_modules/.bin/bun run scripts/bench/webhook-claim.ts
 //
 // A fresh SQLite database with BENCH_ENDPOINTS endpoints, each with BENCH_PER_ENDPOINT pending
-// deliveries, all due; five claims of 8 (each released after), timed: wall and this thread's CPU.
-// The claim runs synchronously on the request thread, so its time is a redirect's wait.
+// deliveries, all due; five claims as the sender's loop makes them (BENCH_LIMIT endpoints, up to
+// BENCH_CHAIN deliveries each: src/webhooks/worker.ts), timed: wall and this thread's CPU. Since
+// session 15 the claim runs on the webhook sender's thread, and on SQLite it is a read.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -15,6 +16,8 @@ import { webhooksStore } from "../../src/webhooks/store";
 
 const ENDPOINTS = Number(process.env.BENCH_ENDPOINTS ?? 10);
 const PER_ENDPOINT = Number(process.env.BENCH_PER_ENDPOINT ?? 600);
+const LIMIT = Number(process.env.BENCH_LIMIT ?? 32);
+const CHAIN = Number(process.env.BENCH_CHAIN ?? 8);
 
 const dir = mkdtempSync(join(tmpdir(), "threadlink-claim-bench-"));
 try {
@@ -32,10 +35,11 @@ try {
   const store = webhooksStore(db);
   const walls: number[] = [];
   const cpus: number[] = [];
+  let got = 0;
   for (let i = 0; i < 5; i++) {
     const cpu = process.threadCpuUsage();
     const started = performance.now();
-    await store.claim(new Date().toISOString(), new Date(Date.now() + 60_000).toISOString(), 8);
+    got = (await store.claim(new Date().toISOString(), new Date(Date.now() + 60_000).toISOString(), LIMIT, CHAIN)).length;
     walls.push(performance.now() - started);
     const used = process.threadCpuUsage(cpu);
     cpus.push((used.user + used.system) / 1000);
@@ -43,7 +47,7 @@ try {
   }
   const median = (a: number[]) => a.toSorted((x, y) => x - y)[Math.floor(a.length / 2)]!;
   console.log(
-    `claim of 8 with ${(ENDPOINTS * PER_ENDPOINT).toLocaleString("en-US")} pending over ${ENDPOINTS} endpoints: ` +
+    `claim of up to ${LIMIT} endpoints × ${CHAIN} (${got} claimed) with ${(ENDPOINTS * PER_ENDPOINT).toLocaleString("en-US")} pending over ${ENDPOINTS} endpoints: ` +
       `median ${median(walls).toFixed(2)} ms wall, ${median(cpus).toFixed(2)} ms CPU (of 5; max ${Math.max(...walls).toFixed(2)} ms wall)`,
   );
   await db.close();

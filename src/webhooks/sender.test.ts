@@ -14,7 +14,7 @@ const watch = <Q extends Queries>(q: Q): Q => ({
   get: (text: string, ...p: unknown[]) => (seen.push(text), q.get(text, ...(p as []))),
   run: (text: string, ...p: unknown[]) => (seen.push(text), q.run(text, ...(p as []))),
 });
-const t = await setup({ WEBHOOK_ALLOW_PRIVATE: "true" }, { wrap: (db) => ({ ...watch(db), tx: (fn) => db.tx((q) => fn(watch(q))) }) as Database });
+const t = await setup({ WEBHOOK_ALLOW_PRIVATE: "true", WEBHOOK_RETRY_BASE_MS: "200" }, { wrap: (db) => ({ ...watch(db), tx: (fn) => db.tx((q) => fn(watch(q))) }) as Database });
 
 test("the sender thread starts with the first delivery and sends it; the app's connection runs none of the loop's statements", async () => {
   const rx = startReceiver();
@@ -54,3 +54,19 @@ test("a stopping app waits for the thread to record the attempt under way (its l
   expect(await u.database.get("SELECT state, attempts, claimed_until FROM webhook_deliveries WHERE webhook_id IS NOT NULL ORDER BY id DESC LIMIT 1")).toEqual({ state: "delivered", attempts: 1, claimed_until: null });
   rx.stop();
 });
+
+test("an endpoint's backlog goes in order, each once; a failure in the middle holds the rest until it goes", async () => {
+  const rx = startReceiver();
+  const carol = await t.signUp("carol");
+  expect((await t.call("POST", "/api/webhooks", { body: { url: rx.url("/backlog"), events: ["link.created"] }, cookie: carol.cookie })).status).toBe(201);
+  // The fifth request fails once (its retry comes after the base backoff); a slow receiver lets
+  // a backlog build behind the first ones.
+  rx.script.push(200, 200, 200, 200, 500);
+  rx.setDelay(20);
+  for (let i = 0; i < 12; i++) expect((await t.call("POST", "/api/links", { body: { originalUrl: `https://example.com/b${i}`, title: `b${i}`, shortCode: `backlog-${i}` }, cookie: carol.cookie })).status).toBe(201);
+  const got = await rx.waitFor(13, 15_000);
+  expect(got.map((r) => r.json.data.title)).toEqual(["b0", "b1", "b2", "b3", "b4", "b4", "b5", "b6", "b7", "b8", "b9", "b10", "b11"]);
+  await Bun.sleep(300);
+  expect(rx.received).toHaveLength(13);
+  rx.stop();
+}, 20_000);

@@ -27,6 +27,8 @@ export type WebhookSender = {
   poke(): Promise<void>;
   /** The sender thread is running (tests). */
   readonly started: boolean;
+  /** Stops it for good, once the attempts under way are recorded (the app's shutdown; tests that run a loop of their own). */
+  stop(): Promise<void>;
 };
 
 export function startWebhookSender(ctx: AppContext, feed: EventFeed): WebhookSender {
@@ -92,7 +94,7 @@ export function startWebhookSender(ctx: AppContext, feed: EventFeed): WebhookSen
   // none committed in between goes unheard.
   void feed.ready.then(onWake);
 
-  ctx.shutdownHooks.push(async () => {
+  async function stop() {
     stopped = true;
     unsubscribe();
     const t = thread;
@@ -102,7 +104,8 @@ export function startWebhookSender(ctx: AppContext, feed: EventFeed): WebhookSen
     await Promise.race([new Promise<void>((resolve) => (onClosed = resolve, t.postMessage({ type: "close" } satisfies ToSender))), Bun.sleep(CLOSE_TIMEOUT_MS)]);
     t.terminate();
     thread = null;
-  });
+  }
+  ctx.shutdownHooks.push(stop);
 
   return {
     async poke() {
@@ -113,5 +116,6 @@ export function startWebhookSender(ctx: AppContext, feed: EventFeed): WebhookSen
     get started() {
       return thread !== null;
     },
+    stop,
   };
 }

@@ -198,30 +198,44 @@ export function webhooksStore(db: Database) {
       return made ? db.get<DeliveryRow>(`SELECT ${DSEL} FROM webhook_deliveries d ${BODY_JOIN} WHERE d.id = ?`, made.id) : undefined;
     },
     /**
-     * Claims up to `limit` due deliveries until `leaseUntil`: only the oldest pending one of
-     * each enabled endpoint (the order promise), and only one not claimed by a live lease. On
-     * PostgreSQL, several instances claim at once: SKIP LOCKED passes over rows another is
-     * claiming, and the lease (re-checked on the locked row) keeps a claimed one theirs.
+     * Claims due deliveries of up to `limit` endpoints, in id order. PostgreSQL: only the oldest
+     * pending one of each enabled endpoint (the order promise), not claimed by a live lease,
+     * leased until `leaseUntil`; several instances claim at once: SKIP LOCKED passes over rows
+     * another is claiming, and the lease (re-checked on the locked row) keeps a claimed one
+     * theirs. SQLite: the first `chain` pending ones of each enabled endpoint whose oldest is
+     * due, to be sent one after another, with no lease (see below).
      */
-    async claim(now: string, leaseUntil: string, limit: number): Promise<Claimed[]> {
-      // A read first: with nothing due (the usual case) no write is attempted, so on SQLite an
-      // idle sender never waits for the write lock (nor makes the click writer wait for it).
+    async claim(now: string, leaseUntil: string, limit: number, chain = 1): Promise<Claimed[]> {
+      // A read first: with nothing due (the usual case) nothing more is done.
       if (!(await db.get("SELECT 1 AS x FROM webhook_deliveries WHERE state = 'pending' AND next_at <= ? LIMIT 1", now))) return [];
-      const lock = db.dialect === "postgres" ? "FOR UPDATE OF d SKIP LOCKED" : "";
-      // The heads first, one per endpoint, then each looked up by its id. Left to itself,
-      // SQLite's planner walked every due pending delivery (webhook_deliveries_due) and ran the
-      // head subquery for each and every endpoint: under a click flood's backlog (80,000
-      // deliveries a batch before they were batched) a claim took 53 ms with 6,000 pending and
-      // 370 ms with 50,000, on the request thread (scripts/bench/webhook-claim.ts). CROSS JOIN
-      // is SQLite's way to fix the join order.
+      const claimedCols = `${DCOLS.split(", ").filter((c) => c !== "body").map((c) => `d.${c}`).join(", ")}, d.body_id, w.url, w.secret, w.user_id`;
+      if (db.dialect === "sqlite") {
+        // One process serves a SQLite file, and its one sender thread runs one round at a time:
+        // what it takes needs no lease in the database, so taking it is a read, with no turn of
+        // the write lock. Under a click flood each such turn waited ~150 ms for the click
+        // writer's transaction, twice a round, and ten endpoints got 22 deliveries a second
+        // (docs/performance.md, session 15). A process killed mid-send sends again after its
+        // restart what it had not recorded (at least once).
+        return db.all<Claimed>(
+          `SELECT ${claimedCols}
+           FROM webhooks w CROSS JOIN webhook_deliveries d
+             ON d.id IN (SELECT p.id FROM webhook_deliveries p WHERE p.webhook_id = w.id AND p.state = 'pending' ORDER BY p.id LIMIT ?3)
+           WHERE w.enabled = 1 AND (SELECT h.next_at FROM webhook_deliveries h WHERE h.id = (${HEAD})) <= ?1
+           ORDER BY d.id LIMIT ?2`,
+          now, limit * chain, chain,
+        );
+      }
+      // The heads first, one per endpoint, then each looked up by its id: the endpoints are
+      // walked, not the backlog (a claim that walked every due pending delivery took 370 ms with
+      // 50,000 pending; scripts/bench/webhook-claim.ts).
       const rows = await db.all<{ id: number }>(
         `WITH heads AS MATERIALIZED (SELECT (${HEAD}) AS id FROM webhooks w WHERE w.enabled = 1)
          UPDATE webhook_deliveries SET claimed_until = ?1
          WHERE id IN (
-           SELECT d.id FROM heads h ${db.dialect === "postgres" ? "JOIN" : "CROSS JOIN"} webhook_deliveries d ON d.id = h.id
+           SELECT d.id FROM heads h JOIN webhook_deliveries d ON d.id = h.id
            WHERE d.state = 'pending' AND d.next_at <= ?2
              AND (d.claimed_until IS NULL OR d.claimed_until < ?2)
-           ORDER BY d.id LIMIT ?3 ${lock}
+           ORDER BY d.id LIMIT ?3 FOR UPDATE OF d SKIP LOCKED
          ) RETURNING id`,
         leaseUntil, now, limit,
       );
@@ -230,7 +244,7 @@ export function webhooksStore(db: Database) {
       // buffers what it returns, and a clicks.recorded body is up to a thousand links' summaries
       // (~100 KB); the sender reads each when it sends it (bodyOf), one at a time.
       return db.all<Claimed>(
-        `SELECT ${DCOLS.split(", ").filter((c) => c !== "body").map((c) => `d.${c}`).join(", ")}, d.body_id, w.url, w.secret, w.user_id
+        `SELECT ${claimedCols}
          FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
          WHERE d.id IN (${rows.map(() => "?").join(", ")}) AND d.claimed_until = ? ORDER BY d.id`,
         ...rows.map((r) => r.id), leaseUntil,
@@ -288,7 +302,7 @@ async function finishIn(q: Queries, d: Claimed, ok: boolean, r: AttemptResult, n
   const changed = await q.run(
     `UPDATE webhook_deliveries SET state = ?, attempts = attempts + 1, next_at = ?, claimed_until = NULL,
        last_status = ?, last_latency_ms = ?, last_response = ?, last_error = ?, last_at = ?
-     WHERE id = ? AND claimed_until = ?`,
+     WHERE id = ? AND ${q.dialect === "postgres" ? "claimed_until = ?" : "claimed_until IS ?"}`,
     state, nextAt ?? d.next_at, r.status, r.latencyMs, r.response, r.error, now, d.id, d.claimed_until,
   );
   if (changed === 0) return null;

@@ -9,6 +9,9 @@ import { startReceiver } from "./receiver";
 import { startWebhookWorker } from "./worker";
 
 const t = await setup({ WEBHOOK_ALLOW_PRIVATE: "true", WEBHOOK_RETRY_BASE_MS: "300", WEBHOOK_TIMEOUT_SECONDS: "1" });
+// The loops below are the only senders: the app's own thread (./sender.ts) would send too (on
+// SQLite the one sender of a file takes its deliveries without a lease).
+await t.events.webhooks.stop();
 const alice = await t.signUp("alice");
 
 /** The app's real database, with every statement sent through it counted. */

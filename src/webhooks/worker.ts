@@ -24,6 +24,12 @@ const MAX_BACKOFF_FACTOR = 360;
  * of ten endpoints waiting each time and their queues grew (seconds of latency).
  */
 const BATCH = 32;
+/**
+ * SQLite: deliveries of one endpoint a round at most, sent one after another. Each round's
+ * record waits for a turn of the write lock (~150 ms behind the click writer under a flood): one
+ * delivery an endpoint a round was fewer than a flood's batches make (store.ts claim).
+ */
+const CHAIN = 8;
 /** A round that could not reach the database tries again after this long (or at the next wake). */
 const RETRY_ON_ERROR_MS = 5_000;
 /**
@@ -86,29 +92,50 @@ export function startWebhookWorker(ctx: WebhookLoopContext, feed: Pick<EventFeed
   }
 
   /**
-   * Sends a round's deliveries in parallel and records them together (one transaction). A click
-   * chunk's body (~100 KB) is shared by its owner's endpoints, which a round mostly holds
-   * together: it is read and encoded once for all of them (docs/performance.md, session 14).
+   * Sends a round's deliveries and records them together (one transaction). Endpoints in
+   * parallel; each endpoint's in order, one after another, and a failure ends its turn (the rest
+   * wait behind it, as the order promises). A click chunk's body (~100 KB) is shared by its
+   * owner's endpoints, which a round mostly holds together: it is read and encoded once for all of
+   * them (docs/performance.md, session 14).
    */
   async function deliver(claimed: Claimed[]) {
-    const started: Promise<Awaited<ReturnType<typeof attempt>>>[] = [];
-    const shared = new Map<number, Uint8Array<ArrayBuffer> | null>();
-    for (const d of claimed) {
-      let body = d.body_id === null ? undefined : shared.get(d.body_id);
-      if (body === undefined) {
+    const shared = new Map<number, Promise<Uint8Array<ArrayBuffer> | null>>();
+    const bodyOf = (d: Claimed) => {
+      const read = async () => {
         const text = await store.bodyOf(d.id);
-        body = text === null ? null : Buffer.from(text);
-        if (d.body_id !== null && body !== null) shared.set(d.body_id, body);
-      }
-      // Gone meanwhile (its endpoint deleted): nothing to send; the lease check skips its record.
-      if (body !== null) started.push(attempt(d, body));
+        return text === null ? null : Buffer.from(text);
+      };
+      if (d.body_id === null) return read();
+      let body = shared.get(d.body_id);
+      if (!body) shared.set(d.body_id, (body = read()));
+      return body;
+    };
+    const chains = new Map<number, Claimed[]>();
+    for (const d of claimed) {
+      const chain = chains.get(d.webhook_id);
+      if (chain) chain.push(d);
+      else chains.set(d.webhook_id, [d]);
     }
-    const attempts = await Promise.all(started);
+    const sent = await Promise.all(
+      [...chains.values()].map(async (chain) => {
+        const done: Awaited<ReturnType<typeof attempt>>[] = [];
+        for (const d of chain) {
+          const body = await bodyOf(d);
+          // Gone meanwhile (its endpoint deleted): nothing to send; the record's check skips it.
+          if (body === null) continue;
+          const a = await attempt(d, body);
+          done.push(a);
+          if (!a.ok) break;
+        }
+        return done;
+      }),
+    );
+    const attempts = sent.flat();
     try {
       const outcomes = await store.finishAll(attempts);
       outcomes.forEach((disabled, i) => disabled && log.warn("webhook disabled", { webhookId: attempts[i]!.d.webhook_id }));
     } catch (e) {
-      // Not recorded: the leases run out and these are sent again (at least once).
+      // Not recorded: sent again (PostgreSQL: once the leases run out; SQLite: next round) — at least once.
       log.error("webhook deliveries failed to record", { error: String(e) });
     }
   }
@@ -121,7 +148,7 @@ export function startWebhookWorker(ctx: WebhookLoopContext, feed: Pick<EventFeed
       again = false;
       let claimed: Claimed[] = [];
       try {
-        claimed = await store.claim(new Date().toISOString(), isoIn(leaseMs), BATCH);
+        claimed = await store.claim(new Date().toISOString(), isoIn(leaseMs), BATCH, CHAIN);
         if (claimed.length > 0) {
           // Different endpoints, so in parallel: one slow receiver does not hold up the others' turn.
           const all = deliver(claimed);
