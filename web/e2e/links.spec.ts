@@ -394,3 +394,35 @@ test("a report refused while the dialog shows another (the heavy-call limit) say
   // The kept figures are labelled as what they are (the table's caption said "last 90 days").
   await expect(dialog.locator("caption")).toHaveText(["Clicks per day (UTC), last 30 days"]);
 });
+
+test("an export the server refuses (the heavy-call limit) says why, instead of a failed browser download; the dialog's click export too", async ({ page }) => {
+  await registerViaApi(page.request);
+  const r = await page.request.post("/api/links", { data: { originalUrl: `${destBase}/exported`, title: "Exported" } });
+  expect(r.status()).toBe(201);
+  const { id, shortUrl } = await r.json();
+  // A click, so the dialog's Click Details has rows and its Export CSV.
+  expect((await page.request.get(shortUrl, { maxRedirects: 0 })).status()).toBe(302);
+  await page.goto("/link-tracker");
+  await card(page, "Exported").getByRole("button", { name: "Analytics for Exported" }).click();
+  const dialog = page.getByRole("dialog", { name: "Analytics: Exported" });
+  await expect(dialog.locator(".stat").filter({ hasText: "Total Clicks" })).toContainText("1");
+  await dialog.getByRole("tab", { name: "Click Details" }).click();
+  // The account's heavy calls for this minute used up, as by a script with one of its keys.
+  let refused = false;
+  for (let i = 0; i < 1000 && !refused; i++) refused = (await page.request.get(`/api/links/${id}/analytics`)).status() === 429;
+  expect(refused).toBe(true);
+  const downloads: string[] = [];
+  page.on("download", (d) => downloads.push(d.suggestedFilename()));
+  const why = /Too many requests for bulk, import, export and analytics calls of this account: the limit is \d+ a minute\. Please try again in \d+ seconds?\./;
+
+  await dialog.getByRole("link", { name: "Export CSV" }).click();
+  const alert = page.getByRole("alert").filter({ hasText: "Too many requests" });
+  await expect(alert).toContainText(why);
+  await page.keyboard.press("Escape");
+  await expect(dialog).toBeHidden();
+  await page.getByRole("navigation", { name: "Import and export" }).getByRole("link", { name: "Export JSON" }).press("Enter");
+  await expect(page.getByRole("alert").filter({ hasText: "Too many requests" })).toContainText(why);
+  // Nothing was saved, and the links are usable again at once.
+  expect(downloads).toEqual([]);
+  await expect(page.getByRole("navigation", { name: "Import and export" }).getByRole("link", { name: "Export JSON" })).not.toHaveAttribute("aria-busy", "true");
+});

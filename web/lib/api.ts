@@ -23,6 +23,38 @@ function messageFrom(text: string): { message: string; fields?: Record<string, s
 
 export const NO_ANSWER = "Could not reach the server. Check your connection and try again.";
 
+/**
+ * A file from the API, read by the page (web/ui/DownloadLink.tsx): its bytes, counted as they
+ * come (`onBytes`), and the name its Content-Disposition gives. A refusal (one export at a time,
+ * the heavy-call limit) is an ApiError with the server's message, not a browser download that
+ * fails without a reason.
+ */
+export async function download(path: string, onBytes: (n: number) => void, signal: AbortSignal): Promise<{ blob: Blob; filename: string }> {
+  let res: Response;
+  try {
+    res = await fetch(path, { signal, credentials: "same-origin" });
+  } catch (e) {
+    if (signal.aborted) throw e;
+    throw new ApiError(NO_ANSWER, 0);
+  }
+  if (!res.ok || !res.body) {
+    const { message, fields } = messageFrom(await res.text().catch(() => ""));
+    throw new ApiError(message || `${res.status} ${res.statusText}`.trim(), res.status, fields);
+  }
+  const filename = /filename="([^"]+)"/.exec(res.headers.get("content-disposition") ?? "")?.[1] ?? path.split("/").pop() ?? "download";
+  const reader = res.body.getReader();
+  const parts: Uint8Array<ArrayBuffer>[] = [];
+  let n = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    parts.push(value as Uint8Array<ArrayBuffer>);
+    n += value.byteLength;
+    onBytes(n);
+  }
+  return { blob: new Blob(parts, { type: res.headers.get("content-type") ?? "application/octet-stream" }), filename };
+}
+
 export async function api<T = unknown>(path: string, init: { method?: string; body?: unknown; signal?: AbortSignal } = {}): Promise<T> {
   return (await request<T>(path, init)).body;
 }

@@ -11,6 +11,7 @@ import { capitalise, copyLink, countryName, formatDate, locationOf, orUnknown, r
 import type { AnalyticsReport, ClickView, Tally, Tracker } from "./types";
 import { API_BASE } from "./types";
 import { clickSummaries, useLiveEvent } from "../notifications/live";
+import { DownloadLink } from "../ui/DownloadLink";
 
 const LIVE_KINDS = ["clicks.recorded", "resync"] as const;
 /** The open dialog reads its link's report again at most this often while clicks come (the first at once). */
@@ -293,7 +294,7 @@ function ClickDetails({ report, tracker, paging, csvHref }: { report: AnalyticsR
           </div>
           <Pager report={report} paging={paging} />
           <div className="row">
-            <a className="btn btn-secondary btn-sm" href={csvHref} download>Export CSV</a>
+            <DownloadLink className="btn btn-secondary btn-sm" href={csvHref} label="Export CSV" />
           </div>
           <DbIpCredit />
         </>

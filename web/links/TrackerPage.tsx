@@ -3,6 +3,7 @@ import useSWRInfinite from "swr/infinite";
 import { Link, useSearch } from "wouter";
 import { AppFooter, AppHeader } from "../shell/AppHeader";
 import { Button } from "../ui/Button";
+import { DownloadLink } from "../ui/DownloadLink";
 import { ConfirmDialog, Dialog } from "../ui/Dialog";
 import { Field, Select } from "../ui/Field";
 import { MultiSelect } from "../ui/MultiSelect";
@@ -227,11 +228,12 @@ export function TrackerPage({ tracker }: { tracker: Tracker }) {
         </div>
 
         {!brand && (
-          // Downloads come straight from the API (Content-Disposition names the file).
+          // Downloads come from the API (Content-Disposition names the file), read by the page so a
+          // refused one says why (DownloadLink).
           <nav className="row links-bulk" aria-label="Import and export">
             <Link href="/link-tracker/import" className="btn btn-secondary btn-sm">Import links</Link>
-            <a className="btn btn-secondary btn-sm" href="/api/links/export.csv" download>Export CSV</a>
-            <a className="btn btn-secondary btn-sm" href="/api/links/export.json" download>Export JSON</a>
+            <DownloadLink className="btn btn-secondary btn-sm" href="/api/links/export.csv" label="Export CSV" />
+            <DownloadLink className="btn btn-secondary btn-sm" href="/api/links/export.json" label="Export JSON" />
           </nav>
         )}
 

@@ -1,0 +1,61 @@
+import { type MouseEvent, useEffect, useRef, useState } from "react";
+import { download } from "../lib/api";
+import { toastError } from "./Toast";
+
+const formatBytes = (n: number) => (n < 1024 * 1024 ? `${Math.max(1, Math.round(n / 1024)).toLocaleString("en-US")} KB` : `${(n / (1024 * 1024)).toFixed(1)} MB`);
+
+/**
+ * A download the page reads itself: a refused one (one export at a time, the heavy-call limit)
+ * says why in a toast with the server's message, where a plain link gave a failed browser
+ * download and no reason (QA, sessions 13 and 15); while it runs, the bytes received and a
+ * Cancel. Still a link: opened in a new tab or window (or without script) the browser downloads
+ * it itself, as before.
+ */
+export function DownloadLink({ href, label, className }: { href: string; label: string; className?: string }) {
+  const [bytes, setBytes] = useState<number | null>(null);
+  const running = useRef<AbortController | null>(null);
+  // Leaving the page ends the read (the server's export ends with it).
+  useEffect(() => () => running.current?.abort(), []);
+
+  async function start(e: MouseEvent<HTMLAnchorElement>) {
+    if (e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
+    e.preventDefault();
+    if (running.current) return;
+    const abort = new AbortController();
+    running.current = abort;
+    setBytes(0);
+    try {
+      const { blob, filename } = await download(href, setBytes, abort.signal);
+      const url = URL.createObjectURL(blob);
+      const a = document.createElement("a");
+      a.href = url;
+      a.download = filename;
+      document.body.append(a);
+      a.click();
+      a.remove();
+      // The browser has taken the file by then; the bytes are let go.
+      setTimeout(() => URL.revokeObjectURL(url), 60_000);
+    } catch (err) {
+      if (!abort.signal.aborted) toastError(err, `${label} failed`);
+    } finally {
+      running.current = null;
+      setBytes(null);
+    }
+  }
+
+  return (
+    <>
+      <a className={className} href={href} download onClick={start} aria-busy={bytes !== null || undefined}>
+        {label}
+      </a>
+      {bytes !== null && (
+        <span className="row download-progress">
+          <span role="status">{`${label}: ${formatBytes(bytes)} received`}</span>
+          <button type="button" className="btn btn-secondary btn-sm" aria-label={`Cancel ${label}`} onClick={() => running.current?.abort()}>
+            Cancel
+          </button>
+        </span>
+      )}
+    </>
+  );
+}
