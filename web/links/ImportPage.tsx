@@ -1,4 +1,5 @@
 import { format } from "date-fns";
+import { downloadBlob } from "../lib/saveFile";
 import Papa from "papaparse";
 import { useEffect, useMemo, useRef, useState, type ChangeEvent } from "react";
 import { mutate } from "swr";
@@ -113,14 +114,7 @@ function reportCsv(results: readonly ImportRowResult[]) {
   return Papa.unparse({ fields: ["row", "status", "shortUrl", "reason"], data: rows }, { escapeFormulae: true, newline: "\r\n" });
 }
 
-function download(name: string, text: string) {
-  const url = URL.createObjectURL(new Blob([`\ufeff${text}`], { type: "text/csv;charset=utf-8" }));
-  const a = document.createElement("a");
-  a.href = url;
-  a.download = name;
-  a.click();
-  setTimeout(() => URL.revokeObjectURL(url), 1000);
-}
+const download = (name: string, text: string) => downloadBlob(new Blob([`\ufeff${text}`], { type: "text/csv;charset=utf-8" }), name);
 
 /** /link-tracker/import: a CSV file into the Link Tracker, with a preview, progress and a per-row report (issue 14). */
 export function ImportPage() {

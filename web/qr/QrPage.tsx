@@ -10,12 +10,12 @@ import { linkState } from "../links/format";
 import { AppFooter, AppHeader } from "../shell/AppHeader";
 import { useUser } from "../lib/auth";
 import { useConfig } from "../lib/config";
+import { downloadBlob } from "../lib/saveFile";
 import { Button } from "../ui/Button";
 import { Field, Select } from "../ui/Field";
 import { toast, toastError } from "../ui/Toast";
 import {
   canvasBlob,
-  downloadBlob,
   pngFileName,
   qrText,
   svgFileName,

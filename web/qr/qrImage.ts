@@ -166,19 +166,6 @@ export function canvasBlob(canvas: HTMLCanvasElement, type = "image/png", qualit
   );
 }
 
-/** Starts a browser download of `blob` as `name`. */
-export function downloadBlob(blob: Blob, name: string) {
-  const href = URL.createObjectURL(blob);
-  const a = document.createElement("a");
-  a.href = href;
-  a.download = name;
-  document.body.append(a);
-  a.click();
-  a.remove();
-  // Revoke later: some browsers start reading the blob after click() returns.
-  setTimeout(() => URL.revokeObjectURL(href), 10_000);
-}
-
 /**
  * The text a QR code holds for a web address: its ASCII form (punycode host, percent-encoded
  * path, query and fragment), as `new URL().href` writes it. Raw UTF-8 in a QR code is read

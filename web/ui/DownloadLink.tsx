@@ -1,5 +1,6 @@
 import { type MouseEvent, useEffect, useRef, useState } from "react";
 import { download } from "../lib/api";
+import { downloadBlob } from "../lib/saveFile";
 import { toastError } from "./Toast";
 
 const formatBytes = (n: number) => (n < 1024 * 1024 ? `${Math.max(1, Math.round(n / 1024)).toLocaleString("en-US")} KB` : `${(n / (1024 * 1024)).toFixed(1)} MB`);
@@ -26,15 +27,7 @@ export function DownloadLink({ href, label, className }: { href: string; label: 
     setBytes(0);
     try {
       const { blob, filename } = await download(href, setBytes, abort.signal);
-      const url = URL.createObjectURL(blob);
-      const a = document.createElement("a");
-      a.href = url;
-      a.download = filename;
-      document.body.append(a);
-      a.click();
-      a.remove();
-      // The browser has taken the file by then; the bytes are let go.
-      setTimeout(() => URL.revokeObjectURL(url), 60_000);
+      downloadBlob(blob, filename);
     } catch (err) {
       if (!abort.signal.aborted) toastError(err, `${label} failed`);
     } finally {
