@@ -3,7 +3,10 @@
 //
 //   node_modules/.bin/bun run scripts/bench/events.ts        # builds dist/threadlink if missing
 //   BENCH_BINARY=.tmp/x/threadlink BENCH_SECONDS=10 BENCH_ROUNDS=3 bun run scripts/bench/events.ts
-//   knobs: BENCH_PORT (3393), BENCH_LINKS (2000), BENCH_HOOKS (10), BENCH_STREAMS (20), BENCH_C (64)
+//   knobs: BENCH_PORT (3393), BENCH_LINKS (2000), BENCH_HOOKS (10), BENCH_STREAMS (20), BENCH_C (64),
+//   BENCH_STREAM_LINKS: "page" (default) opens each stream as the Link Tracker does, naming the
+//   cards of its first page (`?links=`, the newest 100 links); "all" names none (every link's
+//   clicks, as an API client without `links` gets them)
 //
 // 1. Starts the compiled binary on a fresh data dir (SQLite), signs up one user and makes
 //    BENCH_LINKS links through the bulk API.
@@ -27,6 +30,8 @@ const PORT = Number(process.env.BENCH_PORT ?? 3393);
 const LINKS = Number(process.env.BENCH_LINKS ?? 2_000);
 const HOOKS = Number(process.env.BENCH_HOOKS ?? 10);
 const STREAMS = Number(process.env.BENCH_STREAMS ?? 20);
+const STREAM_LINKS = process.env.BENCH_STREAM_LINKS ?? "page";
+if (STREAM_LINKS !== "page" && STREAM_LINKS !== "all") throw new Error("BENCH_STREAM_LINKS is page or all");
 const C = Number(process.env.BENCH_C ?? 64);
 const HOST = "127.0.0.1";
 const BASE = `http://${HOST}:${PORT}`;
@@ -80,12 +85,14 @@ try {
     fetch(`${BASE}${path}`, { method, headers: { cookie, "content-type": "application/json", origin: BASE }, body: body === undefined ? undefined : JSON.stringify(body) });
 
   const codes: string[] = [];
+  const ids: number[] = [];
   for (let made = 0; made < LINKS; made += 1000) {
     const n = Math.min(1000, LINKS - made);
     const links = [...Array(n)].map((_, i) => ({ originalUrl: `https://example.com/${made + i}`, title: `bench ${made + i}`, shortCode: `ev${made + i}` }));
     const r = await api("POST", "/api/links/bulk", { links });
     if (r.status !== 200) throw new Error(`bulk: ${r.status} ${await r.text()}`);
     codes.push(...links.map((l) => l.shortCode));
+    ids.push(...((await r.json()) as { results: { link: { id: number } }[] }).results.map((x) => x.link.id));
   }
   const codesFile = join(dir, "codes.txt");
   writeFileSync(codesFile, `${codes.join("\n")}\n`);
@@ -188,7 +195,8 @@ try {
     for (let i = 0; i < STREAMS; i++) {
       const abort = new AbortController();
       aborts.push(abort);
-      const res = await fetch(`${BASE}/api/events/stream`, { headers: { cookie }, signal: abort.signal });
+      const query = STREAM_LINKS === "page" ? `?links=${ids.toSorted((x, y) => y - x).slice(0, 100).join(",")}` : "";
+      const res = await fetch(`${BASE}/api/events/stream${query}`, { headers: { cookie }, signal: abort.signal });
       if (res.status !== 200) throw new Error(`stream: ${res.status} ${await res.text()}`);
       reading.push(
         (async () => {
@@ -231,7 +239,7 @@ try {
     none.push(await runWrk("(a) no subscribers"));
     const s = await subscribe();
     recording = true;
-    subs.push(await runWrk(`(b) ${HOOKS} hooks + ${STREAMS} SSE`));
+    subs.push(await runWrk(`(b) ${HOOKS} hooks + ${STREAMS} SSE${STREAM_LINKS === "page" ? " (100 links each)" : ""}`));
     // Deliveries still queued when wrk stops are sent now; their latency counts too.
     for (let waited = 0; waited < 30_000; waited += 200) {
       const before = deliveries;

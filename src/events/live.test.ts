@@ -17,11 +17,11 @@ const carol = await t.signUp("carol");
 type Frame = { id?: string; event: string; data: any; comment?: string };
 
 /** An open stream: its frames as they arrive, and a way to wait for one. */
-async function openStream(cookie: string, opts: { lastEventId?: number; app?: { handle(r: Request): Promise<Response> } } = {}) {
+async function openStream(cookie: string, opts: { lastEventId?: number; query?: string; app?: { handle(r: Request): Promise<Response> } } = {}) {
   const abort = new AbortController();
   const headers: Record<string, string> = { host: "localhost:3000", cookie };
   if (opts.lastEventId !== undefined) headers["last-event-id"] = String(opts.lastEventId);
-  const res = await (opts.app ?? t.app).handle(new Request(`${ORIGIN}/api/events/stream`, { headers, signal: abort.signal }));
+  const res = await (opts.app ?? t.app).handle(new Request(`${ORIGIN}/api/events/stream${opts.query ?? ""}`, { headers, signal: abort.signal }));
   const frames: Frame[] = [];
   const comments: string[] = [];
   let waiters: (() => void)[] = [];
@@ -200,6 +200,65 @@ describe("whose events", () => {
     expect(b.of("notifications")).toEqual([]);
     expect(c.of("title.added")).toEqual([]);
     for (const s of [a, b, c]) await s.close();
+  });
+});
+
+describe("a stream that names its links (?links=, the web app's shown cards)", () => {
+  test("gets those links' click summaries only, every other event, and the bell's nudge for any link's milestone", async () => {
+    const shown = await makeLink("filter-shown");
+    const other = await makeLink("filter-other");
+    const all = await stream(alice.cookie);
+    const some = await stream(alice.cookie, { query: `?links=${shown.id}` });
+    const none = await stream(alice.cookie, { query: "?links=" });
+    const linksOf = (s: Awaited<ReturnType<typeof stream>>) => s.of("clicks.recorded").flatMap((f) => f.data.data.links.map((l: { linkId: number }) => l.linkId));
+    // One batch with both links' first clicks (each crosses the first milestone).
+    await Promise.all([t.call("GET", "/filter-shown"), t.call("GET", "/filter-other")]);
+    await t.settle();
+    await all.waitFor(() => linksOf(all).includes(shown.id) && linksOf(all).includes(other.id));
+    await some.waitFor(() => linksOf(some).includes(shown.id));
+    await some.next("notifications");
+    await none.next("notifications");
+    // A link change is not filtered.
+    const made = await makeLink("filter-made");
+    await some.next("link.created", (d) => d.data.id === made.id);
+    await none.next("link.created", (d) => d.data.id === made.id);
+    expect(linksOf(some).filter((id) => id !== shown.id)).toEqual([]);
+    expect(none.of("clicks.recorded")).toEqual([]);
+    // Only the other link clicked (no milestone: its second click): nothing for the filtered streams.
+    const before = some.frames.length;
+    await t.call("GET", "/filter-other");
+    await t.settle();
+    await all.waitFor(() => linksOf(all).filter((id) => id === other.id).length === 2);
+    expect(some.frames.length).toBe(before);
+    for (const s of [all, some, none]) await s.close();
+  });
+
+  test("a reconnect naming other links gets what it missed of those (Last-Event-ID as ?lastEventId=)", async () => {
+    const first = await makeLink("refilter-a");
+    const second = await makeLink("refilter-b");
+    const a = await stream(alice.cookie, { query: `?links=${first.id}` });
+    const ready = a.of("ready").at(-1)!;
+    await a.close();
+    await t.call("GET", "/refilter-b");
+    await t.settle();
+    const b = await stream(alice.cookie, { query: `?links=${first.id},${second.id}&lastEventId=${ready.id}` });
+    const got = b.of("clicks.recorded").flatMap((f) => f.data.data.links);
+    expect(got).toEqual([expect.objectContaining({ linkId: second.id, total: 1 })]);
+    await b.close();
+  });
+
+  test.each([
+    ["?links=abc", "links must be link ids separated by commas"],
+    ["?links=1,,2", "links must be link ids separated by commas"],
+    ["?links=1;DROP TABLE links", "links must be link ids separated by commas"],
+    ["?links=-1", "links must be link ids separated by commas"],
+    [`?links=${Array.from({ length: 1001 }, (_, i) => i + 1).join(",")}`, "links names at most 1000 links"],
+  ])("%s is a 400 naming links, and no stream is opened", async (query, message) => {
+    const before = t.events.live.count(alice.user.id);
+    const r = await t.call("GET", `/api/events/stream${query}`, { cookie: alice.cookie });
+    expect(r.status).toBe(400);
+    expect(r.json.error.fields?.links ?? r.json.error.message).toContain(message);
+    expect(t.events.live.count(alice.user.id)).toBe(before);
   });
 });
 

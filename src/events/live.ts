@@ -79,6 +79,12 @@ export function mayCrossMilestone(e: StreamEvent) {
 
 type Stream = {
   userId: number;
+  /**
+   * `?links=`: the only links whose clicks.recorded summaries it is sent (the web app's shown
+   * cards and open dialog), with its key (the ids sorted) so streams asking the same share one
+   * text; null: every link's. Other events are not filtered.
+   */
+  links: { ids: ReadonlySet<number>; key: string } | null;
   /** The session that opened it (sessions.id): the stream ends with it. */
   sessionId: string;
   /** Events for it while its catch-up runs: sent after, in order, repeats dropped. */
@@ -136,7 +142,7 @@ export function startLiveHub(ctx: AppContext, feed: EventFeed) {
    * clicks.recorded of one batch one frame (clicksFrame), with the bell's nudge after a frame
    * whose events raised a notice for this user.
    */
-  function framesFor(userId: number, events: readonly StreamEvent[]) {
+  function framesFor(userId: number, events: readonly StreamEvent[], links: ReadonlySet<number> | null = null) {
     let text = "";
     for (let i = 0; i < events.length; ) {
       const e = events[i]!;
@@ -149,21 +155,26 @@ export function startLiveHub(ctx: AppContext, feed: EventFeed) {
       // One batch's (its events share the writer's commit time), as a webhook delivery holds.
       while (j < events.length && j - i < CLICK_LINKS_PER_FRAME && events[j]!.type === "clicks.recorded" && events[j]!.createdAt === e.createdAt) j++;
       const run = events.slice(i, j);
-      text += clicksFrame(run) + (run.some((c) => noticedBy(c, userId)) ? NUDGE : "");
+      // A filtered stream gets its links' summaries only, and the bell's nudge whichever link
+      // crossed a milestone.
+      const shown = links ? run.filter((c) => links.has(c.linkId ?? 0)) : run;
+      text += (shown.length ? clicksFrame(shown) : "") + (run.some((c) => noticedBy(c, userId)) ? NUDGE : "");
       i = j;
     }
     return text;
   }
 
-  /** Sends `events` to the streams of one user, the text made and encoded once for all of them. */
+  /** Sends `events` to the streams of one user, the text made and encoded once per filter for all of them. */
   function deliver(userId: number, streams: Iterable<Stream>, events: readonly StreamEvent[]) {
-    let bytes: Uint8Array | null = null;
+    const made = new Map<string, Uint8Array>();
     for (const s of streams) {
       if (s.held) {
         s.held.push(...events);
         continue;
       }
-      bytes ??= encoder.encode(framesFor(userId, events));
+      const key = s.links?.key ?? "*";
+      let bytes = made.get(key);
+      if (!bytes) made.set(key, (bytes = encoder.encode(framesFor(userId, events, s.links?.ids ?? null))));
       s.write(bytes);
     }
   }
@@ -298,11 +309,13 @@ export function startLiveHub(ctx: AppContext, feed: EventFeed) {
      * what was missed. The caller has checked the per-user limit. `signal` ends it when the
      * client goes away; the session's end ends it too (endSignedOut).
      */
-    async open(userId: number, sessionId: string, lastEventId: number | null, signal: AbortSignal): Promise<ReadableStream<Uint8Array>> {
+    async open(userId: number, sessionId: string, lastEventId: number | null, signal: AbortSignal, links: readonly number[] | null = null): Promise<ReadableStream<Uint8Array>> {
       let controller!: ReadableStreamDefaultController<Uint8Array>;
       let closed = false;
+      const ids = links === null ? null : new Set(links);
       const s: Stream = {
         userId,
+        links: ids && { ids, key: [...ids].sort((a, b) => a - b).join(",") },
         sessionId,
         held: [],
         sentIds: new Set(),
@@ -353,7 +366,7 @@ export function startLiveHub(ctx: AppContext, feed: EventFeed) {
             s.write("event: reset\ndata: {}\n\n");
           } else {
             for (const e of missed) s.sentIds.add(e.id);
-            if (missed.length) s.write(framesFor(userId, missed));
+            if (missed.length) s.write(framesFor(userId, missed, ids));
             last = Math.max(last, missed.at(-1)?.id ?? 0);
           }
         }
@@ -365,7 +378,7 @@ export function startLiveHub(ctx: AppContext, feed: EventFeed) {
       }
       const held = (s.held ?? []).filter((e) => !s.sentIds.has(e.id)).sort((a, b) => a.id - b.id);
       s.held = null;
-      if (held.length) s.write(framesFor(userId, held));
+      if (held.length) s.write(framesFor(userId, held, ids));
       s.sentIds.clear();
       return body;
     },

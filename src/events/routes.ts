@@ -7,7 +7,7 @@ import type { AuthPlugin } from "../http/auth";
 import { AppError } from "../shared/errors";
 import { BASE_SECURITY_HEADERS } from "../http/headers";
 import { defineOperations } from "../shared/apiOperations";
-import { EVENT_TYPES } from "./schema";
+import { EVENT_TYPES, StreamQuery, streamLinks } from "./schema";
 import { CATCH_UP, RETRY_MS, type LiveHub } from "./live";
 
 export const STREAM_PATH = "/api/events/stream";
@@ -33,7 +33,7 @@ export function eventRoutes(ctx: AppContext, auth: AuthPlugin, hub: LiveHub) {
       }
       // A stream is silent between events and keep-alives: Bun's idle timeout (10 s) must not end it.
       server?.timeout(request, 0);
-      const body = await hub.open(user.id, user.sessionId, lastEventId(request.headers.get("last-event-id"), query.lastEventId), request.signal);
+      const body = await hub.open(user.id, user.sessionId, lastEventId(request.headers.get("last-event-id"), query.lastEventId), request.signal, streamLinks(query.links));
       return new Response(body, {
         headers: {
           ...BASE_SECURITY_HEADERS,
@@ -44,7 +44,7 @@ export function eventRoutes(ctx: AppContext, auth: AuthPlugin, hub: LiveHub) {
         },
       });
     },
-    { auth: true },
+    { auth: true, query: StreamQuery },
   );
 }
 
@@ -53,6 +53,7 @@ export const eventOperations = defineOperations({ tag: "Live updates", auth: "se
     method: "GET",
     path: STREAM_PATH,
     summary: "Live updates (Server-Sent Events)",
+    query: StreamQuery,
     description:
       `The events of your own links and topics, and titles added to topics shared with you, as they are committed: ` +
       `each is \`id: <n>\`, \`event: <type>\` (${EVENT_TYPES.join(", ")}) and \`data:\` with the same JSON a webhook delivery carries; ` +
@@ -62,6 +63,6 @@ export const eventOperations = defineOperations({ tag: "Live updates", auth: "se
       `Send \`Last-Event-ID\` (browsers do when they reconnect) to get up to ${CATCH_UP} missed events first. ` +
       "At most LIVE_STREAMS_PER_USER streams per account (429 past it).",
     responses: { 200: { description: "An endless text/event-stream", media: { type: "text/event-stream", example: 'id: 43\nevent: clicks.recorded\ndata: {"id":"evt_42","type":"clicks.recorded","createdAt":"2026-01-01T00:00:00.000Z","data":{"links":[{"linkId":7,"shortCode":"spring","tracker":"main","title":"Spring sale","clicks":3,"total":120},{"linkId":9,"shortCode":"fall","tracker":"main","title":"Fall sale","clicks":1,"total":88}]}}\n\n' } } },
-    errors: ["RATE_LIMITED"],
+    errors: ["VALIDATION", "RATE_LIMITED"],
   },
 ]);

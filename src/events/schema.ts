@@ -1,6 +1,7 @@
 // The event log's shapes (issue 26): what a webhook delivery's body and a live update carry.
 // Shared with the web app (the Webhooks screen lists the types).
 import * as v from "valibot";
+import { QueryText } from "../shared/paging";
 
 /** Every kind of event, in the order the Webhooks screen offers them. */
 export const EVENT_TYPES = ["link.created", "link.updated", "link.deleted", "clicks.recorded", "title.added", "invite.accepted", "import.finished"] as const;
@@ -40,3 +41,26 @@ export const EventBody = v.object({
   data: v.pipe(v.record(v.string(), v.unknown()), v.description("The type's fields (README: Webhooks)")),
 });
 export type EventBody = v.InferOutput<typeof EventBody>;
+
+/** Links a live stream may name in `links` at most (ten pages of the Link Tracker's cards). */
+export const STREAM_LINKS_MAX = 1000;
+
+/** GET /api/events/stream's query. */
+export const StreamQuery = v.object({
+  lastEventId: v.optional(v.pipe(v.string(), v.description("Where to resume, as the Last-Event-ID header says it (for a client that cannot send headers); the header wins."))),
+  links: v.optional(
+    v.pipe(
+      QueryText("links must be link ids separated by commas"),
+      v.maxLength(STREAM_LINKS_MAX * 16, "links is too long"),
+      v.regex(/^(\d{1,15}(,\d{1,15})*)?$/, "links must be link ids separated by commas"),
+      v.check((s) => s === "" || s.split(",").length <= STREAM_LINKS_MAX, `links names at most ${STREAM_LINKS_MAX} links`),
+      v.description(
+        `Only these links' clicks.recorded summaries (comma-separated ids, at most ${STREAM_LINKS_MAX}; empty: none); a frame then holds those of a batch, and the notifications nudge still comes for any link's milestone. Other events are not filtered. Absent: every link's. The web app names the cards it shows.`,
+      ),
+    ),
+  ),
+});
+
+/** The ids of a stream's `links` (null: absent, every link). */
+export const streamLinks = (raw: string | undefined) => (raw === undefined ? null : raw === "" ? [] : raw.split(",").map(Number));
+

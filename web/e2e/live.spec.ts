@@ -93,6 +93,26 @@ test("a burst of clicks moves the dialog's total with each frame, while its repo
   await expect(total).toContainText("8");
 });
 
+test("the tab's stream names the cards it shows: opened again when they change, resuming where it was", async ({ page }) => {
+  await registerViaApi(page.request);
+  const a = await makeLink(page, "NamedA");
+  const b = await makeLink(page, "NamedB");
+  const named: { links: string | null; resume: string | null }[] = [];
+  page.on("request", (r) => {
+    const url = new URL(r.url());
+    if (url.pathname === "/api/events/stream") named.push({ links: url.searchParams.get("links"), resume: url.searchParams.get("lastEventId") });
+  });
+  await page.goto("/link-tracker");
+  await expect(card(page, "NamedB")).toBeVisible();
+  const both = [a.id, b.id].sort((x, y) => x - y).join(",");
+  await expect.poll(() => named.at(-1)?.links).toBe(both);
+  // A search that shows one card: the stream names that one, and resumes after what it was sent.
+  await page.getByLabel("Search links").fill("NamedA");
+  await expect(card(page, "NamedB")).toBeHidden();
+  await expect.poll(() => named.at(-1)?.links).toBe(String(a.id));
+  expect(named.at(-1)?.resume).toMatch(/^\d+$/);
+});
+
 test("publish a link's stats from its menu, copy the address, and the page works at 360 px, light and dark, axe clean; stop publishing → 404", async ({ page, browser }) => {
   await registerViaApi(page.request);
   const link = await makeLink(page, "Spring");

@@ -10,7 +10,7 @@ import { ClicksChart } from "./ClicksChart";
 import { capitalise, copyLink, countryName, formatDate, locationOf, orUnknown, referrerHost } from "./format";
 import type { AnalyticsReport, ClickView, Tally, Tracker } from "./types";
 import { API_BASE } from "./types";
-import { clickSummaries, useLiveEvent } from "../notifications/live";
+import { clickSummaries, useLiveEvent, useWatchedLinks } from "../notifications/live";
 import { DownloadLink } from "../ui/DownloadLink";
 
 const LIVE_KINDS = ["clicks.recorded", "resync"] as const;
@@ -330,6 +330,7 @@ export function AnalyticsDialog({ linkId, title, tracker, onClose }: { linkId: n
   // `total`), and the report is read again at most every REPORT_REREAD_MS. A report is a heavy
   // call, counted against HEAVY_RATE_LIMIT (120 a minute by default): at one a second, two open
   // dialogs on busy links used it all, and the user's exports and imports were refused.
+  useWatchedLinks(linkId === null ? [] : [linkId]);
   const [liveTotal, setLiveTotal] = useState<number | null>(null);
   useEffect(() => setLiveTotal(null), [linkId]);
   useLiveEvent(LIVE_KINDS, (e) => {

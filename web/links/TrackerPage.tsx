@@ -23,7 +23,7 @@ import { QrCodeDialog } from "../brand/QrCodeDialog";
 import { RootLinkCard } from "../brand/RootLinkCard";
 import { TagsDialog, useTags } from "./tags";
 import "./links.css";
-import { clickSummaries, useLiveEvent } from "../notifications/live";
+import { clickSummaries, useLiveEvent, useWatchedLinks } from "../notifications/live";
 import { PublicStatsDialog } from "../publicstats/PublicStatsDialog";
 
 const CLICK_KINDS = ["clicks.recorded"] as const;
@@ -114,6 +114,8 @@ export function TrackerPage({ tracker }: { tracker: Tracker }) {
   // changed or deleted elsewhere (another tab, the API, an import) reads the list again, at most
   // once per LIST_REREAD_MS: an import or a bulk create of 1,000 links is 1,000 events, and each
   // open tab read its list 1,000 times.
+  // The stream carries the clicks of the cards loaded (the root card's too): not the account's.
+  useWatchedLinks(useMemo(() => (data ?? []).flatMap((p) => p.body.map((l) => l.id)), [data]));
   useLiveEvent(CLICK_KINDS, (e) => {
     if (!e) return;
     // One frame carries a batch's links (README "Live updates"): the cards move in one change.

@@ -7,12 +7,27 @@
 // or says `reset` when it cannot, and then every screen reads its data again (`resync`).
 import { useEffect, useRef } from "react";
 import { mutate } from "swr";
-import { EVENT_TYPES, type EventBody, type EventData, type EventType } from "../../src/events/schema";
+import { EVENT_TYPES, STREAM_LINKS_MAX, type EventBody, type EventData, type EventType } from "../../src/events/schema";
 import { NOTIFICATIONS_KEY } from "./data";
 
 export const STREAM_URL = "/api/events/stream";
 /** After the stream was refused (signed out, too many tabs), try again this much later. */
 const REOPEN_MS = 30_000;
+/** The screens' shown links changed: the stream is opened again once this long has passed with no further change. */
+const REFILTER_MS = 300;
+
+/**
+ * The links the screens show (their cards, an open analytics dialog), with how many screens show
+ * each. The stream names them (`?links=`), so the server sends the click summaries of those
+ * links only: under a click flood over thousands of links a tab was sent every one (~1 MB/s of
+ * JSON a tab, and the server wrote it to every tab). Past STREAM_LINKS_MAX: every link's.
+ */
+const watched = new Map<number, number>();
+/** What the open stream names ("": no link; null: every link). */
+let openKey: string | null = null;
+/** The last event id the tab was sent: a stream opened again resumes after it (?lastEventId=). */
+let lastId = "";
+const linksKey = () => (watched.size > STREAM_LINKS_MAX ? null : [...watched.keys()].sort((a, b) => a - b).join(","));
 
 type Kind = EventType | "resync";
 type Handler = (e: EventBody | null) => void;
@@ -56,11 +71,20 @@ const rereadNotifications = coalesced(() => void mutate(NOTIFICATIONS_KEY));
 
 function open() {
   if (source || users === 0 || typeof EventSource === "undefined") return;
-  const s = new EventSource(STREAM_URL);
+  openKey = linksKey();
+  const query = new URLSearchParams();
+  if (openKey !== null) query.set("links", openKey);
+  if (lastId) query.set("lastEventId", lastId);
+  const s = new EventSource(`${STREAM_URL}?${query}`);
   source = s;
   let readyBefore = false;
+  const seen = (m: Event) => {
+    const id = (m as MessageEvent).lastEventId;
+    if (id) lastId = id;
+  };
   for (const type of EVENT_TYPES) {
     s.addEventListener(type, (m) => {
+      seen(m);
       let body: EventBody;
       try {
         body = JSON.parse((m as MessageEvent<string>).data);
@@ -77,7 +101,8 @@ function open() {
     emit("resync", null);
   };
   s.addEventListener("reset", resync);
-  s.addEventListener("ready", () => {
+  s.addEventListener("ready", (m) => {
+    seen(m);
     // Back after a break: what the catch-up could not carry (another instance's late commit)
     // is read afresh; the first ready of a tab follows the screens' own first reads.
     if (readyBefore) resync();
@@ -99,6 +124,41 @@ function close() {
   source = null;
   if (reopen) clearTimeout(reopen);
   reopen = null;
+}
+
+let refilterTimer: ReturnType<typeof setTimeout> | null = null;
+/**
+ * The shown links changed: once the changes settle, the stream is opened again naming them,
+ * resuming after the last event the tab had, so the server replays what the new links missed
+ * (its first `ready` is not a break: nothing is read again).
+ */
+function refilter() {
+  if (refilterTimer) return;
+  refilterTimer = setTimeout(() => {
+    refilterTimer = null;
+    if (!source || linksKey() === openKey) return;
+    source.close();
+    source = null;
+    open();
+  }, REFILTER_MS);
+}
+
+/** Names `ids` among the links whose clicks the tab's stream carries, while mounted. */
+export function useWatchedLinks(ids: readonly number[]) {
+  const key = ids.join(",");
+  useEffect(() => {
+    const mine = key ? key.split(",").map(Number) : [];
+    for (const id of mine) watched.set(id, (watched.get(id) ?? 0) + 1);
+    refilter();
+    return () => {
+      for (const id of mine) {
+        const n = (watched.get(id) ?? 1) - 1;
+        if (n > 0) watched.set(id, n);
+        else watched.delete(id);
+      }
+      refilter();
+    };
+  }, [key]);
 }
 
 /** Keeps the tab's stream open while mounted (the header bell of a signed-in screen). */
