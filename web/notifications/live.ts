@@ -5,6 +5,8 @@
 // second without polling (spec §7: no polling, no refetch on focus).
 // The browser reconnects by itself and sends Last-Event-ID; the server replays what was missed,
 // or says `reset` when it cannot, and then every screen reads its data again (`resync`).
+// The stream names the links the screens show (useWatchedLinks): clicks of other links are not
+// sent to this tab; when the shown links change it is opened again, resuming where it was.
 import { useEffect, useRef } from "react";
 import { mutate } from "swr";
 import { EVENT_TYPES, STREAM_LINKS_MAX, type EventBody, type EventData, type EventType } from "../../src/events/schema";
