@@ -8,10 +8,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openDatabase } from "../db/connect";
 import { PASSWORD, onPostgres, testCluster, testDatabaseUrl } from "../test/helpers";
+import { freePort } from "../test/instances";
 
 test("SIGTERM with 60 half-sent requests and idle keep-alives: requests received are answered, clicks flushed, exit 0 within 5 s", async () => {
   const dir = mkdtempSync(join(tmpdir(), "threadlink-stop-"));
-  const port = 20000 + Math.floor(Math.random() * 20000);
+  // A port the kernel says is free: a random one collided now and then with a client's port
+  // (the server then exits at once, and the test waited out its minute).
+  const port = freePort();
   const base = `http://127.0.0.1:${port}`;
   const databaseUrl = onPostgres ? await testDatabaseUrl() : null;
   const proc = Bun.spawn([process.execPath, join(import.meta.dir, "../main.ts"), "serve"], {
@@ -24,6 +27,8 @@ test("SIGTERM with 60 half-sent requests and idle keep-alives: requests received
     // Running from source, the server bundles the web app before it listens.
     for (let i = 0; ; i++) {
       if ((await fetch(`${base}/api/health`).catch(() => null))?.ok) break;
+      // An exit (a port taken after all) is told at once, not after the minute.
+      if (proc.exitCode !== null) throw new Error(`the server exited at start (${proc.exitCode})`);
       if (i > 600) throw new Error("the server did not start");
       await Bun.sleep(100);
     }

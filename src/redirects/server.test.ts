@@ -7,6 +7,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { onPostgres, setup, testDatabaseUrl } from "../test/helpers";
+import { freePort } from "../test/instances";
 import { WRITE_WITHIN_MS } from "../analytics/recorder";
 import { type Database, pgDatabase, sqliteDatabase } from "../db/database";
 import { openPg } from "../db/pg";
@@ -168,7 +169,9 @@ describe("location and address from proxy headers", () => {
 async function servedProcess(code: string) {
   const dir = mkdtempSync(join(tmpdir(), `threadlink-${code}-`));
   const url = onPostgres ? await testDatabaseUrl() : null;
-  const port = 20000 + Math.floor(Math.random() * 20000);
+  // A port the kernel says is free: a random one collided now and then with a client's port
+  // (the server then exits at once, and the test waited out its minute).
+  const port = freePort();
   const base = `http://127.0.0.1:${port}`;
   const proc = Bun.spawn([process.execPath, "src/main.ts", "serve"], {
     env: { ...process.env, PORT: String(port), HOST: "127.0.0.1", DATA_DIR: dir, PUBLIC_URL: base, LOG_LEVEL: "error", CLICK_DETAIL_PER_MINUTE: "0", ...(url ? { DATABASE_URL: url } : {}) },
