@@ -52,8 +52,11 @@ export function startWebhookSender(ctx: AppContext, feed: EventFeed): WebhookSen
       else if (m.type === "error") log.error("webhook sender", { error: m.message });
     };
     w.onerror = (e) => {
-      // Claims it held are sent again once their leases run out; the next wake starts another.
+      // Ended for good, so no second sender ever runs beside it (on SQLite they take deliveries
+      // without a lease). What it had not recorded is sent again (PostgreSQL: once its leases run
+      // out); the next wake starts another.
       log.error("webhook sender stopped", { error: String(e.message) });
+      w.terminate();
       if (thread === w) thread = null;
       onClosed?.();
     };
@@ -99,8 +102,9 @@ export function startWebhookSender(ctx: AppContext, feed: EventFeed): WebhookSen
     unsubscribe();
     const t = thread;
     if (!t) return;
-    // The attempts under way are recorded before the app's database closes (otherwise their
-    // leases run out and they are sent again): the thread says when.
+    // The attempts under way are recorded before the app's database closes (otherwise they are
+    // sent again: on PostgreSQL once their leases run out, on SQLite at the next start): the
+    // thread says when.
     await Promise.race([new Promise<void>((resolve) => (onClosed = resolve, t.postMessage({ type: "close" } satisfies ToSender))), Bun.sleep(CLOSE_TIMEOUT_MS)]);
     t.terminate();
     thread = null;
