@@ -72,6 +72,9 @@ test("import a CSV with a bad row through the Import page, read the report, then
   await expect(page.getByRole("heading", { name: "First, with a comma" })).toBeVisible();
   const [exported] = await Promise.all([page.waitForEvent("download"), page.getByRole("link", { name: "Export CSV" }).click()]);
   expect(exported.suggestedFilename()).toMatch(/^links-[\w-]+-\d{4}-\d{2}-\d{2}\.csv$/);
+  // A screen reader hears the start and the end of the export, not each chunk's byte count.
+  await expect(page.getByRole("status").filter({ hasText: "Export CSV: saved" })).toHaveCount(1);
+  await expect(page.getByRole("status").filter({ hasText: "received" })).toHaveCount(0);
   const text = await (await exported.createReadStream()).toArray().then((c) => Buffer.concat(c).toString("utf8"));
   const lines = text.replace(/^\ufeff/, "").trim().split("\r\n");
   expect(lines[0]).toBe("code,url,title,description,expiresAt,clicks,shortUrl,active,createdAt,updatedAt,tags,importedClicks,smart");

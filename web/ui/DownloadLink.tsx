@@ -14,6 +14,10 @@ const formatBytes = (n: number) => (n < 1024 * 1024 ? `${Math.max(1, Math.round(
  */
 export function DownloadLink({ href, label, className }: { href: string; label: string; className?: string }) {
   const [bytes, setBytes] = useState<number | null>(null);
+  // What a screen reader is told: the start and the end, not the byte count, which changes with
+  // every chunk received (a live region holding it spoke all through a large export). The region
+  // is always there, so a change of its text is announced.
+  const [said, setSaid] = useState("");
   const running = useRef<AbortController | null>(null);
   // Leaving the page ends the read (the server's export ends with it).
   useEffect(() => () => running.current?.abort(), []);
@@ -25,10 +29,13 @@ export function DownloadLink({ href, label, className }: { href: string; label: 
     const abort = new AbortController();
     running.current = abort;
     setBytes(0);
+    setSaid(`${label}: downloading`);
     try {
       const { blob, filename } = await download(href, setBytes, abort.signal);
       downloadBlob(blob, filename);
+      setSaid(`${label}: saved`);
     } catch (err) {
+      setSaid(abort.signal.aborted ? `${label}: cancelled` : "");
       if (!abort.signal.aborted) toastError(err, `${label} failed`);
     } finally {
       running.current = null;
@@ -41,9 +48,12 @@ export function DownloadLink({ href, label, className }: { href: string; label: 
       <a className={className} href={href} download onClick={start} aria-busy={bytes !== null || undefined}>
         {label}
       </a>
+      <span role="status" className="sr-only">
+        {said}
+      </span>
       {bytes !== null && (
         <span className="row download-progress">
-          <span role="status">{`${label}: ${formatBytes(bytes)} received`}</span>
+          <span>{`${label}: ${formatBytes(bytes)} received`}</span>
           <button type="button" className="btn btn-secondary btn-sm" aria-label={`Cancel ${label}`} onClick={() => running.current?.abort()}>
             Cancel
           </button>
