@@ -113,6 +113,8 @@ const Env = v.object({
   READER_NICE: v.optional(int("READER_NICE", 0, 19), "10"),
   // SQLite: the WAL is truncated once it passes this many MB, even while writes continue.
   WAL_LIMIT_MB: v.optional(int("WAL_LIMIT_MB", 1, 1_000_000), "64"),
+  // PostgreSQL: a graceful stop keeps the redirect map in DATA_DIR for the next start (src/links/mapSnapshot.ts).
+  MAP_SNAPSHOT: v.optional(bool("MAP_SNAPSHOT"), "true"),
   // A warning is logged while the data folder's disk has less than this many MB free.
   DISK_WARN_MB: v.optional(int("DISK_WARN_MB", 0, 100_000_000), "1024"),
   // The event log (issue 26): how long events, and finished webhook deliveries, are kept.
@@ -224,6 +226,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     walLimitBytes: e.WAL_LIMIT_MB * 1024 * 1024,
     readerNice: e.READER_NICE,
     diskWarnBytes: e.DISK_WARN_MB * 1024 * 1024,
+    mapSnapshot: e.MAP_SNAPSHOT,
     eventRetentionDays: e.EVENT_RETENTION_DAYS,
     webhookAllowPrivate: e.WEBHOOK_ALLOW_PRIVATE,
     webhookTimeoutMs: e.WEBHOOK_TIMEOUT_SECONDS * 1000,

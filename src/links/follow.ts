@@ -28,6 +28,7 @@
 // SQLite runs one instance, whose own writes keep its map exact: no follower there.
 import { SQL } from "bun";
 import { log } from "../http/log";
+import type { Watermark } from "./mapSnapshot";
 import type { RedirectRow } from "./store";
 
 export const LINKS_CHANNEL = "threadlink_links";
@@ -89,19 +90,20 @@ export type Follower = {
   barrier(): Promise<void>;
   /** Resolves once every notification received so far is in the map (tests, benchmarks). */
   settled(): Promise<void>;
+  /** Every transaction below its xmin is in the map (read after stop(), for the map's snapshot). */
+  readonly watermark: Watermark | null;
   stop(): Promise<void>;
 };
-
-type Watermark = { xmin: string; at: number };
 /** The follower's own messages on the channel (link writes are arrays: [id, code]). */
 type Message = { t: "hb"; i: string; n: number; bye?: 1 } | { t: "sync"; i: string; n: number } | { t: "ack"; i: string; to: string; n: number };
 
 /**
  * Listens on LINKS_CHANNEL over a connection of its own, takes the first watermark and reads
- * the whole map (map.reloadAll). Resolves once the map holds every change committed so far:
- * listening first, so no change can fall between the two.
+ * the whole map (map.reloadAll), or, `from` a snapshot's watermark, what changed since it.
+ * Resolves once the map holds every change committed so far: listening first, so no change can
+ * fall between the two.
  */
-export async function followLinks(url: string, store: FollowStore, map: FollowedMap): Promise<Follower> {
+export async function followLinks(url: string, store: FollowStore, map: FollowedMap, from?: Watermark): Promise<Follower> {
   const me = crypto.randomUUID();
   let stale = false;
   let stopping = false;
@@ -159,30 +161,38 @@ export async function followLinks(url: string, store: FollowStore, map: Followed
     }
   };
 
-  /** Reads what changed since the watermark (or, away too long, the whole map) into the map. */
+  /**
+   * Reads what changed since the watermark into the map; the whole map instead when there is no
+   * watermark, when it is older than the change log surely keeps, or when the database is behind
+   * it (restored from a backup: its transaction ids count again from an earlier point, so the
+   * log past the watermark would miss what the restore undid). Throws when the database fails.
+   */
+  const readChanges = async () => {
+    const rows = watermark ? await store.changesSince(watermark.xmin) : [];
+    if (!watermark || rows[0]!.at - watermark.at > CATCH_UP_MAX_MS || BigInt(rows[0]!.xmin) < BigInt(watermark.xmin)) {
+      const mark = await store.pulse(LINKS_CHANNEL, "");
+      await map.reloadAll();
+      watermark = mark;
+      return "all" as const;
+    }
+    const byId = new Map<number, { codes: string[]; row: RedirectRow | undefined }>();
+    for (const r of rows) {
+      if (r.change_id === null || r.change_code === null) continue;
+      let e = byId.get(r.change_id);
+      if (!e) byId.set(r.change_id, (e = { codes: [], row: r.id == null ? undefined : (r as unknown as RedirectRow) }));
+      e.codes.push(r.change_code);
+    }
+    for (const [id, e] of byId) apply(id, e.codes, e.row);
+    watermark = { xmin: rows[0]!.xmin, at: rows[0]!.at };
+    return byId.size;
+  };
+
+  /** Catches up after a loss (readChanges), trying again shortly while the database fails. */
   const catchUp = async () => {
     const seen = losses;
     const t0 = performance.now();
     try {
-      let changes: number | "all" = 0;
-      const rows = watermark ? await store.changesSince(watermark.xmin) : [];
-      if (!watermark || rows[0]!.at - watermark.at > CATCH_UP_MAX_MS) {
-        const mark = await store.pulse(LINKS_CHANNEL, "");
-        await map.reloadAll();
-        watermark = mark;
-        changes = "all";
-      } else {
-        const byId = new Map<number, { codes: string[]; row: RedirectRow | undefined }>();
-        for (const r of rows) {
-          if (r.change_id === null || r.change_code === null) continue;
-          let e = byId.get(r.change_id);
-          if (!e) byId.set(r.change_id, (e = { codes: [], row: r.id == null ? undefined : (r as unknown as RedirectRow) }));
-          e.codes.push(r.change_code);
-        }
-        for (const [id, e] of byId) apply(id, e.codes, e.row);
-        changes = byId.size;
-        watermark = { xmin: rows[0]!.xmin, at: rows[0]!.at };
-      }
+      const changes = await readChanges();
       if (seen === losses && client && !stopping) {
         if (stale) log.info("redirect map caught up", { links: changes, ms: Math.round(performance.now() - t0) });
         stale = false;
@@ -381,14 +391,20 @@ export async function followLinks(url: string, store: FollowStore, map: Followed
   }, HEARTBEAT_MS);
 
   await listen();
-  // The first watermark: the whole map is read after this, so every transaction below this xmin
-  // is in it, and every later one is notified.
-  watermark = await store.pulse(LINKS_CHANNEL, "");
   // The first read of the map runs in the chain, like every later one: a change notified while
   // it reads (seconds at a million links) is applied after it, to the map it made, rather than
   // to the old one it replaces (and lost). The chain drained, nothing notified is left unapplied.
   try {
-    await enqueue(map.reloadAll);
+    if (from) {
+      // The map holds a snapshot of `from` (mapSnapshot.ts): what changed since, or all of it.
+      watermark = from;
+      await enqueue(async () => void (await readChanges()));
+    } else {
+      // The first watermark: the whole map is read after this, so every transaction below this
+      // xmin is in it, and every later one is notified.
+      watermark = await store.pulse(LINKS_CHANNEL, "");
+      await enqueue(map.reloadAll);
+    }
     await chain;
   } catch (e) {
     // The start fails with it: nothing is left listening.
@@ -403,6 +419,9 @@ export async function followLinks(url: string, store: FollowStore, map: Followed
   return {
     get stale() {
       return stale;
+    },
+    get watermark() {
+      return watermark;
     },
     async barrier() {
       const deadline = performance.now() + ACK_WAIT_MS;

@@ -194,6 +194,47 @@ export class RedirectMap {
     this.live += n;
   }
 
+  /**
+   * Every plain link as one pack (the map's snapshot on disk, mapSnapshot.ts), and the links kept
+   * apart because they are not ASCII (`odd`). Smart links are left out: their settings are read
+   * from the database at every start.
+   */
+  plainPack(): { pack: LinkPack; odd: [string, CachedLink][] } {
+    let count = 0;
+    let bytes = 0;
+    for (const slot of this.table) {
+      if (slot < 0 || this.smart[slot] !== undefined) continue;
+      count++;
+      bytes += this.codeLens[slot]! + this.hrefLens[slot]!;
+    }
+    const pack: LinkPack = {
+      count,
+      bytes: new Uint8Array(bytes),
+      keyLens: new Uint8Array(count),
+      hrefLens: new Uint32Array(count),
+      ids: new Float64Array(count),
+      active: new Uint8Array(count),
+      expires: new Float64Array(count),
+      rows: [],
+    };
+    let i = 0;
+    let at = 0;
+    for (const slot of this.table) {
+      if (slot < 0 || this.smart[slot] !== undefined) continue;
+      const n = this.codeLens[slot]! + this.hrefLens[slot]!;
+      pack.bytes.set(this.arena.subarray(this.offsets[slot]!, this.offsets[slot]! + n), at);
+      at += n;
+      pack.keyLens[i] = this.codeLens[slot]!;
+      pack.hrefLens[i] = this.hrefLens[slot]!;
+      pack.ids[i] = this.ids[slot]!;
+      pack.active[i] = this.active[slot]!;
+      pack.expires[i] = this.expires[slot]!;
+      i++;
+    }
+    const odd = [...this.odd].filter(([, link]) => link.smart === undefined).map(([code, link]) => [code, { ...link }] as [string, CachedLink]);
+    return { pack, odd };
+  }
+
   delete(code: string): boolean {
     this.cache.delete(code);
     if (this.odd.delete(code)) return true;

@@ -12,6 +12,10 @@ import { OVER_QUOTA, codeConflict, linksStore, tagNames, type Existing, type Lin
 import { BULK_MSG, MSG, type ItemError, type LinkView, type Tracker } from "./schema";
 import { hostWarning } from "./hostWarning";
 import { followLinks } from "./follow";
+import { readMapSnapshot, writeMapSnapshot } from "./mapSnapshot";
+import { join } from "node:path";
+import { statSync } from "node:fs";
+import { VERSION } from "../version";
 import { missLookup } from "./missLookup";
 import { walBytes, walCheckpointAt } from "../db/open";
 import { eventsStore } from "../events/store";
@@ -96,6 +100,26 @@ async function smartJson(smart: SmartInputParsed | SmartImportParsed | null | un
 }
 
 export type { CachedLink };
+
+/** The redirect map's snapshot in DATA_DIR (PostgreSQL; MAP_SNAPSHOT). */
+export const SNAPSHOT_FILE = "redirect-map.snapshot";
+
+/**
+ * What a snapshot must match to be used: the database (store.mapIdentity) and this build (its
+ * version, and the executable's size and time: another build may put links in the map otherwise).
+ */
+async function snapshotIdentity(store: { mapIdentity(): Promise<string | null> }) {
+  const db = await store.mapIdentity();
+  if (!db) return null;
+  let build = VERSION;
+  try {
+    const exe = statSync(process.execPath);
+    build += `/${exe.size}/${exe.mtimeMs}`;
+  } catch {
+    /* the version alone */
+  }
+  return `${db}/${build}`;
+}
 
 /** Fewer links than this load on the request thread alone: the reader thread's start would cost more than it saves. */
 export const REDIRECT_SPLIT_MIN = 20_000;
@@ -194,6 +218,40 @@ export async function createLinks(ctx: AppContext, opts: { maxClickBacklog?: num
     if (c) map.add(keyOf(r.tracker, r.short_code), c);
   };
   /**
+   * Smart links, each with its settings, into a map of plain links. Set, not added: on PostgreSQL
+   * a link that became smart after its page was read is in the map already (the follower replays
+   * the change too).
+   */
+  const addSmart = async (next: RedirectMap) => {
+    for (const r of await store.smartForRedirect()) {
+      const c = toCached(r);
+      seed(r, c);
+      if (c) next.set(keyOf(r.tracker, r.short_code), c);
+      else next.delete(keyOf(r.tracker, r.short_code));
+    }
+  };
+  /** The snapshot's links and the smart links as the map; the watermark the follower starts from (null: read every link). */
+  const loadSnapshot = async (path: string, identity: string) => {
+    const started = performance.now();
+    const read = readMapSnapshot(path, identity);
+    if (!read.snapshot) {
+      if (read.why !== "no snapshot") log.info("redirect map snapshot not used", { path, why: read.why });
+      return null;
+    }
+    const { pack, odd, watermark } = read.snapshot;
+    const next = new RedirectMap();
+    next.reserveFor(pack.count + odd.length, pack.bytes.byteLength);
+    next.addPacked(pack);
+    for (const [key, link] of odd) next.add(key, link);
+    await addSmart(next);
+    next.trim();
+    byCode = next;
+    // The file's buffer and the pack (~250 MB at a million links) go now, as after loadAll.
+    Bun.gc(true);
+    log.info("redirect map loaded", { links: next.size, ms: Math.round(performance.now() - started), from: "snapshot", atMs: Math.round(performance.now()) });
+    return watermark;
+  };
+  /**
    * Reads every link into a new map, then serves from it: redirects use the old one meanwhile.
    * The reader thread reads and packs the upper ids at the same time (src/links/mapPack.ts).
    */
@@ -219,14 +277,7 @@ export async function createLinks(ctx: AppContext, opts: { maxClickBacklog?: num
     const packs = await theirs;
     if (packs) for (const p of packs) addPack(p);
     else for await (const page of store.allForRedirect({ after: split })) addPack(packRows(page));
-    // Smart links last, each with its settings. Set, not added: on PostgreSQL a link that became
-    // smart after its page was read is in the map already (the follower replays the change too).
-    for (const r of await store.smartForRedirect()) {
-      const c = toCached(r);
-      seed(r, c);
-      if (c) next.set(keyOf(r.tracker, r.short_code), c);
-      else next.delete(keyOf(r.tracker, r.short_code));
-    }
+    await addSmart(next);
     next.trim();
     byCode = next;
     // The rows' and the packs' garbage (~100 MB at a million links) is collected now: this
@@ -238,18 +289,42 @@ export async function createLinks(ctx: AppContext, opts: { maxClickBacklog?: num
   // N instances on one PostgreSQL: every other instance's link writes reach this map through
   // LISTEN/NOTIFY (follow.ts), which listens, then loads the map in order with those changes.
   // SQLite serves one instance, whose own writes (remember/forget below) keep the map exact.
+  // On PostgreSQL a start begins from the map a graceful stop left in DATA_DIR, when it is of
+  // this database and build (mapSnapshot.ts), and the follower reads what changed since.
+  const snapshotAt = ctx.config.databaseUrl && ctx.config.mapSnapshot ? join(ctx.config.dataDir, SNAPSHOT_FILE) : null;
+  const identity = snapshotAt ? await snapshotIdentity(store) : null;
+  const fromSnapshot = snapshotAt && identity ? await loadSnapshot(snapshotAt, identity) : null;
   const follower = ctx.config.databaseUrl
-    ? await followLinks(ctx.config.databaseUrl, store, {
-        put,
-        // The notification names the code and the link, not its tracker: whichever key it is under.
-        drop: (code, id) => {
-          for (const key of [keyOf("main", code), keyOf("brand", code)]) if (byCode.get(key)?.id === id) byCode.delete(key);
+    ? await followLinks(
+        ctx.config.databaseUrl,
+        store,
+        {
+          put,
+          // The notification names the code and the link, not its tracker: whichever key it is under.
+          drop: (code, id) => {
+            for (const key of [keyOf("main", code), keyOf("brand", code)]) if (byCode.get(key)?.id === id) byCode.delete(key);
+          },
+          reloadAll: loadAll,
         },
-        reloadAll: loadAll,
-      })
+        fromSnapshot ?? undefined,
+      )
     : null;
-  if (follower) ctx.shutdownHooks.push(() => follower.stop());
-  else await loadAll();
+  if (follower) {
+    ctx.shutdownHooks.push(async () => {
+      await follower.stop();
+      // Stopped, the map holds every change below the watermark; a later one is read again at
+      // the next start (applying a change twice leaves the link as it is now).
+      const watermark = follower.watermark;
+      if (!snapshotAt || !identity || !watermark) return;
+      const t0 = performance.now();
+      try {
+        writeMapSnapshot(snapshotAt, identity, { watermark, ...byCode.plainPack() });
+        log.info("redirect map kept for the next start", { links: byCode.size, ms: Math.round(performance.now() - t0) });
+      } catch (e) {
+        log.warn("the redirect map could not be kept for the next start", { path: snapshotAt, error: String(e) });
+      }
+    });
+  } else await loadAll();
 
   const ownHosts = [...new Set([ctx.config.appHost, ctx.config.shortDomain, ctx.config.brandDomain])];
   const dbFile = ctx.db.sqlite?.filename ?? null;

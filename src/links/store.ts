@@ -599,6 +599,23 @@ export function linksStore(db: Database, { maxPerUser = 0, sharedCodes = true }:
      * analysed before a large import) gives way to the highest id: room given back after the
      * load costs less than growing the map on the way.
      */
+    /**
+     * PostgreSQL only (mapSnapshot.ts): which database this is, so a snapshot of another one is
+     * never used: the cluster's system identifier, its timeline (a new one after a point-in-time
+     * recovery or a promotion) and the database's oid (a restore into a new database). Null where
+     * the server does not let the app read them (the snapshot is then not used).
+     */
+    mapIdentity: async () => {
+      try {
+        const r = await db.get<{ id: string }>(
+          `SELECT (SELECT system_identifier::text FROM pg_control_system()) || '/' || (SELECT timeline_id::text FROM pg_control_checkpoint())
+             || '/' || (SELECT oid::text FROM pg_database WHERE datname = current_database()) AS id`,
+        );
+        return r?.id ?? null;
+      } catch {
+        return null;
+      }
+    },
     redirectSpan: async () => {
       const estimate = db.dialect === "postgres";
       const r = await db.get<{ n: number | null; top: number | null }>(
