@@ -293,6 +293,7 @@ export async function createLinks(ctx: AppContext, opts: { maxClickBacklog?: num
   // this database and build (mapSnapshot.ts), and the follower reads what changed since.
   const snapshotAt = ctx.config.databaseUrl && ctx.config.mapSnapshot ? join(ctx.config.dataDir, SNAPSHOT_FILE) : null;
   const identity = snapshotAt ? await snapshotIdentity(store) : null;
+  if (snapshotAt && !identity) log.info("redirect map snapshot off: this database does not let the app read its identity (pg_control_system)");
   const fromSnapshot = snapshotAt && identity ? await loadSnapshot(snapshotAt, identity) : null;
   const follower = ctx.config.databaseUrl
     ? await followLinks(
