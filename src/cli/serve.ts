@@ -45,7 +45,8 @@ export async function serve(config: Config) {
   // first ~0.5 s opening the database and the location data, and a kill -9 then lost more than
   // the documented window. After listening, so its start-up runs beside the first requests'.
   clicks.start();
-  // The backend actually used: DATA_DIR means nothing on PostgreSQL (the password never logged).
+  // The backend actually used: on PostgreSQL DATA_DIR holds only the redirect map's snapshot, so
+  // it is not named (the password never logged).
   const backend = config.databaseUrl ? { database: "postgres", at: where(config.databaseUrl) } : { database: "sqlite", dataDir: config.dataDir };
   log.info("listening", { version: VERSION, url: `http://${config.host}:${config.port}`, publicUrl: config.publicUrl, ...backend });
 
