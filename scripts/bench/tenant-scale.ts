@@ -99,7 +99,8 @@ if (argv[0] === "load") {
     } else bytes += (await r.arrayBuffer()).byteLength;
     times.push(performance.now() - t0);
   }
-  console.log(JSON.stringify({ kind, times, errors, busy, bytes }));
+  const cpu = process.cpuUsage();
+  console.log(JSON.stringify({ kind, times, errors, busy, bytes, cpuMs: (cpu.user + cpu.system) / 1000 }));
   process.exit(0);
 }
 
@@ -323,11 +324,14 @@ async function underLoad(s: Seeded) {
   );
   await Bun.sleep(500);
   const busy = await probe(BASE, s.codes, SECONDS);
-  const loads = (await Promise.all(loaders)).map((o) => JSON.parse(o) as { kind: string; times: number[]; errors: number; busy: number; bytes: number });
+  const loads = (await Promise.all(loaders)).map((o) => JSON.parse(o) as { kind: string; times: number[]; errors: number; busy: number; bytes: number; cpuMs: number });
   console.log(`  ${line(`redirects of other links, ${LOAD.length} clients loading (at nice ${CLIENT_NICE})`, busy.lat)}  errors ${idle.errors + busy.errors}`);
   for (const l of loads) {
-    console.log(`      client ${l.kind.padEnd(8)} ${l.times.length} requests, p50 ${fmt(pct(l.times, 50))} ms, p99 ${fmt(pct(l.times, 99))} ms, ${fmt(l.bytes / 1e6)} MB, ${l.errors} errors, ${l.busy} × 429`);
+    console.log(`      client ${l.kind.padEnd(8)} ${l.times.length} requests, p50 ${fmt(pct(l.times, 50))} ms, p99 ${fmt(pct(l.times, 99))} ms, ${fmt(l.bytes / 1e6)} MB, ${l.errors} errors, ${l.busy} × 429, CPU ${fmt(l.cpuMs, 0)} ms`);
   }
+  // The clients stand for remote users, but here they take these cores too (start-up included).
+  const clientsMs = loads.reduce((n, l) => n + l.cpuMs, 0);
+  console.log(`      the clients' own CPU: ${fmt(clientsMs, 0)} ms in ${SECONDS + 1} s (${fmt(clientsMs / ((SECONDS + 1) * 10), 0)} % of one core)`);
   return { idleP99: pct(idle.lat, 99), busyP99: pct(busy.lat, 99), errors: idle.errors + busy.errors + loads.reduce((n, l) => n + l.errors, 0) };
 }
 
