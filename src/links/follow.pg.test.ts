@@ -284,3 +284,39 @@ test("a first read of the map that fails fails the follower's start, and leaves 
     await admin.close();
   }
 }, 30_000);
+
+test("started from a snapshot's watermark: only the changes since are read; a watermark ahead of the database (a restore) or over 12 h old reads the whole map", async () => {
+  const store = linksStore(db);
+  const start = async (from: { xmin: string; at: number }) => {
+    const seen = new Map<string, RedirectRow>();
+    let whole = 0;
+    const f = await followLinks(
+      url,
+      store,
+      {
+        put: (r) => seen.set(r.short_code, r),
+        drop: (code) => seen.delete(code),
+        reloadAll: async () => {
+          whole++;
+        },
+      },
+      from,
+    );
+    await f.stop();
+    return { seen, whole };
+  };
+  const mark = await store.pulse("threadlink_test_unheard", "");
+  await writer`INSERT INTO short_links (user_id, short_code, original_url, title, created_at, updated_at) VALUES (${userId}, 'snap-since', 'https://example.com/since', 't', ${now()}, ${now()})`;
+
+  const since = await start(mark);
+  expect(since.whole).toBe(0);
+  expect(since.seen.get("snap-since")?.original_url).toBe("https://example.com/since");
+
+  const ahead = await start({ xmin: String(BigInt(mark.xmin) + 1_000_000n), at: mark.at });
+  expect(ahead.whole).toBe(1);
+  expect(ahead.seen.size).toBe(0);
+
+  const old = await start({ xmin: mark.xmin, at: mark.at - 13 * 3_600_000 });
+  expect(old.whole).toBe(1);
+  expect(old.seen.size).toBe(0);
+}, 30_000);

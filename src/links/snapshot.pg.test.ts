@@ -29,7 +29,7 @@ const create = async (on: Instance, code: string, extra: Record<string, unknown>
   expect(r.status).toBe(201);
   return ((await r.json()) as { id: number }).id;
 };
-const put = (on: Instance, id: number, body: Record<string, unknown>) => fetch(`${on.base}/api/links/${id}`, { method: "PATCH", ...json(body, cookie) });
+const patch = (on: Instance, id: number, body: Record<string, unknown>) => fetch(`${on.base}/api/links/${id}`, { method: "PATCH", ...json(body, cookie) });
 /** The log lines of `i` that carry `msg`, parsed. */
 const logged = (i: Instance, msg: string) => i.log.filter((l) => l.includes(`"msg":"${msg}"`)).map((l) => JSON.parse(l) as Record<string, unknown>);
 /** Stops `i` gracefully and waits for it to exit (its folder kept). */
@@ -49,10 +49,10 @@ test("a start from the snapshot answers as the database does, after edits, a ren
   expect(existsSync(join(a.dir, SNAPSHOT_FILE))).toBe(true);
 
   // Meanwhile, on the other instance:
-  expect((await put(b, ids.edit!, { originalUrl: "https://example.com/edited" })).status).toBe(200);
-  expect((await put(b, ids.rename!, { shortCode: "renamed" })).status).toBe(200);
+  expect((await patch(b, ids.edit!, { originalUrl: "https://example.com/edited" })).status).toBe(200);
+  expect((await patch(b, ids.rename!, { shortCode: "renamed" })).status).toBe(200);
   expect((await fetch(`${b.base}/api/links/${ids.gone}`, { method: "DELETE", headers: { cookie } })).status).toBe(200);
-  expect((await put(b, ids["later-smart"]!, { smart: { maxClicks: 1, fallbackUrl: "https://example.com/over" } })).status).toBe(200);
+  expect((await patch(b, ids["later-smart"]!, { smart: { maxClicks: 1, fallbackUrl: "https://example.com/over" } })).status).toBe(200);
   await create(b, "new-one");
 
   await restartInstance(twins, a, "SIGTERM");
