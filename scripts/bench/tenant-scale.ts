@@ -316,16 +316,41 @@ async function timeLists(s: Seeded) {
   return worst;
 }
 
-async function underLoad(s: Seeded) {
+/**
+ * The server's minor page faults (every thread) and the machine's TLB shootdowns since `from`:
+ * what the loaders' work does to memory the request thread shares (docs/performance.md, "Lead,
+ * session 17"). Linux only; zeros elsewhere.
+ */
+function memoryEvents(pid: number) {
+  const read = () => {
+    try {
+      const faults = Number(readFileSync(`/proc/${pid}/stat`, "utf8").replace(/^.*\) /s, "").split(" ")[7]);
+      const tlb = /^\s*TLB:((?:\s+\d+)+)/m.exec(readFileSync("/proc/interrupts", "utf8"))?.[1]?.trim().split(/\s+/).reduce((n, x) => n + Number(x), 0) ?? 0;
+      return { faults, tlb };
+    } catch {
+      return { faults: 0, tlb: 0 };
+    }
+  };
+  const from = read();
+  return () => {
+    const to = read();
+    return `${(to.faults - from.faults).toLocaleString("en-US")} minor page faults, ${(to.tlb - from.tlb).toLocaleString("en-US")} TLB shootdowns`;
+  };
+}
+
+async function underLoad(s: Seeded, pid: number) {
+  const idleEvents = memoryEvents(pid);
   const idle = await probe(BASE, s.codes, SECONDS);
-  console.log(`  ${line("redirects of other links, idle", idle.lat)}`);
+  console.log(`  ${line("redirects of other links, idle", idle.lat)}  (${idleEvents()})`);
   const loaders = LOAD.map((k) =>
     $`nice -n ${CLIENT_NICE} ${process.execPath} ${import.meta.path} load ${BASE} ${SECONDS + 1} ${s.cookie} ${s.bigId} ${s.maxClickId} ${k}`.quiet().text(),
   );
   await Bun.sleep(500);
+  const busyEvents = memoryEvents(pid);
   const busy = await probe(BASE, s.codes, SECONDS);
+  const busyMemory = busyEvents();
   const loads = (await Promise.all(loaders)).map((o) => JSON.parse(o) as { kind: string; times: number[]; errors: number; busy: number; bytes: number; cpuMs: number });
-  console.log(`  ${line(`redirects of other links, ${LOAD.length} clients loading (at nice ${CLIENT_NICE})`, busy.lat)}  errors ${idle.errors + busy.errors}`);
+  console.log(`  ${line(`redirects of other links, ${LOAD.length} clients loading (at nice ${CLIENT_NICE})`, busy.lat)}  errors ${idle.errors + busy.errors}  (${busyMemory})`);
   for (const l of loads) {
     console.log(`      client ${l.kind.padEnd(8)} ${l.times.length} requests, p50 ${fmt(pct(l.times, 50))} ms, p99 ${fmt(pct(l.times, 99))} ms, ${fmt(l.bytes / 1e6)} MB, ${l.errors} errors, ${l.busy} × 429, CPU ${fmt(l.cpuMs, 0)} ms`);
   }
@@ -506,7 +531,7 @@ async function backend(name: string, cluster: PgCluster | null, dir: string) {
     const slowestView = await timeViews(s);
     console.log("  list pages of 100 links:");
     const worstList = await timeLists(s);
-    const load = await underLoad(s);
+    const load = await underLoad(s, server.pid);
     // Sampled up to here: the four exports' phase moves links between accounts behind the
     // server's back, and those writes of the bench's own are not the app's WAL.
     const walPeak = await wal.stop();
