@@ -317,9 +317,10 @@ async function timeLists(s: Seeded) {
 }
 
 /**
- * The server's minor page faults (every thread) and the machine's TLB shootdowns since `from`:
- * what the loaders' work does to memory the request thread shares (docs/performance.md, "Lead,
- * session 17"). Linux only; zeros elsewhere.
+ * Counts the server's minor page faults (all its threads) and the machine's TLB shootdowns from
+ * now until the returned function is called: what the loaders' work does to the memory the
+ * request thread shares (docs/performance.md, "what is left on these two cores (session 17)").
+ * Linux only; zeros elsewhere.
  */
 function memoryEvents(pid: number) {
   const read = () => {
